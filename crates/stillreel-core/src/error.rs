@@ -1,0 +1,122 @@
+//! The error vocabulary of the API: a field path, a stable code, and a sentence for people.
+
+use serde::{Deserialize, Serialize};
+
+/// Stable snake_case code of one failing field (CONTRACT §3). Clients switch on these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    Required,
+    InvalidType,
+    InvalidValue,
+    UnknownField,
+    Empty,
+    TooLong,
+    TooMany,
+    InvalidUrl,
+    InvalidUuid,
+    EngineUnsupported,
+    ConfigNotAllowed,
+    EmptyAfterSanitizing,
+    TemplateUnknown,
+    TemplateSlotMismatch,
+    TemplateFieldUnknown,
+    TemplateFieldType,
+    Mismatch,
+    NotFound,
+    VfxUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code, in the order `docs/API-DESIGN.md` lists them.
+    pub const ALL: [ErrorCode; 19] = [
+        Self::Required,
+        Self::InvalidType,
+        Self::InvalidValue,
+        Self::UnknownField,
+        Self::Empty,
+        Self::TooLong,
+        Self::TooMany,
+        Self::InvalidUrl,
+        Self::InvalidUuid,
+        Self::EngineUnsupported,
+        Self::ConfigNotAllowed,
+        Self::EmptyAfterSanitizing,
+        Self::TemplateUnknown,
+        Self::TemplateSlotMismatch,
+        Self::TemplateFieldUnknown,
+        Self::TemplateFieldType,
+        Self::Mismatch,
+        Self::NotFound,
+        Self::VfxUnavailable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Required => "required",
+            Self::InvalidType => "invalid_type",
+            Self::InvalidValue => "invalid_value",
+            Self::UnknownField => "unknown_field",
+            Self::Empty => "empty",
+            Self::TooLong => "too_long",
+            Self::TooMany => "too_many",
+            Self::InvalidUrl => "invalid_url",
+            Self::InvalidUuid => "invalid_uuid",
+            Self::EngineUnsupported => "engine_unsupported",
+            Self::ConfigNotAllowed => "config_not_allowed",
+            Self::EmptyAfterSanitizing => "empty_after_sanitizing",
+            Self::TemplateUnknown => "template_unknown",
+            Self::TemplateSlotMismatch => "template_slot_mismatch",
+            Self::TemplateFieldUnknown => "template_field_unknown",
+            Self::TemplateFieldType => "template_field_type",
+            Self::Mismatch => "mismatch",
+            Self::NotFound => "not_found",
+            Self::VfxUnavailable => "vfx_unavailable",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One failing field: where (form-field notation, e.g. `image_inputs[0].vfx.type`), what, and
+/// a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: impl Into<String>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Why a body was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// Not JSON, or JSON but not an object: the server answers 400 `malformed_json`.
+    Malformed(String),
+    /// A JSON object that breaks rules: the server answers 422 `validation_failed` with every
+    /// error, in a stable order.
+    Invalid(Vec<FieldError>),
+}
+
+impl Rejection {
+    /// The field errors, or an empty slice for a malformed body.
+    pub fn field_errors(&self) -> &[FieldError] {
+        match self {
+            Self::Malformed(_) => &[],
+            Self::Invalid(errors) => errors,
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! Named limits of the API. Each one is a promise in `CONTRACT.md`; change them there first.
+
+/// Clips per video when an account was created without `--clip-limit` (CONTRACT §4, the "plan").
+pub const DEFAULT_CLIP_LIMIT: usize = 20;
+
+/// Characters of word-drop text after sanitizing (CONTRACT §5): more does not fit a 720p frame
+/// at a readable size.
+pub const WORD_DROP_MAX_CHARS: usize = 16;
+
+/// Longest accepted media or template image URL (CONTRACT §6); beyond this many servers and
+/// proxies truncate or refuse the request line anyway.
+pub const MAX_URL_CHARS: usize = 2048;
+
+/// Length of a project name in characters (CONTRACT §7).
+pub const PROJECT_NAME_MAX_CHARS: usize = 100;
+
+/// Longest `Idempotency-Key` header value (CONTRACT §7).
+pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
+
+/// Largest request body in bytes (CONTRACT §1); larger bodies get 413 before any parsing.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Largest image or audio download in bytes (CONTRACT §6).
+pub const MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Length of every clip in seconds (CONTRACT §8).
+pub const CLIP_SECONDS: u32 = 5;
+
+/// Frame rate of every render (CONTRACT §8).
+pub const FPS: u32 = 30;
+
+/// Length of the intro overlay in seconds (CONTRACT §8).
+pub const INTRO_SECONDS: u32 = 3;
+
+/// Length of the outro end card in seconds (CONTRACT §8).
+pub const OUTRO_SECONDS: u32 = 3;

@@ -1,0 +1,155 @@
+//! Reading untyped JSON while collecting field errors, so wrong types and unknown members
+//! become `{field, code, message}` like every other rule instead of a serde message.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, FieldError};
+use crate::path::Path;
+use crate::types::WireEnum;
+use crate::types::enums::join_or;
+
+/// The errors found so far, in the order the checks ran.
+#[derive(Debug, Default)]
+pub(crate) struct Errors(pub(crate) Vec<FieldError>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, path: &Path<'_>, code: ErrorCode, message: impl Into<String>) {
+        self.0.push(FieldError::new(path.to_string(), code, message));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// The last segment of a path, to name the field in a message.
+pub(crate) fn name<'p>(path: &Path<'p>) -> String {
+    match path {
+        Path::Root => "body".to_owned(),
+        Path::Key(_, key) => (*key).to_owned(),
+        Path::Index(parent, i) => format!("{}[{i}]", name(parent)),
+    }
+}
+
+/// "a string", "an object", ... for `invalid_type` messages.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub(crate) fn wrong_type(path: &Path<'_>, expected: &str, value: &Value, errors: &mut Errors) {
+    errors.push(
+        path,
+        ErrorCode::InvalidType,
+        format!("{} must be {expected}, not {}", name(path), type_name(value)),
+    );
+}
+
+pub(crate) fn required(path: &Path<'_>, errors: &mut Errors) {
+    errors.push(path, ErrorCode::Required, format!("{} is required", name(path)));
+}
+
+/// A member, with `null` treated as absent: clients that serialize `None` as `null` must not
+/// be punished for it.
+pub(crate) fn get<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    map.get(key).filter(|v| !v.is_null())
+}
+
+/// Reports every member of `map` not named in `known` as `unknown_field`.
+pub(crate) fn reject_unknown(
+    map: &Map<String, Value>,
+    path: &Path<'_>,
+    known: &[&str],
+    errors: &mut Errors,
+) {
+    for key in map.keys() {
+        if !known.contains(&key.as_str()) {
+            errors.push(
+                &path.key(key),
+                ErrorCode::UnknownField,
+                format!("{key} is not a known field; expected {}", join_or(known.iter().copied())),
+            );
+        }
+    }
+}
+
+/// The value as an object, or `invalid_type`.
+pub(crate) fn object<'v>(
+    value: &'v Value,
+    path: &Path<'_>,
+    errors: &mut Errors,
+) -> Option<&'v Map<String, Value>> {
+    match value {
+        Value::Object(map) => Some(map),
+        other => {
+            wrong_type(path, "an object", other, errors);
+            None
+        }
+    }
+}
+
+/// The value as a string, or `invalid_type`.
+pub(crate) fn string<'v>(value: &'v Value, path: &Path<'_>, errors: &mut Errors) -> Option<&'v str> {
+    match value {
+        Value::String(s) => Some(s),
+        other => {
+            wrong_type(path, "a string", other, errors);
+            None
+        }
+    }
+}
+
+/// The value as one of the enum's spellings: `invalid_type` or `invalid_value` otherwise.
+pub(crate) fn enumeration<E: WireEnum>(
+    value: &Value,
+    path: &Path<'_>,
+    errors: &mut Errors,
+) -> Option<E> {
+    let text = string(value, path, errors)?;
+    let parsed = E::parse(text);
+    if parsed.is_none() {
+        errors.push(
+            path,
+            ErrorCode::InvalidValue,
+            format!("{} must be {}", name(path), join_or(E::NAMES.iter().copied())),
+        );
+    }
+    parsed
+}
+
+/// An optional enum member: its value, the default when absent, `None` when invalid.
+pub(crate) fn enum_or<E: WireEnum>(
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    key: &str,
+    default: E,
+    errors: &mut Errors,
+) -> Option<E> {
+    match get(map, key) {
+        None => Some(default),
+        Some(value) => enumeration(value, &parent.key(key), errors),
+    }
+}
+
+/// A required enum member.
+pub(crate) fn enum_required<E: WireEnum>(
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    key: &str,
+    errors: &mut Errors,
+) -> Option<E> {
+    let path = parent.key(key);
+    match get(map, key) {
+        None => {
+            required(&path, errors);
+            None
+        }
+        Some(value) => enumeration(value, &path, errors),
+    }
+}

@@ -1,0 +1,10 @@
+//! One rule per module: what it checks and why, as pure functions over values.
+
+pub mod branding;
+pub mod combine;
+pub mod image;
+pub mod project;
+pub mod url;
+pub mod uuid;
+pub mod vfx;
+pub mod word_drop;

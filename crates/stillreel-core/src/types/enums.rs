@@ -1,0 +1,168 @@
+//! The closed sets of string values of the API.
+
+/// Declares a string enum with its wire spelling, `ALL`, `as_str`, `parse` and serde impls,
+/// so the spelling lives in exactly one place.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every value, in the order the reference lists them.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// Every wire spelling, in the order of `ALL`.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The wire spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The value spelled `text`, exactly (no case folding: the API is case-sensitive).
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+
+            /// "a, b or c", for error messages.
+            pub fn allowed_list() -> String {
+                $crate::types::enums::join_or(Self::ALL.iter().map(|v| v.as_str()))
+            }
+        }
+
+        impl $crate::types::WireEnum for $name {
+            const NAMES: &'static [&'static str] = $name::NAMES;
+            fn parse(text: &str) -> Option<Self> {
+                $name::parse(text)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                Self::parse(&text).ok_or_else(|| {
+                    serde::de::Error::custom(format!("expected {}", Self::allowed_list()))
+                })
+            }
+        }
+    };
+}
+pub(crate) use string_enum;
+
+/// A closed set of strings on the wire; lets the validator treat every enum alike.
+pub trait WireEnum: Sized + Copy {
+    /// Every wire spelling.
+    const NAMES: &'static [&'static str];
+    /// The value spelled `text`, exactly.
+    fn parse(text: &str) -> Option<Self>;
+}
+
+pub(crate) fn join_or<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let items: Vec<&str> = items.collect();
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+string_enum!(
+    /// Frame orientation of a video or clip.
+    Orientation { Landscape = "landscape", Portrait = "portrait" }
+);
+
+string_enum!(
+    /// Output resolution: 720p is 1280×720 / 720×1280, 1080p is 1920×1080 / 1080×1920.
+    Resolution { P720 = "720p", P1080 = "1080p" }
+);
+
+impl Resolution {
+    /// Frame width and height in pixels for an orientation (CONTRACT §8).
+    pub const fn dimensions(self, orientation: Orientation) -> (u32, u32) {
+        let (long, short) = match self {
+            Resolution::P720 => (1280, 720),
+            Resolution::P1080 => (1920, 1080),
+        };
+        match orientation {
+            Orientation::Landscape => (long, short),
+            Orientation::Portrait => (short, long),
+        }
+    }
+}
+
+string_enum!(
+    /// The "AI engine" generation: v24 moves linearly; v25 adds orbits and eases its moves.
+    Engine { V24 = "v24", V25 = "v25" }
+);
+
+string_enum!(
+    /// The camera move of one clip.
+    CameraMotion {
+        PushIn = "push-in",
+        PushOut = "push-out",
+        OrbitLeft = "orbit-left",
+        OrbitRight = "orbit-right",
+        Auto = "auto",
+    }
+);
+
+impl CameraMotion {
+    /// Whether `engine` can render this motion (orbits are v25 only, CONTRACT §4).
+    pub const fn supported_by(self, engine: Engine) -> bool {
+        match self {
+            CameraMotion::OrbitLeft | CameraMotion::OrbitRight => matches!(engine, Engine::V25),
+            _ => true,
+        }
+    }
+}
+
+string_enum!(
+    /// Lifecycle of a video or a branded render: `queued` → `in_progress` → `complete` | `error`.
+    Status {
+        Queued = "queued",
+        InProgress = "in_progress",
+        Complete = "complete",
+        Error = "error",
+    }
+);
+
+impl Status {
+    /// Whether moving from `self` to `next` is allowed; status never goes back (CONTRACT §8).
+    pub const fn can_become(self, next: Status) -> bool {
+        matches!(
+            (self, next),
+            (Status::Queued, Status::InProgress)
+                | (Status::Queued, Status::Error)
+                | (Status::InProgress, Status::Complete)
+                | (Status::InProgress, Status::Error)
+        )
+    }
+
+    /// Whether the status is final.
+    pub const fn is_terminal(self) -> bool {
+        matches!(self, Status::Complete | Status::Error)
+    }
+}
+
+string_enum!(
+    /// Which end of the video a template belongs to.
+    TemplateSlotKind { Intro = "intro", Outro = "outro" }
+);
+
+string_enum!(
+    /// The kind of value a template field takes: text `{value}` or image `{url}`.
+    TemplateFieldType { Text = "text", Image = "image" }
+);

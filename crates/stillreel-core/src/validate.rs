@@ -1,0 +1,276 @@
+//! Validation and normalization of the request bodies, from raw JSON.
+//!
+//! Every rule runs and every failure is reported, in a stable order, so the server's 422 and
+//! the browser form show the same list. A valid body comes back with every default filled in.
+
+use serde_json::{Map, Value};
+
+use crate::catalog::builtin_templates;
+use crate::error::{ErrorCode, FieldError, Rejection};
+use crate::limits::DEFAULT_CLIP_LIMIT;
+use crate::path::Path;
+use crate::reader::{self, Errors, get};
+use crate::rules;
+use crate::types::{
+    CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Engine, Orientation,
+    Resolution, Template, VfxType,
+};
+
+pub use crate::rules::combine::{ClipFacts, check_clips as check_combine_clips};
+
+/// The procedural effects: what the built-in engine renders with no provider.
+pub const PROCEDURAL_VFX: &[VfxType] = &[
+    VfxType::DayToTwilight,
+    VfxType::CatchTheSunshine,
+    VfxType::PencilSketch,
+    VfxType::StaticCeilingFan,
+    VfxType::SwayTrees,
+    VfxType::HouseDrop,
+    VfxType::Construction,
+    VfxType::StarryNight,
+    VfxType::Shadows,
+    VfxType::WordDrop,
+];
+
+/// What only a deployment or an account knows. `Options::default()` is the built-in
+/// deployment: built-in templates, the default clip limit, the procedural effects, engine v25.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// The account's clip limit per video.
+    pub clip_limit: usize,
+    /// The template catalog.
+    pub templates: &'a [Template],
+    /// The vfx types this deployment can render.
+    pub available_vfx: &'a [VfxType],
+    /// The engine of requests that name none.
+    pub default_engine: Engine,
+}
+
+impl Default for Options<'static> {
+    fn default() -> Self {
+        Self {
+            clip_limit: DEFAULT_CLIP_LIMIT,
+            templates: builtin_templates(),
+            available_vfx: PROCEDURAL_VFX,
+            default_engine: Engine::V25,
+        }
+    }
+}
+
+const CREATE_FIELDS: &[&str] = &[
+    "image_inputs",
+    "orientation",
+    "resolution",
+    "audio_url",
+    "ai_engine",
+    "project",
+    "branding",
+];
+const COMBINE_FIELDS: &[&str] = &[
+    "video_clip_uuids",
+    "orientation",
+    "resolution",
+    "audio_url",
+    "project",
+    "branding",
+];
+
+/// Parses and validates a `POST /create_video` body.
+pub fn validate_create_video(json: &str, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
+    validate_create_video_value(&parse(json)?, options)
+}
+
+/// Validates an already parsed `POST /create_video` body.
+pub fn validate_create_video_value(body: &Value, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
+    let map = as_object(body)?;
+    let root = Path::Root;
+    let mut errors = Errors::default();
+    reader::reject_unknown(map, &root, CREATE_FIELDS, &mut errors);
+
+    let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors);
+    let image_inputs = array(map, "image_inputs", options.clip_limit, "images", &mut errors).and_then(|items| {
+        let path = root.key("image_inputs");
+        let mut ok = Some(Vec::with_capacity(items.len()));
+        for (i, item) in items.iter().enumerate() {
+            let input = rules::image::check(item, &path.index(i), ai_engine, options.available_vfx, &mut errors);
+            match (input, ok.as_mut()) {
+                (Some(input), Some(list)) => list.push(input),
+                _ => ok = None,
+            }
+        }
+        ok
+    });
+    let orientation = reader::enum_or(map, &root, "orientation", Orientation::Landscape, &mut errors);
+    let resolution = reader::enum_or(map, &root, "resolution", Resolution::P720, &mut errors);
+    let audio_url = optional_url(map, "audio_url", &mut errors);
+    let project = optional_uuid(map, "project", &mut errors);
+    let branding = match get(map, "branding") {
+        None => Some(None),
+        Some(v) => rules::branding::check(v, &root.key("branding"), options.templates, false, &mut errors),
+    };
+
+    finish(errors, || {
+        Some(CreateVideoRequest {
+            image_inputs: image_inputs?,
+            orientation: orientation?,
+            resolution: resolution?,
+            audio_url: audio_url?,
+            ai_engine: ai_engine?,
+            project: project?,
+            branding: branding?,
+        })
+    })
+}
+
+/// Parses and validates a `POST /combine_video_clips` body. The cross-clip rule needs the
+/// clips' facts and runs afterwards: [`check_combine_clips`].
+pub fn validate_combine_video_clips(json: &str, options: &Options<'_>) -> Result<CombineVideoClipsRequest, Rejection> {
+    validate_combine_video_clips_value(&parse(json)?, options)
+}
+
+/// Validates an already parsed `POST /combine_video_clips` body.
+pub fn validate_combine_video_clips_value(
+    body: &Value,
+    options: &Options<'_>,
+) -> Result<CombineVideoClipsRequest, Rejection> {
+    let map = as_object(body)?;
+    let root = Path::Root;
+    let mut errors = Errors::default();
+    reader::reject_unknown(map, &root, COMBINE_FIELDS, &mut errors);
+
+    let uuids = array(map, "video_clip_uuids", options.clip_limit, "clips", &mut errors).and_then(|items| {
+        let path = root.key("video_clip_uuids");
+        let mut ok = Some(Vec::with_capacity(items.len()));
+        for (i, item) in items.iter().enumerate() {
+            let parsed = uuid_value(item, &path.index(i), &mut errors);
+            match (parsed, ok.as_mut()) {
+                (Some(id), Some(list)) => list.push(id),
+                _ => ok = None,
+            }
+        }
+        ok
+    });
+    let orientation = reader::enum_required(map, &root, "orientation", &mut errors);
+    let resolution = reader::enum_required(map, &root, "resolution", &mut errors);
+    let audio_url = optional_url(map, "audio_url", &mut errors);
+    let project = optional_uuid(map, "project", &mut errors);
+    let branding = match get(map, "branding") {
+        None => Some(None),
+        Some(v) => rules::branding::check(v, &root.key("branding"), options.templates, true, &mut errors),
+    };
+
+    finish(errors, || {
+        Some(CombineVideoClipsRequest {
+            video_clip_uuids: uuids?,
+            orientation: orientation?,
+            resolution: resolution?,
+            audio_url: audio_url?,
+            project: project?,
+            branding: branding?,
+        })
+    })
+}
+
+/// Parses and validates a `POST /create_project` body; the name comes back trimmed.
+pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejection> {
+    let body = parse(json)?;
+    let map = as_object(&body)?;
+    let root = Path::Root;
+    let mut errors = Errors::default();
+    reader::reject_unknown(map, &root, &["name"], &mut errors);
+    let path = root.key("name");
+    let name = match get(map, "name") {
+        None => {
+            reader::required(&path, &mut errors);
+            None
+        }
+        Some(v) => reader::string(v, &path, &mut errors).and_then(|name| match rules::project::check_name(name) {
+            Ok(name) => Some(name),
+            Err((code, message)) => {
+                errors.push(&path, code, message);
+                None
+            }
+        }),
+    };
+    finish(errors, || Some(CreateProjectRequest { name: name? }))
+}
+
+fn parse(json: &str) -> Result<Value, Rejection> {
+    serde_json::from_str(json).map_err(|err| Rejection::Malformed(format!("the body is not valid JSON: {err}")))
+}
+
+fn as_object(body: &Value) -> Result<&Map<String, Value>, Rejection> {
+    body.as_object()
+        .ok_or_else(|| Rejection::Malformed(format!("the body must be a JSON object, not {}", reader::type_name(body))))
+}
+
+/// The outcome: the built request when no rule failed, every error otherwise.
+fn finish<T>(errors: Errors, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
+    if !errors.is_empty() {
+        return Err(Rejection::Invalid(errors.0));
+    }
+    // Every builder part is `Some` when no error was recorded; a `None` here is a rule that
+    // failed without reporting, which must not pass silently either.
+    build().ok_or_else(|| {
+        Rejection::Invalid(vec![FieldError::new("", ErrorCode::InvalidValue, "the body is invalid")])
+    })
+}
+
+/// A required, non-empty array bounded by the clip limit.
+fn array<'v>(
+    map: &'v Map<String, Value>,
+    key: &str,
+    limit: usize,
+    noun: &str,
+    errors: &mut Errors,
+) -> Option<&'v Vec<Value>> {
+    let path = Path::Root.key(key);
+    let Some(value) = get(map, key) else {
+        reader::required(&path, errors);
+        return None;
+    };
+    let Value::Array(items) = value else {
+        reader::wrong_type(&path, "an array", value, errors);
+        return None;
+    };
+    if items.is_empty() {
+        errors.push(&path, ErrorCode::Empty, format!("{key} must hold at least one element"));
+        return None;
+    }
+    if items.len() > limit {
+        errors.push(
+            &path,
+            ErrorCode::TooMany,
+            format!("this account allows at most {limit} {noun} per video; {key} has {}", items.len()),
+        );
+        // Fall through: the elements are still checked, so every error is reported at once.
+    }
+    Some(items)
+}
+
+fn optional_url(map: &Map<String, Value>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
+    match get(map, key) {
+        None => Some(None),
+        Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
+    }
+}
+
+fn optional_uuid(map: &Map<String, Value>, key: &str, errors: &mut Errors) -> Option<Option<uuid::Uuid>> {
+    match get(map, key) {
+        None => Some(None),
+        Some(v) => uuid_value(v, &Path::Root.key(key), errors).map(Some),
+    }
+}
+
+fn uuid_value(value: &Value, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
+    let text = reader::string(value, path, errors)?;
+    let parsed = rules::uuid::parse(text);
+    if parsed.is_none() {
+        errors.push(
+            path,
+            ErrorCode::InvalidUuid,
+            format!("{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8", reader::name(path)),
+        );
+    }
+    parsed
+}

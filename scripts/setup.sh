@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks for building, running and testing stillreel.
+# Idempotent: every step checks first and skips what is already there.
+set -euo pipefail
+
+WASM_BINDGEN_VERSION=0.2.130
+WASM_PACK_VERSION=0.15.1
+need_apt=()
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+have ffmpeg        || need_apt+=(ffmpeg)
+have chromium      || need_apt+=(chromium)
+have chromedriver  || need_apt+=(chromium-driver)
+have wrk           || need_apt+=(wrk)
+have pg_ctlcluster || need_apt+=(postgresql)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+fi
+
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  rustup target add wasm32-unknown-unknown
+fi
+rustup component list --installed | grep -q '^clippy' || rustup component add clippy
+rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; then
+  # --locked fails on a yanked transitive crate (see shared TOOLCHAIN notes).
+  cargo install wasm-bindgen-cli --version "${WASM_BINDGEN_VERSION}"
+fi
+if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
+  cargo install wasm-pack --version "${WASM_PACK_VERSION}"
+fi
+echo "setup: done"
