@@ -1,1 +1,47 @@
-fn main() {}
+//! Validating + normalizing a 20-image create_video body from a JSON string (issue 2 target:
+//! ≤ 10 µs median natively). Run: `cargo bench -p stillreel-core --bench validate`.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use stillreel_core::builder::{CreateVideoBuilder, full_branding};
+use stillreel_core::{CameraMotion, Options, Vfx, WordDropColor, WordDropConfig};
+
+/// A realistic 20-image body: mixed motions, effects on some images, word-drop text, branding.
+fn body() -> String {
+    let mut request = CreateVideoBuilder::new()
+        .images(20)
+        .motion(CameraMotion::PushIn)
+        .branding(full_branding())
+        .build();
+    for (i, input) in request.image_inputs.iter_mut().enumerate() {
+        input.vfx = match i % 4 {
+            0 => Some(Vfx::DayToTwilight),
+            1 => Some(Vfx::WordDrop {
+                config: WordDropConfig {
+                    text: "Just Listed €1.2M".chars().take(16).collect(),
+                    color: WordDropColor::Gold,
+                },
+            }),
+            2 => Some(Vfx::Shadows),
+            _ => None,
+        };
+    }
+    serde_json::to_string(&request).unwrap_or_default()
+}
+
+fn bench(c: &mut Criterion) {
+    let json = body();
+    let options = Options::default();
+    assert!(
+        stillreel_core::validate_create_video(&json, &options).is_ok(),
+        "the benchmark body is valid"
+    );
+    c.bench_function("validate_create_video_20_images", |b| {
+        b.iter(|| stillreel_core::validate_create_video(std::hint::black_box(&json), &options))
+    });
+    c.bench_function("serde_json_parse_only_20_images", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(std::hint::black_box(&json)))
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

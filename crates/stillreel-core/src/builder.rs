@@ -176,7 +176,11 @@ impl CombineBuilder {
 
 /// An image input with the default motion and no effect.
 pub fn image(url: &str) -> ImageInput {
-    ImageInput { image_url: url.to_owned(), camera_motion: CameraMotion::Auto, vfx: None }
+    ImageInput {
+        image_url: url.to_owned(),
+        camera_motion: CameraMotion::Auto,
+        vfx: None,
+    }
 }
 
 /// A slot of `template` with text fields.
@@ -185,7 +189,14 @@ pub fn slot(template: &str, texts: &[(&str, &str)]) -> TemplateSlot {
         template: template.to_owned(),
         config: texts
             .iter()
-            .map(|(k, v)| ((*k).to_owned(), TemplateValue::Text { value: (*v).to_owned() }))
+            .map(|(k, v)| {
+                (
+                    (*k).to_owned(),
+                    TemplateValue::Text {
+                        value: (*v).to_owned(),
+                    },
+                )
+            })
             .collect(),
     }
 }
@@ -193,8 +204,14 @@ pub fn slot(template: &str, texts: &[(&str, &str)]) -> TemplateSlot {
 /// Branding with the built-in intro and outro filled in and the speed ramp on.
 pub fn full_branding() -> BrandingRequest {
     BrandingRequest {
-        intro: Some(slot("intro-lower-third", &[("address", "12 Oak Lane"), ("agent_name", "Ana Díaz")])),
-        outro: Some(slot("outro-contact-card", &[("agent_name", "Ana Díaz"), ("phone", "+1 555 0100")])),
+        intro: Some(slot(
+            "intro-lower-third",
+            &[("address", "12 Oak Lane"), ("agent_name", "Ana Díaz")],
+        )),
+        outro: Some(slot(
+            "outro-contact-card",
+            &[("agent_name", "Ana Díaz"), ("phone", "+1 555 0100")],
+        )),
         speed_ramp: true,
     }
 }

@@ -7,10 +7,22 @@ use crate::types::{CameraMotion, Engine, EngineInfo, Template, VfxType};
 /// The template files shipped with stillreel, compiled in so the server and the wasm module
 /// carry the same catalog. Add a template by adding a file here; no code changes.
 const TEMPLATE_FILES: &[(&str, &str)] = &[
-    ("intro-lower-third.json", include_str!("../templates/intro-lower-third.json")),
-    ("intro-title-card.json", include_str!("../templates/intro-title-card.json")),
-    ("outro-contact-card.json", include_str!("../templates/outro-contact-card.json")),
-    ("outro-minimal.json", include_str!("../templates/outro-minimal.json")),
+    (
+        "intro-lower-third.json",
+        include_str!("../templates/intro-lower-third.json"),
+    ),
+    (
+        "intro-title-card.json",
+        include_str!("../templates/intro-title-card.json"),
+    ),
+    (
+        "outro-contact-card.json",
+        include_str!("../templates/outro-contact-card.json"),
+    ),
+    (
+        "outro-minimal.json",
+        include_str!("../templates/outro-minimal.json"),
+    ),
 ];
 
 /// The built-in templates, parsed once.
@@ -50,4 +62,111 @@ pub fn engines(default_engine: Engine, available_vfx: &[VfxType]) -> Vec<EngineI
             vfx_types: available_vfx.to_vec(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{TemplateFieldType, TemplateSlotKind};
+
+    #[test]
+    fn every_template_file_parses_with_unique_ids() {
+        let templates = builtin_templates();
+        assert_eq!(templates.len(), TEMPLATE_FILES.len());
+        let mut ids: Vec<&str> = templates.iter().map(|t| t.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), templates.len(), "template ids are unique");
+    }
+
+    #[test]
+    fn at_least_two_templates_per_slot() {
+        for slot in TemplateSlotKind::ALL {
+            assert!(
+                builtin_templates()
+                    .iter()
+                    .filter(|t| t.slot == *slot)
+                    .count()
+                    >= 2,
+                "{slot}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_field_has_layout_and_text_fields_have_limits() {
+        for template in builtin_templates() {
+            assert!(template.style.is_some(), "{} has a style", template.id);
+            let mut keys: Vec<&str> = template.fields.iter().map(|f| f.key.as_str()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(
+                keys.len(),
+                template.fields.len(),
+                "{} field keys are unique",
+                template.id
+            );
+            assert!(
+                template.fields.iter().any(|f| f.required),
+                "{} has a required field",
+                template.id
+            );
+            for field in &template.fields {
+                let layout = field.layout.as_ref().expect("every field has a layout");
+                for [x, y, w, h] in [layout.landscape, layout.portrait] {
+                    assert!(
+                        x >= 0.0 && y >= 0.0 && x + w <= 1.0 && y + h <= 1.0,
+                        "{}.{} fits the frame",
+                        template.id,
+                        field.key
+                    );
+                }
+                if field.kind == TemplateFieldType::Text {
+                    assert!(
+                        field.max_length.is_some(),
+                        "{}.{} has max_length",
+                        template.id,
+                        field.key
+                    );
+                    assert!(layout.font_size > 0.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn listing_hides_renderer_data() {
+        let value = serde_json::to_value(&builtin_templates()[0]).expect("serializes");
+        assert!(value.get("style").is_none());
+        assert!(value["fields"][0].get("layout").is_none());
+        assert_eq!(
+            value
+                .as_object()
+                .map(|o| o.keys().cloned().collect::<Vec<_>>()),
+            Some(vec![
+                "description".into(),
+                "fields".into(),
+                "id".into(),
+                "name".into(),
+                "slot".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn engine_table() {
+        assert_eq!(
+            camera_motions(Engine::V24),
+            vec![
+                CameraMotion::PushIn,
+                CameraMotion::PushOut,
+                CameraMotion::Auto
+            ]
+        );
+        assert_eq!(camera_motions(Engine::V25).len(), 5);
+        let table = engines(Engine::V25, &[VfxType::Shadows]);
+        assert_eq!(table.iter().filter(|e| e.default).count(), 1);
+        assert!(table.iter().all(|e| e.vfx_types == vec![VfxType::Shadows]));
+        assert!(table.iter().any(|e| e.id == Engine::V25 && e.eased));
+    }
 }

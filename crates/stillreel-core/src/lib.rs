@@ -10,6 +10,7 @@
 pub mod builder;
 pub mod catalog;
 pub mod error;
+mod json;
 pub mod limits;
 mod path;
 mod reader;
@@ -20,7 +21,7 @@ pub mod validate;
 pub use error::{ErrorCode, FieldError, Rejection};
 pub use types::*;
 pub use validate::{
-    ClipFacts, Options, PROCEDURAL_VFX, check_combine_clips, validate_combine_video_clips,
-    validate_combine_video_clips_value, validate_create_project, validate_create_video,
-    validate_create_video_value,
+    ClipFacts, Options, OptionsData, PROCEDURAL_VFX, check_combine_clips,
+    validate_combine_video_clips, validate_combine_video_clips_value, validate_create_project,
+    validate_create_video, validate_create_video_value,
 };

@@ -1,7 +1,7 @@
 //! Reading untyped JSON while collecting field errors, so wrong types and unknown members
 //! become `{field, code, message}` like every other rule instead of a serde message.
 
-use serde_json::{Map, Value};
+use crate::json::{Json, Object};
 
 use crate::error::{ErrorCode, FieldError};
 use crate::path::Path;
@@ -14,7 +14,8 @@ pub(crate) struct Errors(pub(crate) Vec<FieldError>);
 
 impl Errors {
     pub(crate) fn push(&mut self, path: &Path<'_>, code: ErrorCode, message: impl Into<String>) {
-        self.0.push(FieldError::new(path.to_string(), code, message));
+        self.0
+            .push(FieldError::new(path.to_string(), code, message));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -32,61 +33,72 @@ pub(crate) fn name<'p>(path: &Path<'p>) -> String {
 }
 
 /// "a string", "an object", ... for `invalid_type` messages.
-pub(crate) fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Json<'_>) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Json::Null => "null",
+        Json::Bool(_) => "a boolean",
+        Json::Number => "a number",
+        Json::String(_) => "a string",
+        Json::Array(_) => "an array",
+        Json::Object(_) => "an object",
     }
 }
 
-pub(crate) fn wrong_type(path: &Path<'_>, expected: &str, value: &Value, errors: &mut Errors) {
+pub(crate) fn wrong_type(path: &Path<'_>, expected: &str, value: &Json<'_>, errors: &mut Errors) {
     errors.push(
         path,
         ErrorCode::InvalidType,
-        format!("{} must be {expected}, not {}", name(path), type_name(value)),
+        format!(
+            "{} must be {expected}, not {}",
+            name(path),
+            type_name(value)
+        ),
     );
 }
 
 pub(crate) fn required(path: &Path<'_>, errors: &mut Errors) {
-    errors.push(path, ErrorCode::Required, format!("{} is required", name(path)));
+    errors.push(
+        path,
+        ErrorCode::Required,
+        format!("{} is required", name(path)),
+    );
 }
 
 /// A member, with `null` treated as absent: clients that serialize `None` as `null` must not
 /// be punished for it.
-pub(crate) fn get<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+pub(crate) fn get<'v, 'a>(map: &'v Object<'a>, key: &str) -> Option<&'v Json<'a>> {
     map.get(key).filter(|v| !v.is_null())
 }
 
 /// Reports every member of `map` not named in `known` as `unknown_field`.
 pub(crate) fn reject_unknown(
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     path: &Path<'_>,
     known: &[&str],
     errors: &mut Errors,
 ) {
     for key in map.keys() {
-        if !known.contains(&key.as_str()) {
+        if !known.contains(&key) {
             errors.push(
                 &path.key(key),
                 ErrorCode::UnknownField,
-                format!("{key} is not a known field; expected {}", join_or(known.iter().copied())),
+                format!(
+                    "{key} is not a known field; expected {}",
+                    join_or(known.iter().copied())
+                ),
             );
         }
     }
 }
 
 /// The value as an object, or `invalid_type`.
-pub(crate) fn object<'v>(
-    value: &'v Value,
+pub(crate) fn object<'v, 'a>(
+    value: &'v Json<'a>,
     path: &Path<'_>,
     errors: &mut Errors,
-) -> Option<&'v Map<String, Value>> {
+) -> Option<&'v Object<'a>> {
     match value {
-        Value::Object(map) => Some(map),
+        Json::Object(map) => Some(map),
         other => {
             wrong_type(path, "an object", other, errors);
             None
@@ -95,9 +107,13 @@ pub(crate) fn object<'v>(
 }
 
 /// The value as a string, or `invalid_type`.
-pub(crate) fn string<'v>(value: &'v Value, path: &Path<'_>, errors: &mut Errors) -> Option<&'v str> {
+pub(crate) fn string<'v>(
+    value: &'v Json<'_>,
+    path: &Path<'_>,
+    errors: &mut Errors,
+) -> Option<&'v str> {
     match value {
-        Value::String(s) => Some(s),
+        Json::String(s) => Some(s),
         other => {
             wrong_type(path, "a string", other, errors);
             None
@@ -107,7 +123,7 @@ pub(crate) fn string<'v>(value: &'v Value, path: &Path<'_>, errors: &mut Errors)
 
 /// The value as one of the enum's spellings: `invalid_type` or `invalid_value` otherwise.
 pub(crate) fn enumeration<E: WireEnum>(
-    value: &Value,
+    value: &Json<'_>,
     path: &Path<'_>,
     errors: &mut Errors,
 ) -> Option<E> {
@@ -117,7 +133,11 @@ pub(crate) fn enumeration<E: WireEnum>(
         errors.push(
             path,
             ErrorCode::InvalidValue,
-            format!("{} must be {}", name(path), join_or(E::NAMES.iter().copied())),
+            format!(
+                "{} must be {}",
+                name(path),
+                join_or(E::NAMES.iter().copied())
+            ),
         );
     }
     parsed
@@ -125,7 +145,7 @@ pub(crate) fn enumeration<E: WireEnum>(
 
 /// An optional enum member: its value, the default when absent, `None` when invalid.
 pub(crate) fn enum_or<E: WireEnum>(
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
     default: E,
@@ -139,7 +159,7 @@ pub(crate) fn enum_or<E: WireEnum>(
 
 /// A required enum member.
 pub(crate) fn enum_required<E: WireEnum>(
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
     errors: &mut Errors,

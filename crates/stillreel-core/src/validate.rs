@@ -3,7 +3,9 @@
 //! Every rule runs and every failure is reported, in a stable order, so the server's 422 and
 //! the browser form show the same list. A valid body comes back with every default filled in.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::json::{self, Json, Object};
 
 use crate::catalog::builtin_templates;
 use crate::error::{ErrorCode, FieldError, Rejection};
@@ -76,23 +78,47 @@ const COMBINE_FIELDS: &[&str] = &[
 ];
 
 /// Parses and validates a `POST /create_video` body.
-pub fn validate_create_video(json: &str, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
-    validate_create_video_value(&parse(json)?, options)
+pub fn validate_create_video(
+    json: &str,
+    options: &Options<'_>,
+) -> Result<CreateVideoRequest, Rejection> {
+    let arena = json::arena_for(json);
+    create_video(&parse(json, &arena)?, options)
 }
 
 /// Validates an already parsed `POST /create_video` body.
-pub fn validate_create_video_value(body: &Value, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
+pub fn validate_create_video_value(
+    body: &Value,
+    options: &Options<'_>,
+) -> Result<CreateVideoRequest, Rejection> {
+    validate_create_video(&body.to_string(), options)
+}
+
+fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
     let mut errors = Errors::default();
     reader::reject_unknown(map, &root, CREATE_FIELDS, &mut errors);
 
     let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors);
-    let image_inputs = array(map, "image_inputs", options.clip_limit, "images", &mut errors).and_then(|items| {
+    let image_inputs = array(
+        map,
+        "image_inputs",
+        options.clip_limit,
+        "images",
+        &mut errors,
+    )
+    .and_then(|items| {
         let path = root.key("image_inputs");
         let mut ok = Some(Vec::with_capacity(items.len()));
         for (i, item) in items.iter().enumerate() {
-            let input = rules::image::check(item, &path.index(i), ai_engine, options.available_vfx, &mut errors);
+            let input = rules::image::check(
+                item,
+                &path.index(i),
+                ai_engine,
+                options.available_vfx,
+                &mut errors,
+            );
             match (input, ok.as_mut()) {
                 (Some(input), Some(list)) => list.push(input),
                 _ => ok = None,
@@ -100,13 +126,25 @@ pub fn validate_create_video_value(body: &Value, options: &Options<'_>) -> Resul
         }
         ok
     });
-    let orientation = reader::enum_or(map, &root, "orientation", Orientation::Landscape, &mut errors);
+    let orientation = reader::enum_or(
+        map,
+        &root,
+        "orientation",
+        Orientation::Landscape,
+        &mut errors,
+    );
     let resolution = reader::enum_or(map, &root, "resolution", Resolution::P720, &mut errors);
     let audio_url = optional_url(map, "audio_url", &mut errors);
     let project = optional_uuid(map, "project", &mut errors);
     let branding = match get(map, "branding") {
         None => Some(None),
-        Some(v) => rules::branding::check(v, &root.key("branding"), options.templates, false, &mut errors),
+        Some(v) => rules::branding::check(
+            v,
+            &root.key("branding"),
+            options.templates,
+            false,
+            &mut errors,
+        ),
     };
 
     finish(errors, || {
@@ -124,8 +162,12 @@ pub fn validate_create_video_value(body: &Value, options: &Options<'_>) -> Resul
 
 /// Parses and validates a `POST /combine_video_clips` body. The cross-clip rule needs the
 /// clips' facts and runs afterwards: [`check_combine_clips`].
-pub fn validate_combine_video_clips(json: &str, options: &Options<'_>) -> Result<CombineVideoClipsRequest, Rejection> {
-    validate_combine_video_clips_value(&parse(json)?, options)
+pub fn validate_combine_video_clips(
+    json: &str,
+    options: &Options<'_>,
+) -> Result<CombineVideoClipsRequest, Rejection> {
+    let arena = json::arena_for(json);
+    combine_video_clips(&parse(json, &arena)?, options)
 }
 
 /// Validates an already parsed `POST /combine_video_clips` body.
@@ -133,12 +175,26 @@ pub fn validate_combine_video_clips_value(
     body: &Value,
     options: &Options<'_>,
 ) -> Result<CombineVideoClipsRequest, Rejection> {
+    validate_combine_video_clips(&body.to_string(), options)
+}
+
+fn combine_video_clips(
+    body: &Json<'_>,
+    options: &Options<'_>,
+) -> Result<CombineVideoClipsRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
     let mut errors = Errors::default();
     reader::reject_unknown(map, &root, COMBINE_FIELDS, &mut errors);
 
-    let uuids = array(map, "video_clip_uuids", options.clip_limit, "clips", &mut errors).and_then(|items| {
+    let uuids = array(
+        map,
+        "video_clip_uuids",
+        options.clip_limit,
+        "clips",
+        &mut errors,
+    )
+    .and_then(|items| {
         let path = root.key("video_clip_uuids");
         let mut ok = Some(Vec::with_capacity(items.len()));
         for (i, item) in items.iter().enumerate() {
@@ -156,7 +212,13 @@ pub fn validate_combine_video_clips_value(
     let project = optional_uuid(map, "project", &mut errors);
     let branding = match get(map, "branding") {
         None => Some(None),
-        Some(v) => rules::branding::check(v, &root.key("branding"), options.templates, true, &mut errors),
+        Some(v) => rules::branding::check(
+            v,
+            &root.key("branding"),
+            options.templates,
+            true,
+            &mut errors,
+        ),
     };
 
     finish(errors, || {
@@ -173,35 +235,45 @@ pub fn validate_combine_video_clips_value(
 
 /// Parses and validates a `POST /create_project` body; the name comes back trimmed.
 pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejection> {
-    let body = parse(json)?;
+    let arena = json::arena_for(json);
+    let body = parse(json, &arena)?;
     let map = as_object(&body)?;
     let root = Path::Root;
     let mut errors = Errors::default();
     reader::reject_unknown(map, &root, &["name"], &mut errors);
     let path = root.key("name");
-    let name = match get(map, "name") {
-        None => {
-            reader::required(&path, &mut errors);
-            None
-        }
-        Some(v) => reader::string(v, &path, &mut errors).and_then(|name| match rules::project::check_name(name) {
-            Ok(name) => Some(name),
-            Err((code, message)) => {
-                errors.push(&path, code, message);
+    let name =
+        match get(map, "name") {
+            None => {
+                reader::required(&path, &mut errors);
                 None
             }
-        }),
-    };
+            Some(v) => reader::string(v, &path, &mut errors).and_then(|name| {
+                match rules::project::check_name(name) {
+                    Ok(name) => Some(name),
+                    Err((code, message)) => {
+                        errors.push(&path, code, message);
+                        None
+                    }
+                }
+            }),
+        };
     finish(errors, || Some(CreateProjectRequest { name: name? }))
 }
 
-fn parse(json: &str) -> Result<Value, Rejection> {
-    serde_json::from_str(json).map_err(|err| Rejection::Malformed(format!("the body is not valid JSON: {err}")))
+fn parse<'d>(text: &'d str, arena: &'d bumpalo::Bump) -> Result<Json<'d>, Rejection> {
+    json::parse(text, arena)
+        .map_err(|err| Rejection::Malformed(format!("the body is not valid JSON: {err}")))
 }
 
-fn as_object(body: &Value) -> Result<&Map<String, Value>, Rejection> {
-    body.as_object()
-        .ok_or_else(|| Rejection::Malformed(format!("the body must be a JSON object, not {}", reader::type_name(body))))
+fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
+    let Json::Object(map) = body else {
+        return Err(Rejection::Malformed(format!(
+            "the body must be a JSON object, not {}",
+            reader::type_name(body)
+        )));
+    };
+    Ok(map)
 }
 
 /// The outcome: the built request when no rule failed, every error otherwise.
@@ -212,65 +284,110 @@ fn finish<T>(errors: Errors, build: impl FnOnce() -> Option<T>) -> Result<T, Rej
     // Every builder part is `Some` when no error was recorded; a `None` here is a rule that
     // failed without reporting, which must not pass silently either.
     build().ok_or_else(|| {
-        Rejection::Invalid(vec![FieldError::new("", ErrorCode::InvalidValue, "the body is invalid")])
+        Rejection::Invalid(vec![FieldError::new(
+            "",
+            ErrorCode::InvalidValue,
+            "the body is invalid",
+        )])
     })
 }
 
 /// A required, non-empty array bounded by the clip limit.
-fn array<'v>(
-    map: &'v Map<String, Value>,
+fn array<'a>(
+    map: &Object<'a>,
     key: &str,
     limit: usize,
     noun: &str,
     errors: &mut Errors,
-) -> Option<&'v Vec<Value>> {
+) -> Option<&'a [Json<'a>]> {
     let path = Path::Root.key(key);
     let Some(value) = get(map, key) else {
         reader::required(&path, errors);
         return None;
     };
-    let Value::Array(items) = value else {
+    let Json::Array(items) = value else {
         reader::wrong_type(&path, "an array", value, errors);
         return None;
     };
     if items.is_empty() {
-        errors.push(&path, ErrorCode::Empty, format!("{key} must hold at least one element"));
+        errors.push(
+            &path,
+            ErrorCode::Empty,
+            format!("{key} must hold at least one element"),
+        );
         return None;
     }
     if items.len() > limit {
         errors.push(
             &path,
             ErrorCode::TooMany,
-            format!("this account allows at most {limit} {noun} per video; {key} has {}", items.len()),
+            format!(
+                "this account allows at most {limit} {noun} per video; {key} has {}",
+                items.len()
+            ),
         );
         // Fall through: the elements are still checked, so every error is reported at once.
     }
-    Some(items)
+    Some(*items)
 }
 
-fn optional_url(map: &Map<String, Value>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
+fn optional_url(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
     match get(map, key) {
         None => Some(None),
         Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
     }
 }
 
-fn optional_uuid(map: &Map<String, Value>, key: &str, errors: &mut Errors) -> Option<Option<uuid::Uuid>> {
+fn optional_uuid(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<uuid::Uuid>> {
     match get(map, key) {
         None => Some(None),
         Some(v) => uuid_value(v, &Path::Root.key(key), errors).map(Some),
     }
 }
 
-fn uuid_value(value: &Value, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
+fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
     let text = reader::string(value, path, errors)?;
     let parsed = rules::uuid::parse(text);
     if parsed.is_none() {
         errors.push(
             path,
             ErrorCode::InvalidUuid,
-            format!("{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8", reader::name(path)),
+            format!(
+                "{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
+                reader::name(path)
+            ),
         );
     }
     parsed
+}
+
+/// [`Options`] as data, for callers that receive them as JSON (the wasm module, the case table).
+/// Every member is optional; a missing one takes the built-in default.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsData {
+    #[serde(default)]
+    pub clip_limit: Option<usize>,
+    #[serde(default)]
+    pub templates: Option<Vec<Template>>,
+    #[serde(default)]
+    pub available_vfx: Option<Vec<VfxType>>,
+    #[serde(default)]
+    pub default_engine: Option<Engine>,
+}
+
+impl OptionsData {
+    /// Borrows these as [`Options`], filling gaps with the defaults.
+    pub fn as_options(&self) -> Options<'_> {
+        let defaults = Options::default();
+        Options {
+            clip_limit: self.clip_limit.unwrap_or(defaults.clip_limit),
+            templates: self.templates.as_deref().unwrap_or(defaults.templates),
+            available_vfx: self
+                .available_vfx
+                .as_deref()
+                .unwrap_or(defaults.available_vfx),
+            default_engine: self.default_engine.unwrap_or(defaults.default_engine),
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value};
+use crate::json::{Json, Object};
 
 use crate::ErrorCode;
 use crate::path::Path;
@@ -19,19 +19,26 @@ const SLOT_FIELDS: &[&str] = &["template", "config"];
 /// Validates `branding`. Returns `Some(None)` when valid but asking for nothing, so the
 /// normalized body carries no branding (CONTRACT §4).
 pub(crate) fn check(
-    value: &Value,
+    value: &Json<'_>,
     path: &Path<'_>,
     templates: &[Template],
     allow_bool: bool,
     errors: &mut Errors,
 ) -> Option<Option<BrandingRequest>> {
     let map = match value {
-        Value::Bool(ramp) if allow_bool => {
-            return Some(ramp.then(|| BrandingRequest { speed_ramp: true, ..Default::default() }));
+        Json::Bool(ramp) if allow_bool => {
+            return Some(ramp.then(|| BrandingRequest {
+                speed_ramp: true,
+                ..Default::default()
+            }));
         }
-        Value::Object(map) => map,
+        Json::Object(map) => map,
         other => {
-            let expected = if allow_bool { "an object or a boolean" } else { "an object" };
+            let expected = if allow_bool {
+                "an object or a boolean"
+            } else {
+                "an object"
+            };
             reader::wrong_type(path, expected, other, errors);
             return None;
         }
@@ -42,7 +49,7 @@ pub(crate) fn check(
     let outro = slot(map, path, TemplateSlotKind::Outro, templates, errors);
     let speed_ramp = match get(map, "speed_ramp") {
         None => Some(false),
-        Some(Value::Bool(b)) => Some(*b),
+        Some(Json::Bool(b)) => Some(*b),
         Some(other) => {
             reader::wrong_type(&path.key("speed_ramp"), "a boolean", other, errors);
             None
@@ -51,13 +58,17 @@ pub(crate) fn check(
     if errors.0.len() != before {
         return None;
     }
-    let branding = BrandingRequest { intro: intro?, outro: outro?, speed_ramp: speed_ramp? };
+    let branding = BrandingRequest {
+        intro: intro?,
+        outro: outro?,
+        speed_ramp: speed_ramp?,
+    };
     Some(branding.is_requested().then_some(branding))
 }
 
 /// Validates `branding.intro` or `branding.outro`.
 fn slot(
-    branding: &Map<String, Value>,
+    branding: &Object<'_>,
     parent: &Path<'_>,
     kind: TemplateSlotKind,
     templates: &[Template],
@@ -77,7 +88,8 @@ fn slot(
             reader::required(&id_path, errors);
             None
         }
-        Some(v) => reader::string(v, &id_path, errors).and_then(|id| lookup(id, kind, templates, &id_path, errors)),
+        Some(v) => reader::string(v, &id_path, errors)
+            .and_then(|id| lookup(id, kind, templates, &id_path, errors)),
     };
     let config_path = path.key("config");
     let config = match get(map, "config") {
@@ -87,12 +99,15 @@ fn slot(
     let (Some(template), Some(config)) = (template, config) else {
         return None;
     };
-    let empty = Map::new();
+    let empty = Object::default();
     let values = check_values(config.unwrap_or(&empty), &config_path, template, errors);
     if errors.0.len() != before {
         return None;
     }
-    Some(Some(TemplateSlot { template: template.id.clone(), config: values }))
+    Some(Some(TemplateSlot {
+        template: template.id.clone(),
+        config: values,
+    }))
 }
 
 /// The template with this id, if it exists and belongs in this slot.
@@ -104,11 +119,18 @@ fn lookup<'t>(
     errors: &mut Errors,
 ) -> Option<&'t Template> {
     let Some(template) = templates.iter().find(|t| t.id == id) else {
-        let known: Vec<&str> = templates.iter().filter(|t| t.slot == kind).map(|t| t.id.as_str()).collect();
+        let known: Vec<&str> = templates
+            .iter()
+            .filter(|t| t.slot == kind)
+            .map(|t| t.id.as_str())
+            .collect();
         errors.push(
             path,
             ErrorCode::TemplateUnknown,
-            format!("no template is called {id:?}; {kind} templates: {}", crate::types::enums::join_or(known.into_iter())),
+            format!(
+                "no template is called {id:?}; {kind} templates: {}",
+                crate::types::enums::join_or(known.into_iter())
+            ),
         );
         return None;
     };
@@ -116,7 +138,10 @@ fn lookup<'t>(
         errors.push(
             path,
             ErrorCode::TemplateSlotMismatch,
-            format!("{id} is an {} template and cannot be used as the {kind}", template.slot),
+            format!(
+                "{id} is an {} template and cannot be used as the {kind}",
+                template.slot
+            ),
         );
         return None;
     }
@@ -125,20 +150,24 @@ fn lookup<'t>(
 
 /// Checks the field values given to a template.
 fn check_values(
-    config: &Map<String, Value>,
+    config: &Object<'_>,
     path: &Path<'_>,
     template: &Template,
     errors: &mut Errors,
 ) -> BTreeMap<String, TemplateValue> {
     let mut values = BTreeMap::new();
-    for (key, value) in config {
+    for (key, value) in config.iter() {
         let field_path = path.key(key);
         let Some(field) = template.field(key) else {
             let keys: Vec<&str> = template.fields.iter().map(|f| f.key.as_str()).collect();
             errors.push(
                 &field_path,
                 ErrorCode::TemplateFieldUnknown,
-                format!("{} has no field {key:?}; its fields are {}", template.id, crate::types::enums::join_or(keys.into_iter())),
+                format!(
+                    "{} has no field {key:?}; its fields are {}",
+                    template.id,
+                    crate::types::enums::join_or(keys.into_iter())
+                ),
             );
             continue;
         };
@@ -146,7 +175,7 @@ fn check_values(
             continue;
         }
         if let Some(v) = check_value(value, &field_path, field, errors) {
-            values.insert(key.clone(), v);
+            values.insert(key.to_owned(), v);
         }
     }
     for field in template.fields.iter().filter(|f| f.required) {
@@ -159,7 +188,7 @@ fn check_values(
 
 /// Checks one value against its field: `{"value": text}` for text, `{"url": url}` for images.
 fn check_value(
-    value: &Value,
+    value: &Json<'_>,
     path: &Path<'_>,
     field: &crate::types::TemplateField,
     errors: &mut Errors,
@@ -172,10 +201,14 @@ fn check_value(
         errors.push(
             path,
             ErrorCode::TemplateFieldType,
-            format!("{} is {} field: give it as {{\"{member}\": \"...\"}}", name(path), article(field.kind)),
+            format!(
+                "{} is {} field: give it as {{\"{member}\": \"...\"}}",
+                name(path),
+                article(field.kind)
+            ),
         );
     };
-    let Value::Object(map) = value else {
+    let Json::Object(map) = value else {
         shape_error(errors);
         return None;
     };
@@ -198,18 +231,27 @@ fn check_value(
             let text = reader::string(v, &member_path, errors)?;
             let length = text.chars().count();
             if field.required && text.trim().is_empty() {
-                errors.push(&member_path, ErrorCode::Empty, format!("{} must not be empty", name(path)));
+                errors.push(
+                    &member_path,
+                    ErrorCode::Empty,
+                    format!("{} must not be empty", name(path)),
+                );
                 return None;
             }
             if let Some(max) = field.max_length.filter(|&max| length > max) {
                 errors.push(
                     &member_path,
                     ErrorCode::TooLong,
-                    format!("{} must be at most {max} characters; it has {length}", name(path)),
+                    format!(
+                        "{} must be at most {max} characters; it has {length}",
+                        name(path)
+                    ),
                 );
                 return None;
             }
-            Some(TemplateValue::Text { value: text.to_owned() })
+            Some(TemplateValue::Text {
+                value: text.to_owned(),
+            })
         }
     }
 }

@@ -1,7 +1,7 @@
 //! One element of `image_inputs`: a valid image URL, a camera motion the engine can render
 //! (orbits need v25), and at most one effect.
 
-use serde_json::Value;
+use crate::json::Json;
 
 use crate::ErrorCode;
 use crate::path::Path;
@@ -13,7 +13,7 @@ const IMAGE_FIELDS: &[&str] = &["image_url", "camera_motion", "vfx"];
 /// Validates one image input. `engine` is `None` when `ai_engine` itself was invalid, in which
 /// case the engine rule is not applied (that error is already reported).
 pub(crate) fn check(
-    value: &Value,
+    value: &Json<'_>,
     path: &Path<'_>,
     engine: Option<Engine>,
     available_vfx: &[VfxType],
@@ -21,18 +21,22 @@ pub(crate) fn check(
 ) -> Option<ImageInput> {
     let map = reader::object(value, path, errors)?;
     reader::reject_unknown(map, path, IMAGE_FIELDS, errors);
-    let image_url = url_required(map.get("image_url").filter(|v| !v.is_null()), &path.key("image_url"), errors);
+    let image_url = url_required(
+        map.get("image_url").filter(|v| !v.is_null()),
+        &path.key("image_url"),
+        errors,
+    );
 
     let motion_path = path.key("camera_motion");
     let camera_motion = reader::enum_or(map, path, "camera_motion", CameraMotion::Auto, errors);
-    if let (Some(motion), Some(engine)) = (camera_motion, engine) {
-        if !motion.supported_by(engine) {
-            errors.push(
-                &motion_path,
-                ErrorCode::EngineUnsupported,
-                format!("{motion} needs ai_engine v25; this request uses {engine}"),
-            );
-        }
+    if let (Some(motion), Some(engine)) = (camera_motion, engine)
+        && !motion.supported_by(engine)
+    {
+        errors.push(
+            &motion_path,
+            ErrorCode::EngineUnsupported,
+            format!("{motion} needs ai_engine v25; this request uses {engine}"),
+        );
     }
     let vfx = match get(map, "vfx") {
         None => Some(None),
@@ -46,7 +50,11 @@ pub(crate) fn check(
 }
 
 /// A required URL member.
-pub(crate) fn url_required(value: Option<&Value>, path: &Path<'_>, errors: &mut Errors) -> Option<String> {
+pub(crate) fn url_required(
+    value: Option<&Json<'_>>,
+    path: &Path<'_>,
+    errors: &mut Errors,
+) -> Option<String> {
     let Some(value) = value else {
         reader::required(path, errors);
         return None;
@@ -55,12 +63,16 @@ pub(crate) fn url_required(value: Option<&Value>, path: &Path<'_>, errors: &mut 
 }
 
 /// A URL value: a string that passes the URL rule.
-pub(crate) fn url(value: &Value, path: &Path<'_>, errors: &mut Errors) -> Option<String> {
+pub(crate) fn url(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<String> {
     let text = reader::string(value, path, errors)?;
     match crate::rules::url::check(text) {
         Ok(()) => Some(text.to_owned()),
         Err(why) => {
-            errors.push(path, ErrorCode::InvalidUrl, format!("{} {why}", reader::name(path)));
+            errors.push(
+                path,
+                ErrorCode::InvalidUrl,
+                format!("{} {why}", reader::name(path)),
+            );
             None
         }
     }

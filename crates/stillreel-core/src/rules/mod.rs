@@ -3,6 +3,7 @@
 pub mod branding;
 pub mod combine;
 pub mod image;
+pub mod nfc;
 pub mod project;
 pub mod url;
 pub mod uuid;

@@ -17,7 +17,28 @@ pub fn check_name(name: &str) -> Result<String, (ErrorCode, String)> {
         ));
     }
     if trimmed.chars().any(char::is_control) {
-        return Err((ErrorCode::InvalidValue, "name must not contain control characters".to_owned()));
+        return Err((
+            ErrorCode::InvalidValue,
+            "name must not contain control characters".to_owned(),
+        ));
     }
     Ok(trimmed.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_count_characters_not_bytes() {
+        assert_eq!(
+            check_name(&"é".repeat(100)).map(|n| n.chars().count()),
+            Ok(100)
+        );
+        assert_eq!(
+            check_name(&"é".repeat(101)).map_err(|e| e.0),
+            Err(ErrorCode::TooLong)
+        );
+        assert_eq!(check_name(" \t ").map_err(|e| e.0), Err(ErrorCode::Empty));
+    }
 }

@@ -9,10 +9,22 @@ use crate::limits::MAX_URL_CHARS;
 
 /// Why a URL was refused, as the sentence the field error carries.
 pub fn check(url: &str) -> Result<(), &'static str> {
-    if url.chars().count() > MAX_URL_CHARS {
+    // Nearly every URL is ASCII: check it byte by byte and skip the Unicode tables.
+    let (too_long, spaced) = if url.is_ascii() {
+        (
+            url.len() > MAX_URL_CHARS,
+            url.bytes().any(|b| b <= b' ' || b == 0x7f),
+        )
+    } else {
+        (
+            url.chars().count() > MAX_URL_CHARS,
+            url.chars().any(|c| c.is_whitespace() || c.is_control()),
+        )
+    };
+    if too_long {
         return Err("must be at most 2048 characters");
     }
-    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+    if spaced {
         return Err("must not contain spaces or control characters");
     }
     let rest = strip_scheme(url).ok_or("must be an absolute http or https URL")?;
@@ -73,15 +85,21 @@ fn valid_host(host: &str) -> bool {
     }
     // Registered names: letters (any script, for IDNs), digits, '-', '_', '.' and
     // percent-escapes; no empty labels.
-    host.split('.').enumerate().all(|(i, label)| {
-        let trailing_dot = i > 0 && label.is_empty() && host.ends_with('.');
-        trailing_dot
-            || (!label.is_empty()
+    let name = host.strip_suffix('.').unwrap_or(host);
+    !name.is_empty()
+        && name.split('.').all(|label| {
+            !label.is_empty()
                 && label.len() <= 63
-                && label
-                    .chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '%')))
-    }) && host != "."
+                && if label.is_ascii() {
+                    label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'%'))
+                } else {
+                    label
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '%'))
+                }
+        })
 }
 
 #[cfg(test)]

@@ -1,20 +1,25 @@
 //! A clip's visual effect: a known type this deployment can render, and `config` only on the
 //! three types that take one, with only their keys and values (CONTRACT §4).
 
-use serde_json::{Map, Value};
+use crate::json::{Json, Object};
 
 use crate::ErrorCode;
 use crate::path::Path;
 use crate::reader::{self, Errors, get, name};
 use crate::types::{
-    ConfigField, ConfigFieldKind, LifestyleConfig, Vfx, VfxType, VirtualStagingConfig,
-    WordDropConfig, WireEnum,
+    ConfigField, ConfigFieldKind, LifestyleConfig, Vfx, VfxType, VirtualStagingConfig, WireEnum,
+    WordDropConfig,
 };
 
 const VFX_FIELDS: &[&str] = &["type", "config"];
 
 /// Validates one `vfx` object; `Some` when it is valid.
-pub(crate) fn check(value: &Value, path: &Path<'_>, available: &[VfxType], errors: &mut Errors) -> Option<Vfx> {
+pub(crate) fn check(
+    value: &Json<'_>,
+    path: &Path<'_>,
+    available: &[VfxType],
+    errors: &mut Errors,
+) -> Option<Vfx> {
     let map = reader::object(value, path, errors)?;
     reader::reject_unknown(map, path, VFX_FIELDS, errors);
     let type_path = path.key("type");
@@ -32,7 +37,11 @@ pub(crate) fn check(value: &Value, path: &Path<'_>, available: &[VfxType], error
         } else {
             "is not available on this deployment"
         };
-        errors.push(&type_path, ErrorCode::VfxUnavailable, format!("{kind} {why}"));
+        errors.push(
+            &type_path,
+            ErrorCode::VfxUnavailable,
+            format!("{kind} {why}"),
+        );
     }
     let config_path = path.key("config");
     let config = get(map, "config");
@@ -44,9 +53,13 @@ pub(crate) fn check(value: &Value, path: &Path<'_>, available: &[VfxType], error
                 format!("{kind} takes no config; only virtual-staging, word-drop and lifestyle do"),
             );
         }
-        return if errors.0.len() == before { Vfx::plain(kind) } else { None };
+        return if errors.0.len() == before {
+            Vfx::plain(kind)
+        } else {
+            None
+        };
     }
-    let empty = Map::new();
+    let empty = Object::default();
     let config = match config {
         None => &empty,
         Some(v) => reader::object(v, &config_path, errors)?,
@@ -61,7 +74,7 @@ pub(crate) fn check(value: &Value, path: &Path<'_>, available: &[VfxType], error
 /// Checks a config object against its field table; returns each field's value (or default)
 /// in table order when every field is valid.
 fn check_config<'v>(
-    config: &'v Map<String, Value>,
+    config: &'v Object<'_>,
     path: &Path<'_>,
     fields: &'static [ConfigField],
     errors: &mut Errors,

@@ -2,7 +2,7 @@
 //! renderer's font covers, trim, then 1 to 16 characters.
 
 use serde::Serialize;
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{IsNormalized, is_nfc_quick};
 
 use crate::limits::WORD_DROP_MAX_CHARS;
 
@@ -31,7 +31,11 @@ pub fn is_kept(c: char) -> bool {
 
 /// Sanitizes word-drop text: what the renderer will draw.
 pub fn sanitize(text: &str) -> Sanitized {
-    let kept: String = text.nfc().filter(|&c| is_kept(c)).collect();
+    // NFC through `rules::nfc`, which keeps the compatibility tables out of the wasm module.
+    let kept: String = super::nfc::nfc(text)
+        .chars()
+        .filter(|&c| is_kept(c))
+        .collect();
     let text = kept.trim().to_owned();
     Sanitized {
         length: text.chars().count(),
@@ -40,24 +44,49 @@ pub fn sanitize(text: &str) -> Sanitized {
     }
 }
 
-/// Why the text is not acceptable, if it is not.
-pub fn check(text: &str) -> Result<Sanitized, (crate::ErrorCode, String)> {
-    let sanitized = sanitize(text);
-    if sanitized.length == 0 {
+/// Length in characters of `sanitize(text).text`, without building it: validation runs on
+/// every keystroke of a form and on every request, so it must not allocate.
+pub fn sanitized_length(text: &str) -> usize {
+    fn measure(chars: impl Iterator<Item = char>) -> usize {
+        // Position (in kept characters) of the first and one past the last non-space.
+        let (mut first, mut end, mut at) = (None, 0, 0);
+        for c in chars.filter(|&c| is_kept(c)) {
+            at += 1;
+            if !c.is_whitespace() {
+                first.get_or_insert(at - 1);
+                end = at;
+            }
+        }
+        first.map_or(0, |first| end - first)
+    }
+    // ASCII and already-composed text need no normalization pass.
+    if text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        measure(text.chars())
+    } else {
+        // Rare path (decomposed input): allocating here keeps `str::nfc` and its compatibility
+        // tables out of the wasm module (see `rules::nfc`).
+        measure(super::nfc::nfc(text).chars())
+    }
+}
+
+/// Why the text is not acceptable, if it is not; its sanitized length when it is.
+pub fn check(text: &str) -> Result<usize, (crate::ErrorCode, String)> {
+    let length = sanitized_length(text);
+    if length == 0 {
         Err((
             crate::ErrorCode::EmptyAfterSanitizing,
             "text has no characters left after removing unsupported ones (emoji, non-Latin script, control characters)".to_owned(),
         ))
-    } else if sanitized.length > WORD_DROP_MAX_CHARS {
+    } else if length > WORD_DROP_MAX_CHARS {
         Err((
             crate::ErrorCode::TooLong,
             format!(
                 "text must be at most {WORD_DROP_MAX_CHARS} characters after sanitizing; it has {}",
-                sanitized.length
+                length
             ),
         ))
     } else {
-        Ok(sanitized)
+        Ok(length)
     }
 }
 
@@ -87,11 +116,37 @@ mod tests {
     }
 
     #[test]
+    fn measured_length_equals_sanitized_length() {
+        for text in [
+            "",
+            "  ",
+            "Just Listed",
+            " a b ",
+            "🏡 x 🏡",
+            "Cafe\u{0301} ",
+            "\u{0301}x",
+            "新 a\n b 新",
+            "\u{a0}€\u{a0}",
+        ] {
+            assert_eq!(sanitized_length(text), sanitize(text).length, "{text:?}");
+        }
+    }
+
+    #[test]
     fn limits() {
         assert!(check("1234567890123456").is_ok());
-        assert_eq!(check("12345678901234567").map_err(|e| e.0), Err(crate::ErrorCode::TooLong));
-        assert_eq!(check("🏡🏡").map_err(|e| e.0), Err(crate::ErrorCode::EmptyAfterSanitizing));
-        assert_eq!(check("   ").map_err(|e| e.0), Err(crate::ErrorCode::EmptyAfterSanitizing));
+        assert_eq!(
+            check("12345678901234567").map_err(|e| e.0),
+            Err(crate::ErrorCode::TooLong)
+        );
+        assert_eq!(
+            check("🏡🏡").map_err(|e| e.0),
+            Err(crate::ErrorCode::EmptyAfterSanitizing)
+        );
+        assert_eq!(
+            check("   ").map_err(|e| e.0),
+            Err(crate::ErrorCode::EmptyAfterSanitizing)
+        );
         // Removed characters do not count against the limit.
         assert!(check("Sixteen chars ok🏡🏡🏡").is_ok());
     }

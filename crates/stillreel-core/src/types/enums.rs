@@ -166,3 +166,71 @@ string_enum!(
     /// The kind of value a template field takes: text `{value}` or image `{url}`.
     TemplateFieldType { Text = "text", Image = "image" }
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dimensions_follow_orientation() {
+        assert_eq!(
+            Resolution::P720.dimensions(Orientation::Landscape),
+            (1280, 720)
+        );
+        assert_eq!(
+            Resolution::P720.dimensions(Orientation::Portrait),
+            (720, 1280)
+        );
+        assert_eq!(
+            Resolution::P1080.dimensions(Orientation::Landscape),
+            (1920, 1080)
+        );
+        assert_eq!(
+            Resolution::P1080.dimensions(Orientation::Portrait),
+            (1080, 1920)
+        );
+    }
+
+    #[test]
+    fn status_never_goes_back() {
+        use Status::*;
+        assert!(Queued.can_become(InProgress));
+        assert!(InProgress.can_become(Complete));
+        assert!(InProgress.can_become(Error));
+        assert!(Queued.can_become(Error));
+        for from in Status::ALL {
+            assert!(!from.can_become(Queued), "{from} -> queued");
+            assert!(!from.can_become(*from), "{from} -> itself");
+        }
+        assert!(!Complete.can_become(Error));
+        assert!(!Error.can_become(Complete));
+        assert!(
+            !Queued.can_become(Complete),
+            "a video passes through in_progress"
+        );
+    }
+
+    #[test]
+    fn spellings_parse_back_and_are_case_sensitive() {
+        for m in CameraMotion::ALL {
+            assert_eq!(CameraMotion::parse(m.as_str()), Some(*m));
+        }
+        assert_eq!(Engine::parse("V25"), None);
+        assert_eq!(Resolution::parse("720P"), None);
+        assert_eq!(join_or(["a", "b", "c"].into_iter()), "a, b or c");
+        assert_eq!(join_or(["a"].into_iter()), "a");
+    }
+
+    #[test]
+    fn serde_uses_wire_spellings() {
+        assert_eq!(
+            serde_json::to_string(&Status::InProgress).ok(),
+            Some("\"in_progress\"".into())
+        );
+        assert_eq!(
+            serde_json::from_str::<Resolution>("\"1080p\"").ok(),
+            Some(Resolution::P1080)
+        );
+        assert!(serde_json::from_str::<Resolution>("\"4k\"").is_err());
+    }
+}

@@ -92,7 +92,9 @@ const VIRTUAL_STAGING_FIELDS: &[ConfigField] = &[
 const WORD_DROP_FIELDS: &[ConfigField] = &[
     ConfigField {
         key: "text",
-        kind: ConfigFieldKind::Text { max_length: WORD_DROP_MAX_CHARS },
+        kind: ConfigFieldKind::Text {
+            max_length: WORD_DROP_MAX_CHARS,
+        },
         required: true,
         default: None,
     },
@@ -103,7 +105,11 @@ const LIFESTYLE_FIELDS: &[ConfigField] = &[
     choice("ethnicity", Ethnicity::NAMES, "auto"),
 ];
 
-const fn choice(key: &'static str, values: &'static [&'static str], default: &'static str) -> ConfigField {
+const fn choice(
+    key: &'static str,
+    values: &'static [&'static str],
+    default: &'static str,
+) -> ConfigField {
     ConfigField {
         key,
         kind: ConfigFieldKind::Choice { values },
@@ -122,7 +128,10 @@ pub struct VirtualStagingConfig {
 
 impl Default for VirtualStagingConfig {
     fn default() -> Self {
-        Self { room_type: RoomType::Auto, staging_style: StagingStyle::Auto }
+        Self {
+            room_type: RoomType::Auto,
+            staging_style: StagingStyle::Auto,
+        }
     }
 }
 
@@ -145,7 +154,10 @@ pub struct LifestyleConfig {
 
 impl Default for LifestyleConfig {
     fn default() -> Self {
-        Self { people: People::Auto, ethnicity: Ethnicity::Auto }
+        Self {
+            people: People::Auto,
+            ethnicity: Ethnicity::Auto,
+        }
     }
 }
 

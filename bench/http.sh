@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# HTTP benchmark of the API (issue 3): wrk, 1 thread, 64 connections, against a release
+# `stillreel serve` on SQLite with STILLREEL_WORKERS=0, beside a bare axum handler answering
+# the same get_video body, in the same run. Rounds interleave the three targets; medians are
+# reported. Peak RSS of the server is VmHWM from /proc at the end.
+#
+#   bash bench/http.sh            # 3 rounds of 10 s each per target
+#   ROUNDS=5 DURATION=20s bash bench/http.sh
+#
+# Targets (issue 3): get_video >= 40 % of bare req/s; create_video >= 2000 req/s with
+# p99 <= 50 ms; peak RSS <= 100 MB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS="${ROUNDS:-3}"
+DURATION="${DURATION:-10s}"
+CONNECTIONS=64
+
+cargo build --release -p stillreel-server --bin stillreel --example bare --locked
+bin=target/release/stillreel
+bare=target/release/examples/bare
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+sport=$(free_port); bport=$(free_port)
+export STILLREEL_DATA_DIR="$work/data" STILLREEL_LISTEN="127.0.0.1:$sport" STILLREEL_WORKERS=0 \
+  STILLREEL_WEB_DIR="$work/no-web" RUST_LOG="${RUST_LOG:-info}"
+unset STILLREEL_DATABASE_URL
+
+key=$("$bin" accounts create bench | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
+export STILLREEL_BENCH_KEY="$key"
+"$bin" serve >"$work/serve.out" 2>"$work/serve.log" &
+spid=$!; pids+=("$spid")
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$sport/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+
+# The video get_video reads: one made of five images, as the create_video run makes them.
+body=$(sed -n '/^wrk.body = \[\[/,/\]\]$/p' bench/create_video.lua | sed '1s/^wrk.body = \[\[//; $s/\]\]$//')
+video=$(curl -sf "http://127.0.0.1:$sport/api/v1/create_video" -H "Authorization: $key" \
+  -H 'content-type: application/json' -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["uuid"])')
+curl -sf "http://127.0.0.1:$sport/api/v1/get_video?uuid=$video" -H "Authorization: $key" >"$work/record.json"
+BARE_LISTEN="127.0.0.1:$bport" BARE_BODY_FILE="$work/record.json" "$bare" &
+bpid=$!; pids+=("$bpid")
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$bport/api/v1/get_video" >/dev/null 2>&1 && break; sleep 0.1; done
+echo "record body: $(wc -c <"$work/record.json") bytes; server pid $spid, bare pid $bpid"
+
+# run NAME URL [wrk args...]: appends "NAME rps p99_ms non200" to $work/results
+run() {
+  local name=$1 url=$2; shift 2
+  local out
+  out=$(wrk -t1 -c"$CONNECTIONS" -d"$DURATION" --latency "$@" "$url")
+  echo "$out" >>"$work/wrk.log"
+  python3 - "$name" "$out" >>"$work/results" <<'PY'
+import re, sys
+name, out = sys.argv[1], sys.argv[2]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+m = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+p99 = float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
+bad = re.search(r"non200 (\d+)", out)
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+socket = re.search(r"Socket errors: (.*)", out)
+nbad = int(bad.group(1)) if bad else (int(errors.group(1)) if errors else 0)
+print(name, rps, p99, nbad, "socket-errors" if socket else "")
+PY
+}
+
+for round in $(seq 1 "$ROUNDS"); do
+  echo "round $round/$ROUNDS"
+  run bare "http://127.0.0.1:$bport/api/v1/get_video"
+  run get_video "http://127.0.0.1:$sport/api/v1/get_video?uuid=$video" -s bench/get_video.lua
+  run create_video "http://127.0.0.1:$sport/api/v1/create_video" -s bench/create_video.lua
+done
+
+rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$spid/status")
+bare_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$bpid/status")
+python3 - "$work/results" "$rss_kb" "$bare_rss_kb" "$ROUNDS" "$DURATION" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+def med(name, col):
+    return statistics.median(float(r[col]) for r in rows if r[0] == name)
+def bad(name):
+    return sum(int(r[3]) for r in rows if r[0] == name)
+rss = int(sys.argv[2]) / 1024
+bare_rss = int(sys.argv[3]) / 1024
+bare, get, create = med("bare", 1), med("get_video", 1), med("create_video", 1)
+print(f"\nmedians of {sys.argv[4]} rounds x {sys.argv[5]}, wrk -t1 -c64")
+print(f"{'target':<14}{'req/s':>10}{'p99 ms':>10}{'non-200':>9}")
+for name in ("bare", "get_video", "create_video"):
+    print(f"{name:<14}{med(name, 1):>10.0f}{med(name, 2):>10.2f}{bad(name):>9}")
+ratio = get / bare
+print(f"get_video / bare: {ratio:.1%} (target >= 40%)")
+print(f"create_video: {create:.0f} req/s, p99 {med('create_video', 2):.1f} ms (target >= 2000 req/s, p99 <= 50 ms)")
+print(f"server peak RSS (VmHWM): {rss:.1f} MB (target <= 100 MB); bare: {bare_rss:.1f} MB")
+ok = ratio >= 0.40 and create >= 2000 and med("create_video", 2) <= 50 and rss <= 100 and bad("get_video") == 0 and bad("create_video") == 0
+print("targets:", "met" if ok else "NOT met")
+PY
+echo "videos stored: $(curl -sf "http://127.0.0.1:$sport/metrics" | awk '/^stillreel_jobs\{state="queued"\}/ {print $2}') queued jobs"

@@ -1,0 +1,109 @@
+//! `starry-night`: a night grade (dark, blue, navy sky gradient), lit windows kept warm, and a
+//! twinkling star field only where the picture has sky: upper part, bright in the original,
+//! low texture. The star field is drawn once; a smooth noise field sliding over it makes the
+//! stars twinkle; the sky mask is recomputed per frame at quarter resolution so the stars stay
+//! in the sky while the camera moves.
+
+use super::{lit_windows, quarter, still, vertical_gradient, warm_mask};
+use crate::escape::Filter;
+use crate::graph::EffectContext;
+
+pub fn build(ctx: &EffectContext) -> String {
+    let (w, h) = (ctx.width, ctx.height);
+    let (qw, qh) = quarter(ctx);
+    let fps = ctx.fps;
+    let (hw, hh) = (w / 4 * 2, h / 4 * 2);
+    // Stars: sparse random points at half resolution (soft 2 px dots after scaling), plus a few
+    // bigger ones from quarter resolution.
+    let stars = |seed: u32, density: f64, sw: u32, sh: u32, label: &str| {
+        still(
+            ctx,
+            &format!("color=c=black:s={sw}x{sh}:r={fps}"),
+            &[
+                Filter::new("format").arg("pix_fmts", "gray"),
+                Filter::new("geq").arg(
+                    "lum",
+                    format!(
+                        "if(lt(random({seed}),{density}),120+135*random({}),0)",
+                        seed + 1
+                    ),
+                ),
+                Filter::new("scale")
+                    .arg("w", w)
+                    .arg("h", h)
+                    .arg("flags", "bicubic"),
+                Filter::new("lut").arg("y", "clip(val*1.6,0,255)"),
+            ],
+            label,
+        )
+    };
+    let small = stars(1, 0.006, hw, hh, "fx_st1");
+    let big = stars(3, 0.0012, qw, qh, "fx_st2");
+    // Twinkle: smooth noise twice the frame width, slid sideways over the clip.
+    let twinkle = still(
+        ctx,
+        &format!("color=c=gray:s={}x{}:r={fps}", qw * 2, qh),
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("noise")
+                .arg("alls", 100)
+                .arg("allf", "u")
+                .arg("all_seed", 11),
+            Filter::new("gblur").arg("sigma", 1.2),
+            Filter::new("lut").arg("y", "clip((val-128)*5+150,40,255)"),
+            Filter::new("scale").arg("w", w * 2).arg("h", h),
+        ],
+        "fx_tw",
+    );
+    let slide = Filter::new("crop")
+        .arg("w", w)
+        .arg("h", h)
+        .arg("x", format!("{}*t/{:.3}", w, ctx.seconds()))
+        .arg("y", 0);
+    // Sky mask: bright, untextured, upper.
+    let ramp = vertical_gradient(
+        ctx,
+        &["0xffffff@1", "0xffffff@1", "0x000000@1"],
+        0.7,
+        "fx_ramp0",
+    );
+    format!(
+        "[in]{norm},split=4[fx_base][fx_lit][fx_wsrc][fx_skysrc];\
+         {mask};\
+         [fx_skysrc]scale={qw}:{qh},format=gray,split[fx_l][fx_e];\
+         [fx_l]{bright}[fx_bright];\
+         [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
+         {ramp};[fx_ramp0]format=gray,scale={qw}:{qh}[fx_ramp];\
+         [fx_bright][fx_flat]blend=all_mode=multiply[fx_bf];\
+         [fx_bf][fx_ramp]blend=all_mode=multiply,scale={w}:{h}[fx_sky];\
+         {small};{big};{twinkle};\
+         [fx_st1][fx_st2]blend=all_mode=lighten[fx_stars];\
+         [fx_tw]{slide}[fx_twc];\
+         [fx_stars][fx_twc]blend=all_mode=multiply[fx_twinkled];\
+         [fx_twinkled][fx_sky]blend=all_mode=multiply[fx_star_a];\
+         {white};[fx_white][fx_star_a]alphamerge[fx_starlayer];\
+         [fx_base]eq=brightness=-0.16:contrast=1.1:saturation=0.55:gamma=0.72,\
+         colorbalance=rs=-0.1:gs=-0.03:bs=0.18:rm=-0.08:bm=0.1[fx_night0];\
+         {navy};[fx_night0][fx_navy]overlay=format=yuv420[fx_night1];\
+         [fx_night1][fx_starlayer]overlay=format=yuv420[fx_night2];\
+         {windows},format=yuv420p[out]",
+        norm = super::normalize(ctx),
+        mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
+        bright = Filter::new("lut").arg("y", "clip((val-95)*3,0,255)"),
+        flat = Filter::new("lut").arg("y", "clip((val-150)*3,0,255)"),
+        white = still(
+            ctx,
+            &format!("color=c=white:s={w}x{h}:r={fps}"),
+            &[Filter::new("format").arg("pix_fmts", "yuv420p")],
+            "fx_white"
+        ),
+        navy = vertical_gradient(
+            ctx,
+            &["0x050a24@0.8", "0x0a1440@0.55", "0x0a1440@0.0"],
+            0.7,
+            "fx_navy"
+        ),
+        windows = lit_windows(ctx, "fx_night2", "fx_lit", "fx_wmask", 2.0, "fx_nightw")
+            .replace("[fx_nightw]", ""),
+    )
+}

@@ -1,0 +1,62 @@
+//! `sway-trees`: foliage (green and textured, found per frame at quarter resolution) is displaced
+//! sideways by a slow travelling sine wave, like a breeze; everything else stays still.
+
+use super::{quarter, still};
+use crate::escape::Filter;
+use crate::graph::EffectContext;
+
+/// Sway period in seconds and wavelength as a fraction of the frame width.
+const PERIOD: f64 = 2.6;
+const WAVELENGTH: f64 = 0.8;
+
+pub fn build(ctx: &EffectContext) -> String {
+    let (w, h) = (ctx.width, ctx.height);
+    let (qw, qh) = quarter(ctx);
+    let fps = ctx.fps;
+    // Amplitude in pixels: gentle, proportional to the frame.
+    let amp = (f64::from(ctx.short_side()) * 0.006).max(2.0);
+    let lambda = (f64::from(w) * WAVELENGTH).round();
+    let wave = still(
+        ctx,
+        &format!("color=c=gray:s={}x{h}:r={fps}", w + lambda as u32),
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("geq").arg(
+                "lum",
+                format!(
+                    "128+{amp:.2}*sin(2*PI*(X/{lambda}+Y/{:.1}))",
+                    f64::from(h) * 2.5
+                ),
+            ),
+        ],
+        "fx_wave",
+    );
+    let mid = still(
+        ctx,
+        &format!("color=c=0x808080:s={w}x{h}:r={fps}"),
+        &[Filter::new("format").arg("pix_fmts", "gray")],
+        "fx_mid",
+    );
+    let slide = Filter::new("crop")
+        .arg("w", w)
+        .arg("h", h)
+        .arg("x", format!("{lambda}*(1-mod(t/{PERIOD},1))"))
+        .arg("y", 0);
+    format!(
+        "[in]{norm},split[fx_pic][fx_msrc];\
+         [fx_msrc]scale={qw}:{qh},split[fx_c][fx_t];\
+         [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green}[fx_green];\
+         [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
+         [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
+         {wave};{mid};\
+         [fx_wave]{slide}[fx_wavec];\
+         [fx_mid]split[fx_mid1][fx_ymap];\
+         [fx_mid1][fx_wavec][fx_mask]maskedmerge,format=gbrp[fx_xmap];\
+         [fx_ymap]format=gbrp[fx_ymapc];\
+         [fx_pic]format=gbrp[fx_picc];\
+         [fx_picc][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
+        norm = super::normalize(ctx),
+        green = Filter::new("lut").arg("y", "clip((val-12)*5,0,255)"),
+        textured = Filter::new("lut").arg("y", "clip(val*4,0,255)"),
+    )
+}

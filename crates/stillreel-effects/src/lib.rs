@@ -1,0 +1,22 @@
+//! Effects, template drawing and the speed ramp for stillreel, as ffmpeg filtergraph fragments.
+//!
+//! Everything here except [`provider`] is pure: functions take the frame facts and return
+//! filtergraph text (commands as data). The render crate splices a fragment between its own pads
+//! (see `docs/EFFECTS.md` for the exact contract):
+//!
+//! ```text
+//! [clip_moved] <effect fragment> [clip_fx]
+//! ```
+//!
+//! A fragment reads its input at the clip's final size and frame rate (after the camera move) and
+//! writes `yuv420p` frames of the same size, rate and count.
+
+pub mod escape;
+mod expr;
+pub mod fx;
+mod graph;
+
+pub mod text;
+
+pub use fx::effect_filter;
+pub use graph::{EffectContext, EffectError, EffectGraph, ExtraInput, Pads};

@@ -1,0 +1,329 @@
+//! ffmpeg commands as data: argument lists built by pure functions and tested as lists.
+//!
+//! Hardening shared by every command (TOOLCHAIN.md): `-nostdin`; every input is a local file
+//! named by us, opened with `-protocol_whitelist file` and its format forced (a playlist named
+//! `.png` is then read as a PNG and fails, instead of being followed as HLS); the concat
+//! demuxer is used in its default safe mode (never `-safe 0`) with relative names in the work
+//! directory.
+
+use std::path::{Path, PathBuf};
+
+use stillreel_core::Engine;
+
+use crate::effect::{ClipContext, EffectFilter};
+use crate::fetch::{ExifOrientation, MediaFormat};
+use crate::plan::ClipPlan;
+
+/// x264 settings shared by every clip, so clips join with `-c copy`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoding {
+    pub preset: String,
+    pub crf: u8,
+}
+
+impl Default for Encoding {
+    fn default() -> Self {
+        // veryfast: about 3x real time at 720p on 2 cores (TOOLCHAIN.md); crf 20 keeps fine
+        // texture (brick, foliage) of listing photos.
+        Encoding {
+            preset: "veryfast".to_owned(),
+            crf: 20,
+        }
+    }
+}
+
+/// Audio sample rate of every render (CONTRACT §8).
+pub const SAMPLE_RATE: u32 = 48_000;
+
+/// One ffmpeg invocation: its arguments (without the program) and the frames it will output,
+/// against which its progress is measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FfmpegArgs {
+    pub args: Vec<String>,
+    pub planned_frames: u32,
+}
+
+impl FfmpegArgs {
+    fn new(planned_frames: u32) -> Self {
+        let mut args = Vec::new();
+        push(
+            &mut args,
+            ["-nostdin", "-hide_banner", "-y", "-stats_period", "0.1"],
+        );
+        FfmpegArgs {
+            args,
+            planned_frames,
+        }
+    }
+
+    /// Adds a local input with its format forced and only the file protocol allowed.
+    fn input(&mut self, format: &str, path: &Path, pre: &[&str]) {
+        push(
+            &mut self.args,
+            ["-protocol_whitelist", "file", "-f", format],
+        );
+        push(&mut self.args, pre.iter().copied());
+        self.args.push("-i".to_owned());
+        self.args.push(local_arg(path));
+    }
+}
+
+fn push<'a>(args: &mut Vec<String>, items: impl IntoIterator<Item = &'a str>) {
+    args.extend(items.into_iter().map(str::to_owned));
+}
+
+/// A path as ffmpeg must see it: a plain relative or absolute file path, never something a
+/// protocol prefix (`http:`, `concat:`) or an option (`-`) could be read into.
+fn local_arg(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if path.is_absolute() || text.starts_with("./") {
+        text.into_owned()
+    } else {
+        format!("./{text}")
+    }
+}
+
+/// The still that a clip is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StillInput {
+    pub path: PathBuf,
+    pub format: MediaFormat,
+    pub orientation: ExifOrientation,
+}
+
+/// The clip filtergraph (video `[v]`, silent audio `[a]`).
+pub fn clip_graph(
+    plan: &ClipPlan,
+    orientation: ExifOrientation,
+    effect: Option<&EffectFilter>,
+) -> String {
+    let (w, h, fps, frames) = (plan.width, plan.height, plan.fps, plan.frames);
+    let mut chain = String::from("[0:v]");
+    if let Some(turn) = orientation.filter() {
+        chain.push_str(turn);
+        chain.push(',');
+    }
+    // Cover-crop once at full quality, convert to yuv420p early (3-4x faster downstream),
+    // then repeat the one decoded frame instead of decoding the file every frame.
+    chain.push_str(&format!(
+        "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},setsar=1,\
+         format=yuv420p,loop=loop={}:size=1:start=0,setpts=N/({fps}*TB),",
+        frames.saturating_sub(1)
+    ));
+    let p = plan.progress_expr();
+    let names = [("x0", "y0"), ("x1", "y1"), ("x2", "y2"), ("x3", "y3")];
+    let window = plan.window();
+    let coords: Vec<String> = names
+        .iter()
+        .zip(window.corners.iter())
+        .flat_map(|((xn, yn), (x, y))| {
+            [
+                format!("{xn}='{}'", x.expr(&p)),
+                format!("{yn}='{}'", y.expr(&p)),
+            ]
+        })
+        .collect();
+    chain.push_str(&format!(
+        "perspective={}:interpolation=linear:eval=frame",
+        coords.join(":")
+    ));
+    let samples = u64::from(SAMPLE_RATE) * u64::from(frames) / u64::from(fps);
+    let audio = format!("anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples}[a]");
+    match effect {
+        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v];{audio}", effect.graph),
+        None => format!("{chain},format=yuv420p[v];{audio}"),
+    }
+}
+
+/// The context an effect stage gets for a clip.
+pub fn clip_context(plan: &ClipPlan, index: usize) -> ClipContext {
+    ClipContext {
+        width: plan.width,
+        height: plan.height,
+        fps: plan.fps,
+        frames: plan.frames,
+        engine: plan.engine,
+        index,
+        input_pad: "mv",
+        output_pad: "fx",
+        first_extra_input: 1,
+    }
+}
+
+/// Encoder settings every clip shares, so `concat -c copy` joins them.
+fn encode_args(args: &mut Vec<String>, plan: &ClipPlan, encoding: &Encoding) {
+    let level = if plan.width.max(plan.height) > 1280 {
+        "4.1"
+    } else {
+        "3.1"
+    };
+    let gop = plan.fps * 2;
+    let crf = encoding.crf.to_string();
+    let fps = plan.fps.to_string();
+    let sr = SAMPLE_RATE.to_string();
+    push(
+        args,
+        [
+            "-c:v",
+            "libx264",
+            "-preset",
+            &encoding.preset,
+            "-crf",
+            &crf,
+            "-profile:v",
+            "high",
+            "-level:v",
+            level,
+            "-pix_fmt",
+            "yuv420p",
+            "-r",
+            &fps,
+            "-g",
+            &gop.to_string(),
+            "-video_track_timescale",
+            "15360",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            "-ar",
+            &sr,
+            "-ac",
+            "2",
+        ],
+    );
+}
+
+/// Renders one clip: `still` → `output` (mp4).
+pub fn clip_command(
+    plan: &ClipPlan,
+    still: &StillInput,
+    effect: Option<&EffectFilter>,
+    encoding: &Encoding,
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(plan.frames);
+    let fps = plan.fps.to_string();
+    cmd.input(
+        still.format.ffmpeg_demuxer(),
+        &still.path,
+        // `-noautorotate`: ffmpeg turns JPEGs by their EXIF tag itself; the graph applies the
+        // tag explicitly (the same on every ffmpeg version), so it must not be turned twice.
+        &["-noautorotate", "-framerate", &fps],
+    );
+    if let Some(effect) = effect {
+        for input in &effect.inputs {
+            cmd.input(&input.format, &input.path, &[]);
+        }
+    }
+    let graph = clip_graph(plan, still.orientation, effect);
+    push(
+        &mut cmd.args,
+        ["-filter_complex", &graph, "-map", "[v]", "-map", "[a]"],
+    );
+    push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
+    encode_args(&mut cmd.args, plan, encoding);
+    push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
+    cmd.args.push(local_arg(output));
+    cmd
+}
+
+/// The concat demuxer's list for files in the same directory: relative safe names only.
+pub fn concat_list(names: &[String]) -> Result<String, String> {
+    let mut list = String::from("ffconcat version 1.0\n");
+    for name in names {
+        let safe = !name.is_empty()
+            && !name.starts_with('.')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !safe {
+            return Err(format!("unsafe concat entry {name:?}"));
+        }
+        list.push_str(&format!("file '{name}'\n"));
+    }
+    Ok(list)
+}
+
+/// Music for a stitched video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MusicInput {
+    pub path: PathBuf,
+    pub format: MediaFormat,
+}
+
+/// The music chain: looped (by the demuxer) and trimmed to the video, EBU R128 loudness
+/// normalized, faded out over the last second, resampled to 48 kHz stereo.
+pub fn music_graph(seconds: f64) -> String {
+    let fade_start = (seconds - 1.0).max(0.0);
+    format!(
+        "[1:a]atrim=duration={seconds:.3},asetpts=N/SR/TB,loudnorm=I=-16:TP=-1.5:LRA=11,\
+         aresample={SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,\
+         afade=t=out:st={fade_start:.3}:d=1[a]"
+    )
+}
+
+/// Joins clips (`list` is a concat list in the work directory) into `output` without
+/// re-encoding video; audio is copied (silent tracks) or replaced by `music`.
+pub fn stitch_command(
+    list: &Path,
+    total_frames: u32,
+    fps: u32,
+    music: Option<&MusicInput>,
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(total_frames);
+    cmd.input("concat", list, &[]);
+    let seconds = f64::from(total_frames) / f64::from(fps);
+    match music {
+        None => push(&mut cmd.args, ["-map", "0:v", "-map", "0:a", "-c", "copy"]),
+        Some(music) => {
+            cmd.input(
+                music.format.ffmpeg_demuxer(),
+                &music.path,
+                &["-stream_loop", "-1"],
+            );
+            let graph = music_graph(seconds);
+            let sr = SAMPLE_RATE.to_string();
+            push(
+                &mut cmd.args,
+                [
+                    "-filter_complex",
+                    &graph,
+                    "-map",
+                    "0:v",
+                    "-map",
+                    "[a]",
+                    "-c:v",
+                    "copy",
+                    "-c:a",
+                    "aac",
+                    "-b:a",
+                    "160k",
+                    "-ar",
+                    &sr,
+                    "-ac",
+                    "2",
+                ],
+            );
+        }
+    }
+    push(
+        &mut cmd.args,
+        [
+            "-t",
+            &format!("{seconds:.3}"),
+            "-movflags",
+            "+faststart",
+            "-f",
+            "mp4",
+        ],
+    );
+    cmd.args.push(local_arg(output));
+    cmd
+}
+
+/// Whether an engine eases its moves (for documentation and records).
+pub const fn eases(engine: Engine) -> bool {
+    matches!(engine, Engine::V25)
+}

@@ -1,0 +1,26 @@
+//! The render machinery of stillreel: safe media fetching, clip plans, ffmpeg commands as
+//! data, the ffmpeg runner, stitching, audio and combine. Knows nothing of HTTP routes or
+//! databases; the server's worker drives it through [`pipeline::Renderer`].
+//!
+//! Layers, inward to outward: [`plan`] (pure motion math) → [`command`] (pure argument lists)
+//! → [`runner`] (runs ffmpeg) → [`pipeline`] (a whole job, with [`fetch`] and [`storage`]).
+//! See `docs/RENDER.md`.
+
+pub mod command;
+pub mod effect;
+pub mod error;
+pub mod fetch;
+pub mod pipeline;
+pub mod plan;
+pub mod progress;
+pub mod runner;
+pub mod storage;
+
+pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
+pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
+pub use fetch::{AllowList, FetchConfig, Fetcher, OwnFiles};
+pub use pipeline::{
+    ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
+    VideoJob,
+};
+pub use storage::{LocalStorage, Storage};

@@ -1,0 +1,145 @@
+//! Runs ffmpeg: an explicit binary, progress from its stats lines, a wall-time limit that kills
+//! the process, and the tail of stderr kept for the error.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use ffmpeg_sidecar::command::FfmpegCommand;
+use ffmpeg_sidecar::event::FfmpegEvent;
+
+use crate::command::FfmpegArgs;
+use crate::error::{RenderError, Step};
+
+/// Lines of stderr kept for an error.
+const TAIL_LINES: usize = 12;
+/// Characters of stderr kept for an error.
+const TAIL_CHARS: usize = 2000;
+
+/// How ffmpeg is run.
+#[derive(Debug, Clone)]
+pub struct Runner {
+    /// The binary (`STILLREEL_FFMPEG`).
+    pub ffmpeg: PathBuf,
+    /// Wall time after which a run is killed.
+    pub time_limit: Duration,
+}
+
+impl Runner {
+    pub fn new(ffmpeg: impl Into<PathBuf>, time_limit: Duration) -> Self {
+        let mut ffmpeg = ffmpeg.into();
+        // ffmpeg runs in the job's work directory: a relative path like `bin/ffmpeg` must be
+        // made absolute first (a bare name is looked up on PATH and stays as it is).
+        if ffmpeg.is_relative()
+            && ffmpeg.components().count() > 1
+            && let Ok(cwd) = std::env::current_dir()
+        {
+            ffmpeg = cwd.join(ffmpeg);
+        }
+        Runner { ffmpeg, time_limit }
+    }
+
+    /// Runs `cmd` in `dir`, calling `progress` with frames done (`0..=planned_frames`, never
+    /// decreasing). Blocking: call it from a blocking thread.
+    pub fn run(
+        &self,
+        step: Step,
+        cmd: &FfmpegArgs,
+        dir: &Path,
+        progress: &mut dyn FnMut(u32),
+    ) -> Result<(), RenderError> {
+        let mut command = FfmpegCommand::new_with_path(&self.ffmpeg);
+        command.args(&cmd.args);
+        command.as_inner_mut().current_dir(dir);
+        let mut child = command
+            .spawn()
+            .map_err(|source| RenderError::Spawn { step, source })?;
+        let events = child.iter().map_err(|e| RenderError::Io {
+            step,
+            message: e.to_string(),
+        })?;
+
+        // The event iterator blocks on ffmpeg's stderr; read it on its own thread so this one
+        // can watch the clock.
+        let (tx, rx) = mpsc::channel::<FfmpegEvent>();
+        let reader = std::thread::spawn(move || {
+            for event in events {
+                if tx.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+
+        let started = Instant::now();
+        let mut tail: VecDeque<String> = VecDeque::new();
+        let mut best = 0u32;
+        let mut timed_out = false;
+        loop {
+            let left = self.time_limit.saturating_sub(started.elapsed());
+            match rx.recv_timeout(left) {
+                Ok(FfmpegEvent::Progress(p)) => {
+                    let frames = p.frame.min(cmd.planned_frames);
+                    if frames > best {
+                        best = frames;
+                        progress(best);
+                    }
+                }
+                Ok(FfmpegEvent::Log(_, line)) => remember(&mut tail, line),
+                // With file output the iterator reports "No streams found" about stdout:
+                // benign (TOOLCHAIN.md).
+                Ok(FfmpegEvent::Error(e)) if e.contains("No streams found") => {}
+                Ok(FfmpegEvent::Error(e)) => remember(&mut tail, e),
+                Ok(_) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    timed_out = true;
+                    let _ = child.kill();
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let status = child.wait().map_err(|e| RenderError::Io {
+            step,
+            message: e.to_string(),
+        })?;
+        drop(rx);
+        let _ = reader.join();
+        let stderr_tail = join_tail(&tail);
+        if timed_out {
+            return Err(RenderError::TimedOut {
+                step,
+                limit_secs: self.time_limit.as_secs(),
+                stderr_tail,
+            });
+        }
+        if !status.success() {
+            return Err(RenderError::Failed {
+                step,
+                status,
+                stderr_tail,
+            });
+        }
+        if best < cmd.planned_frames {
+            progress(cmd.planned_frames);
+        }
+        Ok(())
+    }
+}
+
+fn remember(tail: &mut VecDeque<String>, line: String) {
+    let line = line.trim();
+    if line.is_empty() {
+        return;
+    }
+    if tail.len() == TAIL_LINES {
+        tail.pop_front();
+    }
+    tail.push_back(line.to_owned());
+}
+
+fn join_tail(tail: &VecDeque<String>) -> String {
+    let text = tail.iter().cloned().collect::<Vec<_>>().join("\n");
+    let skip = text.chars().count().saturating_sub(TAIL_CHARS);
+    text.chars().skip(skip).collect()
+}

@@ -1,0 +1,141 @@
+//! Where finished files go. The render code only calls this trait, so an object store can
+//! replace local files later without touching it.
+
+use std::path::{Path, PathBuf};
+
+/// A storage failure, with a message for the log.
+#[derive(Debug, thiserror::Error)]
+#[error("storage: {0}")]
+pub struct StorageError(pub String);
+
+/// Finished renders, addressed by key (`videos/<uuid>/clip-000.mp4`: `/`-separated, made of
+/// `[A-Za-z0-9._-]` segments, chosen by the caller).
+pub trait Storage: Send + Sync + std::fmt::Debug {
+    /// Stores the file at `local` under `key` (the local file may be moved away) and returns
+    /// the URL path it is served at (`/files/videos/...`), to be put after the public URL.
+    fn put(&self, local: &Path, key: &str) -> Result<String, StorageError>;
+
+    /// Makes the stored file `key` available at the local path `dest` (a hard link or copy for
+    /// local storage, a download for an object store).
+    fn get(&self, key: &str, dest: &Path) -> Result<(), StorageError>;
+
+    /// The URL path a stored key is served at (what [`Storage::put`] returned for it).
+    fn url_path(&self, key: &str) -> String;
+}
+
+/// Files under a directory, served at `url_prefix` + key.
+#[derive(Debug, Clone)]
+pub struct LocalStorage {
+    root: PathBuf,
+    url_prefix: String,
+}
+
+impl LocalStorage {
+    pub fn new(root: impl Into<PathBuf>, url_prefix: impl Into<String>) -> Self {
+        LocalStorage {
+            root: root.into(),
+            url_prefix: url_prefix.into(),
+        }
+    }
+
+    /// The file a key is stored in, if the key is well-formed.
+    pub fn path_of(&self, key: &str) -> Result<PathBuf, StorageError> {
+        check_key(key)?;
+        Ok(self.root.join(key))
+    }
+}
+
+/// Keys are relative, `/`-separated, and every segment is a plain name: no `..`, no absolute
+/// paths, nothing a URL or the file system would read specially.
+pub fn check_key(key: &str) -> Result<(), StorageError> {
+    let ok = !key.is_empty()
+        && key.split('/').all(|seg| {
+            !seg.is_empty()
+                && !seg.starts_with('.')
+                && seg
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(StorageError(format!("bad storage key {key:?}")))
+    }
+}
+
+impl Storage for LocalStorage {
+    fn put(&self, local: &Path, key: &str) -> Result<String, StorageError> {
+        let dest = self.path_of(key)?;
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| StorageError(format!("{}: {e}", parent.display())))?;
+        }
+        // Write beside the destination and rename, so a reader never sees half a file and a
+        // crash leaves either the old file or the new one.
+        let temp = dest.with_extension("part");
+        if std::fs::rename(local, &temp).is_err() {
+            std::fs::copy(local, &temp)
+                .map_err(|e| StorageError(format!("{}: {e}", temp.display())))?;
+        }
+        std::fs::rename(&temp, &dest)
+            .map_err(|e| StorageError(format!("{}: {e}", dest.display())))?;
+        Ok(self.url_path(key))
+    }
+
+    fn url_path(&self, key: &str) -> String {
+        format!("{}/{key}", self.url_prefix.trim_end_matches('/'))
+    }
+
+    fn get(&self, key: &str, dest: &Path) -> Result<(), StorageError> {
+        let src = self.path_of(key)?;
+        let _ = std::fs::remove_file(dest);
+        if std::fs::hard_link(&src, dest).is_err() {
+            std::fs::copy(&src, dest)
+                .map_err(|e| StorageError(format!("{}: {e}", src.display())))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys() {
+        for good in ["a.mp4", "videos/0f3a/clip-000.mp4"] {
+            assert!(check_key(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "a/.hidden",
+            "a b",
+            "a\\b",
+            "x:y",
+        ] {
+            assert!(check_key(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn put_then_get_round_trips() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let storage = LocalStorage::new(dir.path().join("store"), "/files/");
+        let src = dir.path().join("out.mp4");
+        std::fs::write(&src, b"data").expect("write");
+        let url = storage.put(&src, "videos/v1/main.mp4").expect("put");
+        assert_eq!(url, "/files/videos/v1/main.mp4");
+        let back = dir.path().join("back.mp4");
+        storage.get("videos/v1/main.mp4", &back).expect("get");
+        assert_eq!(std::fs::read(back).expect("read"), b"data");
+        assert!(
+            storage
+                .get("videos/v1/missing.mp4", &dir.path().join("x"))
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,457 @@
+//! Media fetching against real local servers: the public-address rule (no connection is ever
+//! made to a refused address, by literal, by name or through a redirect), limits, sniffing,
+//! EXIF orientation and the server's own files.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{Route, TestServer};
+use stillreel_render::fetch::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_render::{AllowList, FetchConfig, FetchError, Fetcher, MediaErrorKind, OwnFiles};
+
+fn fetcher(allow: &str) -> Fetcher {
+    let config = FetchConfig {
+        allow: AllowList::parse(allow).expect("allow list"),
+        connect_timeout: Duration::from_secs(2),
+        total_timeout: Duration::from_secs(10),
+        ..FetchConfig::default()
+    };
+    Fetcher::new(config, None)
+}
+
+fn png_bytes(dir: &Path) -> Arc<Vec<u8>> {
+    let path = common::picture(dir, "p.png", 64, 48);
+    Arc::new(std::fs::read(path).expect("read png"))
+}
+
+async fn fetch_image(
+    f: &Fetcher,
+    url: &str,
+    dir: &Path,
+) -> Result<stillreel_render::fetch::FetchedMedia, FetchError> {
+    f.fetch(url, MediaClass::Image, dir, "img").await
+}
+
+fn assert_refused(result: Result<stillreel_render::fetch::FetchedMedia, FetchError>, url: &str) {
+    let err = result.expect_err(url);
+    assert_eq!(err.kind, MediaErrorKind::Unreachable, "{url}: {err}");
+    assert!(!err.transient, "{url}: refusals are permanent");
+    assert!(err.message.contains("not a public address"), "{url}: {err}");
+}
+
+#[tokio::test]
+async fn loopback_in_every_notation_is_refused_without_connecting() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = png_bytes(dir.path());
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/a.png",
+            Route::Body {
+                content_type: "image/png",
+                body: png,
+            },
+        )],
+    )
+    .await;
+    let port = server.addr.port();
+    let f = fetcher("");
+    for host in [
+        "127.0.0.1".to_owned(),
+        "2130706433".to_owned(),
+        "0177.0.0.1".to_owned(),
+        "0x7f.1".to_owned(),
+        "0x7f000001".to_owned(),
+        "127.1".to_owned(),
+        "[::ffff:127.0.0.1]".to_owned(),
+        "[::ffff:7f00:1]".to_owned(),
+        "localhost".to_owned(),
+    ] {
+        let url = format!("http://{host}:{port}/a.png");
+        assert_refused(fetch_image(&f, &url, dir.path()).await, &url);
+    }
+    assert_eq!(
+        server.connections(),
+        0,
+        "no connection may reach a refused address"
+    );
+}
+
+#[tokio::test]
+async fn private_link_local_and_mapped_literals_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let f = fetcher("");
+    for url in [
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://10.0.0.1/a.jpg",
+        "http://192.168.1.10/a.jpg",
+        "http://172.16.5.4/a.jpg",
+        "http://100.64.0.1/a.jpg",
+        "http://0.0.0.0/a.jpg",
+        "http://[::1]/a.jpg",
+        "http://[fe80::1]/a.jpg",
+        "http://[fd00::1]/a.jpg",
+        "http://[64:ff9b::a00:1]/a.jpg",
+        "https://192.0.2.1/a.jpg",
+        "http://224.0.0.1/a.jpg",
+        "http://255.255.255.255/a.jpg",
+    ] {
+        assert_refused(fetch_image(&f, url, dir.path()).await, url);
+    }
+}
+
+#[tokio::test]
+async fn redirect_from_an_allowed_server_to_a_refused_one_never_connects() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = png_bytes(dir.path());
+    // The target listens on 127.0.0.2: loopback, not in the allow-list.
+    let target = TestServer::start(
+        "127.0.0.2",
+        vec![(
+            "/a.png",
+            Route::Body {
+                content_type: "image/png",
+                body: png,
+            },
+        )],
+    )
+    .await;
+    let port = target.addr.port();
+    let hops = vec![
+        (
+            "/plain",
+            Route::Redirect(format!("http://127.0.0.2:{port}/a.png")),
+        ),
+        (
+            "/decimal",
+            Route::Redirect(format!("http://2130706434:{port}/a.png")),
+        ),
+        (
+            "/mapped",
+            Route::Redirect(format!("http://[::ffff:127.0.0.2]:{port}/a.png")),
+        ),
+        (
+            "/metadata",
+            Route::Redirect("http://169.254.169.254/latest/meta-data/".to_owned()),
+        ),
+        ("/twice", Route::Redirect("/plain".to_owned())),
+    ];
+    let allowed = TestServer::start("127.0.0.1", hops).await;
+    let f = fetcher("127.0.0.1");
+    for path in ["/plain", "/decimal", "/mapped", "/metadata", "/twice"] {
+        let url = allowed.url(path);
+        assert_refused(fetch_image(&f, &url, dir.path()).await, &url);
+    }
+    assert!(allowed.connections() >= 5, "the allowed server was asked");
+    assert_eq!(
+        target.connections(),
+        0,
+        "the redirect target must never be connected to"
+    );
+}
+
+#[tokio::test]
+async fn allowed_server_serves_and_redirects_are_capped_at_five() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = png_bytes(dir.path());
+    let mut routes = vec![(
+        "/a.png",
+        Route::Body {
+            content_type: "text/plain",
+            body: Arc::clone(&png),
+        },
+    )];
+    // /r1 → /r2 → ... → /r6 → /a.png
+    let names: Vec<String> = (1..=6).map(|i| format!("/r{i}")).collect();
+    for i in 0..6 {
+        let next = if i == 5 {
+            "/a.png".to_owned()
+        } else {
+            names[i + 1].clone()
+        };
+        routes.push((names[i].as_str(), Route::Redirect(next)));
+    }
+    let server = TestServer::start("127.0.0.1", routes).await;
+    let f = fetcher("127.0.0.1");
+    // Five redirects (r2 .. r6 then the file): fine, and the server's content type is ignored.
+    let media = fetch_image(&f, &server.url("/r2"), dir.path())
+        .await
+        .expect("five redirects are followed");
+    assert_eq!(media.format, MediaFormat::Png);
+    assert_eq!(media.dimensions, Some((64, 48)));
+    assert_eq!(std::fs::read(&media.path).expect("stored"), *png);
+    assert!(media.path.ends_with("img.png"));
+    // Six: refused.
+    let err = fetch_image(&f, &server.url("/r1"), dir.path())
+        .await
+        .expect_err("six redirects");
+    assert_eq!(err.kind, MediaErrorKind::Unreachable);
+    assert!(err.message.contains("more than 5 redirects"), "{err}");
+}
+
+#[tokio::test]
+async fn allow_list_by_host_name() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = png_bytes(dir.path());
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/a.png",
+            Route::Body {
+                content_type: "image/png",
+                body: png,
+            },
+        )],
+    )
+    .await;
+    let url = format!("http://localhost:{}/a.png", server.addr.port());
+    let media = fetch_image(&fetcher("localhost"), &url, dir.path())
+        .await
+        .expect("allowed by name");
+    assert_eq!(media.format, MediaFormat::Png);
+    assert_refused(
+        fetch_image(&fetcher("example.com"), &url, dir.path()).await,
+        &url,
+    );
+}
+
+#[tokio::test]
+async fn limits_and_sniffing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let playlist =
+        Arc::new(b"#EXTM3U\n#EXT-X-VERSION:3\n#EXTINF:10,\nhttp://169.254.169.254/x.ts\n".to_vec());
+    let html = Arc::new(b"<!doctype html><title>photo</title>".to_vec());
+    let big = Arc::new({
+        let mut v = vec![0u8; 11 * 1024 * 1024];
+        v[..3].copy_from_slice(&[0xff, 0xd8, 0xff]);
+        v
+    });
+    let mp3 = Arc::new(std::fs::read(common::tone(dir.path(), "t.mp3", 0.5)).expect("mp3"));
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![
+            (
+                "/stream.jpg",
+                Route::Stream {
+                    total: 11 * 1024 * 1024,
+                },
+            ),
+            (
+                "/sized.jpg",
+                Route::Body {
+                    content_type: "image/jpeg",
+                    body: big,
+                },
+            ),
+            (
+                "/playlist.png",
+                Route::Body {
+                    content_type: "image/png",
+                    body: playlist,
+                },
+            ),
+            (
+                "/page.jpg",
+                Route::Body {
+                    content_type: "image/jpeg",
+                    body: html,
+                },
+            ),
+            (
+                "/song.png",
+                Route::Body {
+                    content_type: "image/png",
+                    body: Arc::clone(&mp3),
+                },
+            ),
+            (
+                "/song.mp3",
+                Route::Body {
+                    content_type: "audio/mpeg",
+                    body: mp3,
+                },
+            ),
+            ("/gone.jpg", Route::Status(404)),
+            ("/busy.jpg", Route::Status(503)),
+        ],
+    )
+    .await;
+    let f = fetcher("127.0.0.1");
+    let kind = |r: Result<_, FetchError>| {
+        r.map(|_: stillreel_render::fetch::FetchedMedia| ())
+            .expect_err("must fail")
+    };
+
+    let e = kind(fetch_image(&f, &server.url("/stream.jpg"), dir.path()).await);
+    assert_eq!(
+        (e.kind, e.transient),
+        (MediaErrorKind::TooLarge, false),
+        "{e}"
+    );
+    assert_eq!(e.code(), "media_too_large");
+    let e = kind(fetch_image(&f, &server.url("/sized.jpg"), dir.path()).await);
+    assert_eq!(e.kind, MediaErrorKind::TooLarge);
+    for path in ["/playlist.png", "/page.jpg", "/song.png"] {
+        let e = kind(fetch_image(&f, &server.url(path), dir.path()).await);
+        assert_eq!(
+            (e.kind, e.code()),
+            (MediaErrorKind::Unsupported, "media_unsupported"),
+            "{path}"
+        );
+    }
+    let e = kind(
+        f.fetch(&server.url("/page.jpg"), MediaClass::Audio, dir.path(), "a")
+            .await,
+    );
+    assert_eq!(e.kind, MediaErrorKind::Unsupported);
+    let song = f
+        .fetch(&server.url("/song.mp3"), MediaClass::Audio, dir.path(), "a")
+        .await
+        .expect("mp3");
+    assert_eq!(song.format, MediaFormat::Mp3);
+
+    let e = kind(fetch_image(&f, &server.url("/gone.jpg"), dir.path()).await);
+    assert_eq!((e.code(), e.transient), ("media_unreachable", false));
+    let e = kind(fetch_image(&f, &server.url("/busy.jpg"), dir.path()).await);
+    assert_eq!((e.code(), e.transient), ("media_unreachable", true));
+    // Nothing listens on port 9 of 127.0.0.1: allowed, but unreachable (worth a retry).
+    let e = kind(fetch_image(&f, "http://127.0.0.1:9/a.jpg", dir.path()).await);
+    assert_eq!((e.code(), e.transient), ("media_unreachable", true), "{e}");
+    // Not http(s).
+    let e = kind(fetch_image(&f, "file:///etc/passwd", dir.path()).await);
+    assert_eq!((e.code(), e.transient), ("media_unreachable", false));
+}
+
+#[tokio::test]
+async fn slow_server_hits_the_total_timeout() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket); // never answers
+        }
+    });
+    let config = FetchConfig {
+        allow: AllowList::parse("127.0.0.1").expect("allow"),
+        total_timeout: Duration::from_millis(500),
+        ..FetchConfig::default()
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let e = Fetcher::new(config, None)
+        .fetch(
+            &format!("http://{addr}/a.jpg"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+        )
+        .await
+        .expect_err("times out");
+    assert_eq!((e.code(), e.transient), ("media_unreachable", true), "{e}");
+}
+
+/// JPEG bytes with an EXIF APP1 segment carrying `Orientation = value`.
+pub fn with_exif_orientation(jpeg: &[u8], value: u8) -> Vec<u8> {
+    let tiff: Vec<u8> = [
+        b"MM\x00\x2a\x00\x00\x00\x08".as_slice(),
+        &[0, 1],                         // one entry
+        &[0x01, 0x12, 0, 3, 0, 0, 0, 1], // Orientation, SHORT, count 1
+        &[0, value, 0, 0],               // value, padding
+        &[0, 0, 0, 0],                   // no next IFD
+    ]
+    .concat();
+    let len = (2 + 6 + tiff.len()) as u16;
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xff, 0xe1]);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(b"Exif\x00\x00");
+    out.extend_from_slice(&tiff);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+#[tokio::test]
+async fn exif_orientation_is_read() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let jpeg = std::fs::read(common::picture(dir.path(), "p.jpg", 80, 40)).expect("jpeg");
+    let rotated = Arc::new(with_exif_orientation(&jpeg, 6));
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/r.jpg",
+            Route::Body {
+                content_type: "image/jpeg",
+                body: rotated,
+            },
+        )],
+    )
+    .await;
+    let media = fetch_image(&fetcher("127.0.0.1"), &server.url("/r.jpg"), dir.path())
+        .await
+        .expect("fetch");
+    assert_eq!(media.format, MediaFormat::Jpeg);
+    assert_eq!(media.orientation, ExifOrientation(6));
+    assert_eq!(media.dimensions, Some((80, 40)));
+    assert_eq!(media.upright_dimensions(), Some((40, 80)));
+}
+
+#[derive(Debug)]
+struct Uploads(PathBuf);
+
+impl OwnFiles for Uploads {
+    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
+        url_path
+            .strip_prefix("/files/")
+            .map(|rest| self.0.join(rest))
+    }
+}
+
+#[tokio::test]
+async fn own_public_url_is_read_from_storage_not_the_network() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::picture(dir.path(), "own.png", 32, 32);
+    let config = FetchConfig {
+        // A loopback public URL with nothing listening: only the local read can succeed.
+        public_url: Some("http://127.0.0.1:9/".parse().expect("url")),
+        ..FetchConfig::default()
+    };
+    let f = Fetcher::new(config, Some(Arc::new(Uploads(dir.path().to_path_buf()))));
+    let media = f
+        .fetch(
+            "http://127.0.0.1:9/files/own.png",
+            MediaClass::Image,
+            dir.path(),
+            "copy",
+        )
+        .await
+        .expect("own file");
+    assert_eq!(media.format, MediaFormat::Png);
+    // `..` is normalized away by the URL parser before the lookup.
+    let e = f
+        .fetch(
+            "http://127.0.0.1:9/files/../../etc/passwd",
+            MediaClass::Image,
+            dir.path(),
+            "x",
+        )
+        .await
+        .expect_err("outside");
+    assert_eq!(e.code(), "media_unreachable");
+    // Another port on the same host is not "own": the public-address rule applies.
+    let e = f
+        .fetch(
+            "http://127.0.0.1:10/files/own.png",
+            MediaClass::Image,
+            dir.path(),
+            "x",
+        )
+        .await
+        .expect_err("other port");
+    assert!(e.message.contains("not a public address"), "{e}");
+}

@@ -1,0 +1,621 @@
+//! Real ffmpeg renders through the pipeline, checked with ffprobe. Kept few and mostly 720p:
+//! the CPU is shared.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Route, TestServer, num, probe, stream};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_render::effect::FixedEffect;
+use stillreel_render::{
+    AllowList, ClipRequest, CombineJob, EffectFilter, FetchConfig, Fetcher, JobFailure,
+    LocalStorage, RenderConfig, RenderError, RenderObserver, Renderer, StoredClip, VideoJob,
+};
+
+struct Env {
+    dir: tempfile::TempDir,
+    server: TestServer,
+    renderer: Renderer,
+}
+
+impl Env {
+    async fn new(config: RenderConfig) -> Env {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let media = dir.path().join("media");
+        std::fs::create_dir_all(&media).expect("media dir");
+        let mut routes = Vec::new();
+        let body = |p: PathBuf, t: &'static str| Route::Body {
+            content_type: t,
+            body: Arc::new(std::fs::read(p).expect("read media")),
+        };
+        routes.push((
+            "/wide.jpg",
+            body(
+                common::picture(&media, "wide.jpg", 2400, 1600),
+                "image/jpeg",
+            ),
+        ));
+        routes.push((
+            "/tall.png",
+            body(common::picture(&media, "tall.png", 600, 900), "image/png"),
+        ));
+        routes.push((
+            "/small.jpg",
+            body(common::picture(&media, "small.jpg", 640, 360), "image/jpeg"),
+        ));
+        routes.push((
+            "/short.mp3",
+            body(common::tone(&media, "short.mp3", 2.0), "audio/mpeg"),
+        ));
+        routes.push((
+            "/long.ogg",
+            body(common::tone(&media, "long.ogg", 20.0), "audio/ogg"),
+        ));
+        routes.push((
+            "/big.jpg",
+            Route::Stream {
+                total: 11 * 1024 * 1024,
+            },
+        ));
+        routes.push((
+            "/page.jpg",
+            Route::Body {
+                content_type: "image/jpeg",
+                body: Arc::new(b"<html></html>".to_vec()),
+            },
+        ));
+        routes.push((
+            "/playlist.png",
+            Route::Body {
+                content_type: "image/png",
+                body: Arc::new(b"#EXTM3U\n#EXTINF:1,\nfile:///etc/passwd\n".to_vec()),
+            },
+        ));
+        let rotated = common::picture(&media, "halves.jpg", 400, 200);
+        // Left half red, right half blue, stored sideways: EXIF 6 says "turn clockwise".
+        common::ffmpeg(&[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=red:s=200x200",
+            "-f",
+            "lavfi",
+            "-i",
+            "color=blue:s=200x200",
+            "-filter_complex",
+            "[0:v][1:v]hstack",
+            "-frames:v",
+            "1",
+            rotated.to_str().expect("utf-8"),
+        ]);
+        let jpeg = std::fs::read(&rotated).expect("jpeg");
+        routes.push((
+            "/sideways.jpg",
+            Route::Body {
+                content_type: "image/jpeg",
+                body: Arc::new(exif6(&jpeg)),
+            },
+        ));
+        let server = TestServer::start("127.0.0.1", routes).await;
+        let fetch = FetchConfig {
+            allow: AllowList::parse("127.0.0.1").expect("allow"),
+            ..FetchConfig::default()
+        };
+        let storage = Arc::new(LocalStorage::new(dir.path().join("store"), "/files"));
+        let renderer = Renderer::new(config, Fetcher::new(fetch, None), storage);
+        Env {
+            dir,
+            server,
+            renderer,
+        }
+    }
+
+    fn job(
+        &self,
+        images: &[(&str, CameraMotion)],
+        orientation: Orientation,
+        resolution: Resolution,
+        engine: Engine,
+    ) -> VideoJob {
+        VideoJob {
+            key_prefix: format!("videos/{}", images.len()),
+            clips: images
+                .iter()
+                .map(|(path, motion)| ClipRequest {
+                    image_url: self.server.url(path),
+                    camera_motion: *motion,
+                    effect: None,
+                })
+                .collect(),
+            orientation,
+            resolution,
+            engine,
+            audio_url: None,
+        }
+    }
+
+    fn stored(&self, key: &str) -> PathBuf {
+        self.dir.path().join("store").join(key)
+    }
+
+    fn work(&self, name: &str) -> PathBuf {
+        self.dir.path().join("work").join(name)
+    }
+}
+
+fn exif6(jpeg: &[u8]) -> Vec<u8> {
+    let tiff: Vec<u8> = [
+        b"MM\x00\x2a\x00\x00\x00\x08".as_slice(),
+        &[0, 1],
+        &[0x01, 0x12, 0, 3, 0, 0, 0, 1],
+        &[0, 6, 0, 0],
+        &[0, 0, 0, 0],
+    ]
+    .concat();
+    let len = (2 + 6 + tiff.len()) as u16;
+    [
+        &jpeg[..2],
+        &[0xff, 0xe1],
+        &len.to_be_bytes(),
+        b"Exif\x00\x00",
+        &tiff,
+        &jpeg[2..],
+    ]
+    .concat()
+}
+
+#[derive(Default)]
+struct Recorder {
+    progress: Mutex<Vec<u8>>,
+    clips: Mutex<Vec<StoredClip>>,
+    existing: Vec<Option<String>>,
+}
+
+impl RenderObserver for Recorder {
+    fn progress(&self, percent: u8) {
+        self.progress.lock().expect("lock").push(percent);
+    }
+    fn clip_stored(&self, clip: &StoredClip) {
+        self.clips.lock().expect("lock").push(clip.clone());
+    }
+    fn existing_clip(&self, index: usize) -> Option<String> {
+        self.existing.get(index).cloned().flatten()
+    }
+}
+
+/// Asserts the CONTRACT §8 format of a file and returns its duration.
+fn assert_format(path: &Path, w: u64, h: u64) -> f64 {
+    let p = probe(path);
+    let v = stream(&p, "video");
+    assert_eq!(v["codec_name"], "h264", "{}", path.display());
+    assert_eq!(v["pix_fmt"], "yuv420p");
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(w), Some(h))
+    );
+    assert_eq!(v["r_frame_rate"], "30/1");
+    assert_eq!(v["avg_frame_rate"], "30/1");
+    let a = stream(&p, "audio");
+    assert_eq!(a["codec_name"], "aac");
+    assert_eq!(a["sample_rate"], "48000");
+    assert_eq!(a["channels"].as_u64(), Some(2));
+    let video_seconds = num(&v["duration"]);
+    let frames = num(&v["nb_read_frames"]);
+    assert!((frames / 30.0 - video_seconds).abs() < 0.05);
+    assert!(
+        (num(&a["duration"]) - video_seconds).abs() < 0.1,
+        "audio covers the video"
+    );
+    num(&p["format"]["duration"])
+}
+
+fn assert_near(actual: f64, want: f64, what: &str) {
+    assert!(
+        (actual - want).abs() <= 0.1,
+        "{what}: {actual} s, want {want} ± 0.1"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn video_720p_landscape_clips_stitch_by_stream_copy() {
+    let env = Env::new(RenderConfig::default()).await;
+    let job = env.job(
+        &[
+            ("/wide.jpg", CameraMotion::PushIn),
+            ("/tall.png", CameraMotion::OrbitLeft),
+            ("/small.jpg", CameraMotion::Auto),
+        ],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V25,
+    );
+    let rec = Recorder::default();
+    let video = env
+        .renderer
+        .render_video(&job, &env.work("a"), &rec)
+        .await
+        .expect("render");
+    assert_eq!(video.url_path, "/files/videos/3/video.mp4");
+    assert_near(video.seconds, 15.0, "planned");
+    let main = env.stored(&video.key);
+    assert_near(assert_format(&main, 1280, 720), 15.0, "video");
+
+    // Clips: 5 s each, announced as they were stored, in input order in the result.
+    assert_eq!(
+        video.clips.iter().map(|c| c.index).collect::<Vec<_>>(),
+        vec![0, 1, 2]
+    );
+    assert_eq!(rec.clips.lock().expect("lock").len(), 3);
+    let mut parts = Vec::new();
+    for clip in &video.clips {
+        let path = env.stored(&clip.key);
+        assert_near(assert_format(&path, 1280, 720), 5.0, &clip.key);
+        parts.push(path);
+    }
+    assert_eq!(
+        video.clips[1].motion,
+        Some(stillreel_render::plan::Motion::OrbitLeft)
+    );
+    // Stream copy: the video's packets are the clips' packets, byte for byte, in order.
+    common::assert_stream_copy(&main, &parts);
+
+    // Progress: from low to 100, never decreasing.
+    let progress = rec.progress.lock().expect("lock").clone();
+    assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");
+    assert_eq!(progress.last(), Some(&100));
+    assert!(progress.len() > 5, "several steps: {progress:?}");
+
+    // Combine the stored clips: reordered and repeated, with no re-encode.
+    let keys = vec![
+        video.clips[2].key.clone(),
+        video.clips[0].key.clone(),
+        video.clips[2].key.clone(),
+    ];
+    let combine = CombineJob {
+        key_prefix: "combined/1".to_owned(),
+        clip_keys: keys.clone(),
+        orientation: Orientation::Landscape,
+        resolution: Resolution::P720,
+        audio_url: None,
+    };
+    let started = std::time::Instant::now();
+    let combined = env
+        .renderer
+        .combine(&combine, &env.work("c"), &Recorder::default())
+        .await
+        .expect("combine");
+    let took = started.elapsed();
+    let path = env.stored(&combined.key);
+    assert_near(assert_format(&path, 1280, 720), 15.0, "combined");
+    let parts: Vec<PathBuf> = keys.iter().map(|k| env.stored(k)).collect();
+    common::assert_stream_copy(&path, &parts);
+    assert!(
+        took < Duration::from_secs(10),
+        "combine is a copy: {took:?}"
+    );
+
+    // Resume: an attempt that finds clip 0 and 1 stored renders only clip 2.
+    let rec = Recorder {
+        existing: vec![
+            Some(video.clips[0].key.clone()),
+            Some(video.clips[1].key.clone()),
+        ],
+        ..Recorder::default()
+    };
+    let again = env
+        .renderer
+        .render_video(&job, &env.work("b"), &rec)
+        .await
+        .expect("resume");
+    assert_eq!(
+        rec.clips
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|c| c.index)
+            .collect::<Vec<_>>(),
+        vec![2]
+    );
+    assert_eq!(again.clips.len(), 3);
+    assert_near(
+        assert_format(&env.stored(&again.key), 1280, 720),
+        15.0,
+        "resumed video",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sizes_for_each_orientation_and_resolution() {
+    let env = Env::new(RenderConfig::default()).await;
+    for (orientation, resolution, w, h) in [
+        (Orientation::Portrait, Resolution::P720, 720, 1280),
+        (Orientation::Landscape, Resolution::P1080, 1920, 1080),
+        (Orientation::Portrait, Resolution::P1080, 1080, 1920),
+    ] {
+        let mut job = env.job(
+            &[("/small.jpg", CameraMotion::PushOut)],
+            orientation,
+            resolution,
+            Engine::V24,
+        );
+        job.key_prefix = format!("videos/{w}x{h}");
+        let video = env
+            .renderer
+            .render_video(&job, &env.work(&format!("{w}")), &Recorder::default())
+            .await
+            .expect("render");
+        assert_near(assert_format(&env.stored(&video.key), w, h), 5.0, "video");
+        assert_near(
+            assert_format(&env.stored(&video.clips[0].key), w, h),
+            5.0,
+            "clip",
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn motion_moves_v25_eases_and_exif_is_honoured() {
+    let env = Env::new(RenderConfig::default()).await;
+    let mut job = env.job(
+        &[
+            ("/wide.jpg", CameraMotion::PushIn),
+            ("/wide.jpg", CameraMotion::PushIn),
+            ("/sideways.jpg", CameraMotion::PushIn),
+        ],
+        Orientation::Portrait,
+        Resolution::P720,
+        Engine::V24,
+    );
+    let v24 = env
+        .renderer
+        .render_video(&job, &env.work("v24"), &Recorder::default())
+        .await
+        .expect("v24");
+    job.engine = Engine::V25;
+    job.key_prefix = "videos/v25".to_owned();
+    job.clips.truncate(1);
+    let v25 = env
+        .renderer
+        .render_video(&job, &env.work("v25"), &Recorder::default())
+        .await
+        .expect("v25");
+    let clip24 = env.stored(&v24.clips[0].key);
+    let clip25 = env.stored(&v25.clips[0].key);
+    let f = |p: &Path, n| common::frame_gray(p, n, "36:64");
+    // The picture really moves between the first and last frame.
+    assert!(common::mean_abs_diff(&f(&clip24, 0), &f(&clip24, 149)) > 2.0);
+    assert!(common::mean_abs_diff(&f(&clip25, 0), &f(&clip25, 149)) > 2.0);
+    // Same start and end, but v25 eases in: after 20 frames it has moved far less than v24.
+    let early24 = common::mean_abs_diff(&f(&clip24, 0), &f(&clip24, 20));
+    let early25 = common::mean_abs_diff(&f(&clip25, 0), &f(&clip25, 20));
+    assert!(early25 < early24 * 0.5, "v25 {early25} vs v24 {early24}");
+    assert!(
+        common::mean_abs_diff(&f(&clip24, 149), &f(&clip25, 149)) < 3.0,
+        "same end frame"
+    );
+
+    // EXIF 6: stored red|blue side by side, shown upright as red above blue.
+    let sideways = env.stored(&v24.clips[2].key);
+    let rgb = common::frame_rgb(&sideways, 0, "2:2");
+    let (top, bottom) = (&rgb[0..3], &rgb[6..9]);
+    assert!(top[0] > 180 && top[2] < 80, "top is red: {top:?}");
+    assert!(
+        bottom[2] > 180 && bottom[0] < 80,
+        "bottom is blue: {bottom:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn music_is_looped_or_trimmed_normalized_and_faded() {
+    let env = Env::new(RenderConfig::default()).await;
+    let mut job = env.job(
+        &[
+            ("/small.jpg", CameraMotion::PushIn),
+            ("/small.jpg", CameraMotion::PushOut),
+        ],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V24,
+    );
+    // 2 s of music under 10 s of video: looped.
+    job.audio_url = Some(env.server.url("/short.mp3"));
+    let looped = env
+        .renderer
+        .render_video(&job, &env.work("loop"), &Recorder::default())
+        .await
+        .expect("looped");
+    let path = env.stored(&looped.key);
+    assert_near(assert_format(&path, 1280, 720), 10.0, "looped");
+    let middle = common::mean_volume(&path, 6.5, 1.0);
+    let last = common::mean_volume(&path, 9.5, 0.5);
+    assert!(
+        middle > -30.0,
+        "music plays after the loop point: {middle} dB"
+    );
+    assert!(last < middle - 6.0, "fades out: {last} dB vs {middle} dB");
+    // Loudness normalization lifts the quiet tone (-21 dB mean from ffmpeg's sine) toward -16 LUFS.
+    assert!(middle > -21.0, "normalized: {middle} dB");
+
+    // 20 s of music under 5 s: trimmed, still fades.
+    job.clips.truncate(1);
+    job.key_prefix = "videos/trim".to_owned();
+    job.audio_url = Some(env.server.url("/long.ogg"));
+    let trimmed = env
+        .renderer
+        .render_video(&job, &env.work("trim"), &Recorder::default())
+        .await
+        .expect("trimmed");
+    let path = env.stored(&trimmed.key);
+    assert_near(assert_format(&path, 1280, 720), 5.0, "trimmed");
+    assert!(common::mean_volume(&path, 4.6, 0.4) < common::mean_volume(&path, 2.0, 1.0) - 6.0);
+}
+
+fn failure_code(
+    result: Result<stillreel_render::StoredVideo, JobFailure>,
+) -> (String, Option<String>, bool) {
+    let e = result.expect_err("must fail");
+    (
+        e.code().to_owned(),
+        e.field().map(str::to_owned),
+        e.is_transient(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_paths_map_to_codes() {
+    let env = Env::new(RenderConfig::default()).await;
+    let cases = [
+        ("/big.jpg", "media_too_large"),
+        ("/page.jpg", "media_unsupported"),
+        ("/playlist.png", "media_unsupported"),
+        ("/missing.jpg", "media_unreachable"),
+    ];
+    for (i, (path, code)) in cases.iter().enumerate() {
+        let mut job = env.job(
+            &[
+                ("/small.jpg", CameraMotion::PushIn),
+                (path, CameraMotion::PushIn),
+            ],
+            Orientation::Landscape,
+            Resolution::P720,
+            Engine::V24,
+        );
+        job.key_prefix = format!("videos/err{i}");
+        let got = failure_code(
+            env.renderer
+                .render_video(&job, &env.work(&format!("e{i}")), &Recorder::default())
+                .await,
+        );
+        assert_eq!(
+            got,
+            (
+                (*code).to_owned(),
+                Some("image_inputs[1].image_url".to_owned()),
+                false
+            ),
+            "{path}"
+        );
+    }
+    // Unreachable host: nothing listens there (allowed address); transient.
+    let mut job = env.job(
+        &[("/small.jpg", CameraMotion::PushIn)],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V24,
+    );
+    job.clips[0].image_url = "http://127.0.0.1:9/x.jpg".to_owned();
+    let got = failure_code(
+        env.renderer
+            .render_video(&job, &env.work("u"), &Recorder::default())
+            .await,
+    );
+    assert_eq!(
+        got,
+        (
+            "media_unreachable".to_owned(),
+            Some("image_inputs[0].image_url".to_owned()),
+            true
+        )
+    );
+    // Music that is not audio.
+    let mut job = env.job(
+        &[("/small.jpg", CameraMotion::PushIn)],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V24,
+    );
+    job.audio_url = Some(env.server.url("/wide.jpg"));
+    let got = failure_code(
+        env.renderer
+            .render_video(&job, &env.work("m"), &Recorder::default())
+            .await,
+    );
+    assert_eq!(
+        got,
+        (
+            "media_unsupported".to_owned(),
+            Some("audio_url".to_owned()),
+            false
+        )
+    );
+
+    // ffmpeg itself fails (an effect names a filter that does not exist): render_failed, with
+    // the step and ffmpeg's own words kept for the log.
+    let mut job = env.job(
+        &[("/small.jpg", CameraMotion::PushIn)],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V24,
+    );
+    job.clips[0].effect = Some(Arc::new(FixedEffect(EffectFilter {
+        graph: "[mv]nosuchfilter[fx]".to_owned(),
+        inputs: vec![],
+    })));
+    let e = env
+        .renderer
+        .render_video(&job, &env.work("f"), &Recorder::default())
+        .await
+        .expect_err("ffmpeg fails");
+    assert_eq!(
+        (e.code(), e.field(), e.is_transient()),
+        ("render_failed", None, false)
+    );
+    match e {
+        JobFailure::Render(RenderError::Failed {
+            step, stderr_tail, ..
+        }) => {
+            assert_eq!(step, stillreel_render::Step::Clip(0));
+            assert!(stderr_tail.contains("nosuchfilter"), "{stderr_tail}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn effect_hook_and_time_limit() {
+    // A working effect: it draws a white box over the moving picture.
+    let env = Env::new(RenderConfig {
+        step_time_limit: Duration::from_millis(300),
+        ..RenderConfig::default()
+    })
+    .await;
+    let mut job = env.job(
+        &[("/wide.jpg", CameraMotion::PushIn)],
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V25,
+    );
+    let e = env
+        .renderer
+        .render_video(&job, &env.work("t"), &Recorder::default())
+        .await
+        .expect_err("killed");
+    assert!(
+        matches!(e, JobFailure::Render(RenderError::TimedOut { .. })),
+        "{e:?}"
+    );
+    assert_eq!(e.code(), "render_failed");
+
+    let env = Env::new(RenderConfig::default()).await;
+    job.clips[0].image_url = env.server.url("/wide.jpg");
+    job.clips[0].effect = Some(Arc::new(FixedEffect(EffectFilter {
+        graph: "[mv]drawbox=x=0:y=0:w=200:h=200:color=white:t=fill[fx]".to_owned(),
+        inputs: vec![],
+    })));
+    let video = env
+        .renderer
+        .render_video(&job, &env.work("fx"), &Recorder::default())
+        .await
+        .expect("effect");
+    let clip = env.stored(&video.clips[0].key);
+    assert_near(assert_format(&clip, 1280, 720), 5.0, "effect clip");
+    let rgb = common::frame_rgb(&clip, 75, "64:36");
+    assert!(
+        rgb[..3].iter().all(|&c| c > 230),
+        "white box at the top left: {:?}",
+        &rgb[..3]
+    );
+}

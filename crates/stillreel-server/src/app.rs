@@ -1,0 +1,190 @@
+//! The router and its layers.
+
+use std::any::Any;
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use axum::Router;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderName, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::{get, post};
+use stillreel_core::{PROCEDURAL_VFX, catalog};
+use tower::ServiceBuilder;
+use tower_http::LatencyUnit;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{
+    MakeRequestUuid, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+use crate::config::Config;
+use crate::db::Db;
+use crate::error::{ApiError, envelope_response};
+use crate::metrics::Metrics;
+use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
+use crate::state::{AppState, AuthCache};
+use crate::storage::{LocalStorage, Storage};
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+impl AppState {
+    /// The state of a server on `db` with `config`: local media storage under the data dir,
+    /// the built-in templates, the procedural vfx.
+    pub fn new(db: Db, config: Config) -> Self {
+        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::new(config.media_dir()));
+        AppState {
+            db,
+            config: Arc::new(config),
+            storage,
+            templates: catalog::builtin_templates(),
+            available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
+            metrics: Arc::new(Metrics::default()),
+            auth_cache: Arc::new(AuthCache::default()),
+        }
+    }
+}
+
+/// The route a response came from, copied from the request so outer layers can label metrics.
+#[derive(Debug, Clone)]
+struct RouteLabel(String);
+
+async fn label_route(matched: Option<MatchedPath>, request: Request, next: Next) -> Response {
+    let label = matched.map(|m| m.as_str().to_owned());
+    let mut response = next.run(request).await;
+    if let Some(label) = label {
+        response.extensions_mut().insert(RouteLabel(label));
+    }
+    response
+}
+
+async fn record_metrics(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let is_files = request.uri().path().starts_with("/files/");
+    let response = next.run(request).await;
+    let route = match response.extensions().get::<RouteLabel>() {
+        Some(RouteLabel(route)) => route.as_str(),
+        None if is_files => "/files",
+        None => "unmatched",
+    };
+    state
+        .metrics
+        .record(route, response.status().as_u16(), started.elapsed());
+    response
+}
+
+/// Gives errors produced outside our handlers (axum's 405, `ServeDir`'s 404, ...) the
+/// envelope, keeping their headers (`Allow` on 405).
+async fn envelope_bare_errors(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error())
+        || response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return response;
+    }
+    let (parts, _) = response.into_parts();
+    let (code, message) = match status {
+        StatusCode::NOT_FOUND => ("not_found", "no such resource".to_owned()),
+        StatusCode::METHOD_NOT_ALLOWED => {
+            ("method_not_allowed", ApiError::MethodNotAllowed.to_string())
+        }
+        StatusCode::PAYLOAD_TOO_LARGE => {
+            ("payload_too_large", ApiError::PayloadTooLarge.to_string())
+        }
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+            "unsupported_media_type",
+            ApiError::UnsupportedMediaType.to_string(),
+        ),
+        StatusCode::RANGE_NOT_SATISFIABLE => (
+            "range_not_satisfiable",
+            "the requested range is not satisfiable".to_owned(),
+        ),
+        s if s.is_server_error() => ("internal", "internal error".to_owned()),
+        _ => ("bad_request", "the request is not valid".to_owned()),
+    };
+    let mut fixed = envelope_response(status, code, message, &[]);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_LENGTH {
+            fixed.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    fixed
+}
+
+fn panic_response(err: Box<dyn Any + Send + 'static>) -> Response {
+    let detail = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| err.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    tracing::error!(panic = detail, "handler panicked");
+    envelope_response(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal error; the fault is ours and has been logged".to_owned(),
+        &[],
+    )
+}
+
+async fn route_not_found() -> ApiError {
+    ApiError::NotFound {
+        message: "no such route".to_owned(),
+        details: Vec::new(),
+    }
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
+/// The API routes, under `/api/v1`.
+fn api() -> Router<AppState> {
+    Router::new()
+        .route("/create_video", post(videos::create_video))
+        .route("/combine_video_clips", post(videos::combine_video_clips))
+        .route("/get_video", get(videos::get_video))
+        .route("/create_project", post(projects::create_project))
+        .route("/get_projects", get(projects::get_projects))
+        .route("/get_templates", get(catalog_routes::get_templates))
+        .route("/get_engines", get(catalog_routes::get_engines))
+        .route("/openapi.json", get(ops::openapi))
+        .fallback(route_not_found)
+}
+
+/// The whole application: API, operations endpoints, media files, web form; with request ids,
+/// tracing, metrics, envelopes for every error, and a panic guard.
+pub fn router(state: AppState) -> Router {
+    let web_dir = state.config.web_dir.clone();
+    let media_root = state.config.media_dir();
+    let routed = Router::new()
+        .nest("/api/v1", api())
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn(label_route))
+        .merge(files::media(&media_root));
+    let routed = files::with_web(routed, &web_dir, route_not_found);
+
+    let layers = ServiceBuilder::new()
+        .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
+            let id = request
+                .extensions()
+                .get::<RequestId>()
+                .and_then(|id| id.header_value().to_str().ok())
+                .unwrap_or("-");
+            tracing::info_span!("request", id = %id, method = %request.method(), path = %request.uri().path())
+        })
+        .on_request(())
+        .on_response(DefaultOnResponse::new().level(Level::INFO).latency_unit(LatencyUnit::Micros)))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(middleware::from_fn_with_state(state.clone(), record_metrics))
+        .layer(middleware::from_fn(envelope_bare_errors))
+        .layer(CatchPanicLayer::custom(panic_response));
+
+    routed.layer(layers).with_state(state)
+}

@@ -1,0 +1,220 @@
+//! Configuration: one typed struct, read once from the environment at start-up.
+//!
+//! Every variable is documented in `.env.example` at the repository root and in
+//! `docs/SERVER.md`. Nothing else in the crate reads the environment.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use stillreel_core::Engine;
+
+/// A variable that is set but cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[error("{var}: {message}")]
+pub struct ConfigError {
+    pub var: &'static str,
+    pub message: String,
+}
+
+/// Which database to use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseConfig {
+    /// A SQLite file (created when missing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL URL (`postgres://` or `postgresql://`).
+    Postgres(String),
+}
+
+/// The whole configuration of `stillreel`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `STILLREEL_LISTEN`: address to listen on.
+    pub listen: SocketAddr,
+    /// `STILLREEL_DATA_DIR`: database file, media, renders.
+    pub data_dir: PathBuf,
+    /// `STILLREEL_DATABASE_URL`: SQLite file in the data dir unless a `postgres://` URL.
+    pub database: DatabaseConfig,
+    /// `STILLREEL_PUBLIC_URL`: base of every URL in responses, without a trailing slash.
+    pub public_url: String,
+    /// `STILLREEL_FETCH_ALLOW`: hosts/IPs/CIDRs exempt from the public-address rule (used by the
+    /// renderer's media fetcher; kept here as the raw comma-separated entries).
+    pub fetch_allow: Vec<String>,
+    /// `STILLREEL_WORKERS`: render jobs run at once by this process; 0 = API node only.
+    pub workers: usize,
+    /// `STILLREEL_DEFAULT_ENGINE`: engine when a request names none.
+    pub default_engine: Engine,
+    /// `STILLREEL_FFMPEG`: ffmpeg binary.
+    pub ffmpeg: PathBuf,
+    /// `STILLREEL_WEB_DIR`: the built web form, served at `/`.
+    pub web_dir: PathBuf,
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the configuration through `lookup` (the environment, or a map in tests).
+    /// Empty values count as unset.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let get = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+
+        let listen_text = get("STILLREEL_LISTEN").unwrap_or_else(|| "127.0.0.1:8080".to_owned());
+        let listen: SocketAddr = listen_text.parse().map_err(|err| ConfigError {
+            var: "STILLREEL_LISTEN",
+            message: format!("{listen_text:?} is not an address like 127.0.0.1:8080 ({err})"),
+        })?;
+        let data_dir =
+            PathBuf::from(get("STILLREEL_DATA_DIR").unwrap_or_else(|| "./data".to_owned()));
+        let database = match get("STILLREEL_DATABASE_URL") {
+            None => DatabaseConfig::Sqlite(data_dir.join("stillreel.db")),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                DatabaseConfig::Postgres(url)
+            }
+            Some(url) => match url
+                .strip_prefix("sqlite://")
+                .or_else(|| url.strip_prefix("sqlite:"))
+            {
+                Some(path) => DatabaseConfig::Sqlite(PathBuf::from(path)),
+                None => {
+                    return Err(ConfigError {
+                        var: "STILLREEL_DATABASE_URL",
+                        message: "expected postgres://... or sqlite:<file>".to_owned(),
+                    });
+                }
+            },
+        };
+        let public_url = match get("STILLREEL_PUBLIC_URL") {
+            Some(url) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(ConfigError {
+                        var: "STILLREEL_PUBLIC_URL",
+                        message: format!("{url:?} must start with http:// or https://"),
+                    });
+                }
+                url.trim_end_matches('/').to_owned()
+            }
+            None => format!("http://{listen}"),
+        };
+        let fetch_allow = get("STILLREEL_FETCH_ALLOW")
+            .map(|v| {
+                v.split(',')
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let workers = match get("STILLREEL_WORKERS") {
+            None => 1,
+            Some(text) => text.parse().map_err(|_| ConfigError {
+                var: "STILLREEL_WORKERS",
+                message: format!("{text:?} is not a whole number"),
+            })?,
+        };
+        let default_engine = match get("STILLREEL_DEFAULT_ENGINE") {
+            None => Engine::V25,
+            Some(text) => Engine::parse(&text).ok_or_else(|| ConfigError {
+                var: "STILLREEL_DEFAULT_ENGINE",
+                message: format!("{text:?} is not {}", Engine::allowed_list()),
+            })?,
+        };
+        let ffmpeg = PathBuf::from(get("STILLREEL_FFMPEG").unwrap_or_else(|| "ffmpeg".to_owned()));
+        let web_dir =
+            PathBuf::from(get("STILLREEL_WEB_DIR").unwrap_or_else(|| "./web/dist".to_owned()));
+        Ok(Self {
+            listen,
+            data_dir,
+            database,
+            public_url,
+            fetch_allow,
+            workers,
+            default_engine,
+            ffmpeg,
+            web_dir,
+        })
+    }
+
+    /// Where rendered and fetched media live.
+    pub fn media_dir(&self) -> PathBuf {
+        self.data_dir.join("media")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_follow_the_contract() {
+        let c = config(&[]).expect("defaults are valid");
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.data_dir, PathBuf::from("./data"));
+        assert_eq!(
+            c.database,
+            DatabaseConfig::Sqlite(PathBuf::from("./data/stillreel.db"))
+        );
+        assert_eq!(c.public_url, "http://127.0.0.1:8080");
+        assert!(c.fetch_allow.is_empty());
+        assert_eq!(c.workers, 1);
+        assert_eq!(c.default_engine, Engine::V25);
+        assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
+        assert_eq!(c.web_dir, PathBuf::from("./web/dist"));
+    }
+
+    #[test]
+    fn every_variable_is_read() {
+        let c = config(&[
+            ("STILLREEL_LISTEN", "0.0.0.0:9000"),
+            ("STILLREEL_DATA_DIR", "/srv/sr"),
+            ("STILLREEL_DATABASE_URL", "postgres://u:p@db/sr"),
+            ("STILLREEL_PUBLIC_URL", "https://video.example.com/"),
+            ("STILLREEL_FETCH_ALLOW", "localhost, 10.0.0.0/8,,"),
+            ("STILLREEL_WORKERS", "0"),
+            ("STILLREEL_DEFAULT_ENGINE", "v24"),
+            ("STILLREEL_FFMPEG", "/opt/ffmpeg"),
+            ("STILLREEL_WEB_DIR", "/srv/web"),
+        ])
+        .expect("valid");
+        assert_eq!(c.listen.port(), 9000);
+        assert_eq!(
+            c.database,
+            DatabaseConfig::Postgres("postgres://u:p@db/sr".to_owned())
+        );
+        assert_eq!(c.public_url, "https://video.example.com");
+        assert_eq!(c.fetch_allow, vec!["localhost", "10.0.0.0/8"]);
+        assert_eq!(c.workers, 0);
+        assert_eq!(c.default_engine, Engine::V24);
+        assert_eq!(c.ffmpeg, PathBuf::from("/opt/ffmpeg"));
+        assert_eq!(c.web_dir, PathBuf::from("/srv/web"));
+        assert_eq!(c.media_dir(), PathBuf::from("/srv/sr/media"));
+    }
+
+    #[test]
+    fn bad_values_name_their_variable() {
+        for (var, value) in [
+            ("STILLREEL_LISTEN", "localhost"),
+            ("STILLREEL_WORKERS", "-1"),
+            ("STILLREEL_DEFAULT_ENGINE", "v26"),
+            ("STILLREEL_PUBLIC_URL", "ftp://x"),
+            ("STILLREEL_DATABASE_URL", "mysql://x"),
+        ] {
+            let err = config(&[(var, value)]).expect_err(var);
+            assert_eq!(err.var, var);
+        }
+    }
+}

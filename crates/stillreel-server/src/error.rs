@@ -1,0 +1,204 @@
+//! The one error type of the HTTP layer and its envelope (CONTRACT §3).
+//!
+//! Which error where: the core reports field errors (`Rejection`); the database layer reports
+//! `DbError`; handlers turn both into [`ApiError`], which alone knows status codes. Internal
+//! faults are logged once, here, with the request's span, and answered as a bare `internal`.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use stillreel_core::{FieldError, Rejection};
+
+use crate::db::DbError;
+
+/// Every failure a request can end in.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    MalformedJson(String),
+    #[error("a valid API key is required in the Authorization header")]
+    Unauthorized,
+    #[error("{message}")]
+    NotFound {
+        message: String,
+        details: Vec<FieldError>,
+    },
+    #[error("this method is not allowed on this path")]
+    MethodNotAllowed,
+    #[error("a request with this Idempotency-Key is still being handled; retry later")]
+    IdempotencyInProgress,
+    #[error("the request body is larger than 1 MiB")]
+    PayloadTooLarge,
+    #[error("send the body as JSON with Content-Type: application/json")]
+    UnsupportedMediaType,
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    #[error("this Idempotency-Key was already used with a different request")]
+    IdempotencyKeyReused,
+    #[error("the service is not ready")]
+    Unavailable,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// `{"error": {...}}`.
+#[derive(Debug, Serialize)]
+pub struct Envelope<'a> {
+    pub error: EnvelopeBody<'a>,
+}
+
+/// The inside of the envelope.
+#[derive(Debug, Serialize)]
+pub struct EnvelopeBody<'a> {
+    pub code: &'a str,
+    pub message: String,
+    pub details: &'a [FieldError],
+}
+
+impl ApiError {
+    /// A 404 for a resource named by the URL (no details).
+    pub fn not_found(what: &str) -> Self {
+        ApiError::NotFound {
+            message: format!("{what} not found"),
+            details: Vec::new(),
+        }
+    }
+
+    /// A 404 for ids that came from the body, one detail per field.
+    pub fn not_found_fields(details: Vec<FieldError>) -> Self {
+        let message = match details.as_slice() {
+            [one] => format!("{} does not exist or belongs to another account", one.field),
+            many => format!(
+                "{} referenced resources do not exist or belong to another account",
+                many.len()
+            ),
+        };
+        ApiError::NotFound { message, details }
+    }
+
+    /// Status and stable code.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::MalformedJson(_) => (StatusCode::BAD_REQUEST, "malformed_json"),
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            ApiError::IdempotencyInProgress => (StatusCode::CONFLICT, "idempotency_in_progress"),
+            ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
+            }
+            ApiError::Validation(_) => (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+            ApiError::IdempotencyKeyReused => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
+            }
+            ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+}
+
+impl From<Rejection> for ApiError {
+    fn from(rejection: Rejection) -> Self {
+        match rejection {
+            Rejection::Malformed(message) => ApiError::MalformedJson(message),
+            Rejection::Invalid(errors) => ApiError::Validation(errors),
+        }
+    }
+}
+
+impl From<DbError> for ApiError {
+    fn from(err: DbError) -> Self {
+        ApiError::Internal(err.to_string())
+    }
+}
+
+/// Renders an envelope; used by [`ApiError`] and by the panic handler.
+pub fn envelope_response(
+    status: StatusCode,
+    code: &str,
+    message: String,
+    details: &[FieldError],
+) -> Response {
+    let body = Envelope {
+        error: EnvelopeBody {
+            code,
+            message,
+            details,
+        },
+    };
+    let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
+        br#"{"error":{"code":"internal","message":"internal error","details":[]}}"#.to_vec()
+    });
+    (
+        status,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        bytes,
+    )
+        .into_response()
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        let (message, details): (String, &[FieldError]) = match &self {
+            ApiError::Validation(errors) => {
+                let n = errors.len();
+                (
+                    format!("{n} field{} invalid", if n == 1 { " is" } else { "s are" }),
+                    errors,
+                )
+            }
+            ApiError::NotFound { message, details } => (message.clone(), details),
+            ApiError::Internal(detail) => {
+                // Logged once, inside the request's span (so with its request id); never sent.
+                tracing::error!(error = %detail, "internal error");
+                (
+                    "internal error; the fault is ours and has been logged".to_owned(),
+                    &[],
+                )
+            }
+            other => (other.to_string(), &[]),
+        };
+        envelope_response(status, code, message, details)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stillreel_core::ErrorCode;
+
+    use super::*;
+
+    async fn body(err: ApiError) -> (StatusCode, serde_json::Value) {
+        let response = err.into_response();
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .expect("body");
+        (status, serde_json::from_slice(&bytes).expect("json"))
+    }
+
+    #[tokio::test]
+    async fn validation_envelope_lists_every_field() {
+        let (status, json) = body(ApiError::Validation(vec![
+            FieldError::new("a", ErrorCode::Required, "a is required"),
+            FieldError::new("b[0]", ErrorCode::InvalidUrl, "bad url"),
+        ]))
+        .await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(json["error"]["code"], "validation_failed");
+        assert_eq!(json["error"]["message"], "2 fields are invalid");
+        assert_eq!(json["error"]["details"][1]["field"], "b[0]");
+        assert_eq!(json["error"]["details"][1]["code"], "invalid_url");
+    }
+
+    #[tokio::test]
+    async fn internal_errors_leak_nothing() {
+        let (status, json) = body(ApiError::Internal("password=hunter2 at db".to_owned())).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(json["error"]["code"], "internal");
+        assert!(!json.to_string().contains("hunter2"));
+        assert_eq!(json["error"]["details"], serde_json::json!([]));
+    }
+}

@@ -1,0 +1,25 @@
+//! The stillreel REST server: configuration, persistence (SQLite or PostgreSQL), the render
+//! job queue, storage of rendered files, and the HTTP API of CONTRACT §7.
+//!
+//! For the render worker, the entry points are [`queue`] (claim/heartbeat/complete/fail),
+//! [`repo::render`] (read a job's input, move statuses and progress forward), and
+//! [`storage::Storage`] (write rendered files). See `docs/SERVER.md`.
+
+pub mod app;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod extract;
+pub mod metrics;
+pub mod openapi;
+pub mod queue;
+pub mod repo;
+pub mod routes;
+pub mod serve;
+pub mod state;
+pub mod storage;
+
+pub use app::router;
+pub use config::Config;
+pub use db::Db;
+pub use state::AppState;

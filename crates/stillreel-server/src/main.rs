@@ -1,0 +1,129 @@
+//! `stillreel`: the service binary (CONTRACT §9).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use stillreel_server::{AppState, Config, Db, repo, serve};
+use tracing_subscriber::EnvFilter;
+
+const DEFAULT_CLIP_LIMIT: u16 = stillreel_core::limits::DEFAULT_CLIP_LIMIT as u16;
+
+/// Turns still photos into short videos: HTTP API, web form and render workers.
+#[derive(Debug, Parser)]
+#[command(name = "stillreel", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Runs the HTTP API, the web form at `/` and the render workers, configured by the
+    /// STILLREEL_* environment variables (see .env.example).
+    Serve,
+    /// Manages accounts.
+    Accounts {
+        #[command(subcommand)]
+        command: AccountsCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AccountsCommand {
+    /// Creates an account with a default project and an API key; prints
+    /// {"account", "api_key", "default_project"} as one JSON object. Works while the server runs.
+    Create {
+        /// A name for the account (for operators; not shown to API clients).
+        name: String,
+        /// Most clips per video (the plan).
+        #[arg(long, default_value_t = DEFAULT_CLIP_LIMIT, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        clip_limit: u16,
+    },
+}
+
+fn init_logging() {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let json = std::env::var("STILLREEL_LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init()
+    } else {
+        builder.init()
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(err) => {
+            eprintln!("stillreel: configuration: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Serve => run_serve(config).await,
+        Command::Accounts {
+            command: AccountsCommand::Create { name, clip_limit },
+        } => create_account(config, &name, usize::from(clip_limit)).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("stillreel: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[expect(clippy::print_stdout, reason = "the CLI's output is its interface")]
+async fn create_account(
+    config: Config,
+    name: &str,
+    clip_limit: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let db = Db::connect(&config.database).await?;
+    let account = repo::accounts::create(&db, name, clip_limit).await?;
+    db.close().await;
+    println!("{}", serde_json::to_string(&account)?);
+    Ok(())
+}
+
+#[expect(
+    clippy::print_stdout,
+    reason = "the first key is shown once, to the operator"
+)]
+async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    let db = Db::connect(&config.database).await?;
+    if let Some(account) = serve::ensure_first_account(&db).await? {
+        println!("stillreel: created a local account (this key is shown once; keep it):");
+        println!("{}", serde_json::to_string(&account)?);
+    }
+    let workers = config.workers;
+    let state = AppState::new(db, config);
+    let listener = serve::bind(&state).await?;
+    tracing::info!(
+        addr = %listener.local_addr()?,
+        public_url = %state.config.public_url,
+        database = ?state.db.backend(),
+        workers,
+        "stillreel listening"
+    );
+    if workers > 0 {
+        // The render worker lives in stillreel-render; until it is wired in here, jobs stay
+        // queued for a node that runs one.
+        tracing::warn!(
+            workers,
+            "no render worker is linked into this build; jobs stay queued"
+        );
+    }
+    serve::serve(listener, state, serve::shutdown_signal()).await?;
+    Ok(())
+}

@@ -1,0 +1,342 @@
+//! The render job queue, in the `jobs` table of the same database as the videos.
+//!
+//! Life of a job: [`enqueue`] (inside the transaction that creates its video, so a video
+//! never exists without its job) → [`claim`] by a worker, which takes a lease → [`heartbeat`]
+//! while it works, outside any transaction → [`complete`] or [`fail`], each applied only if
+//! the worker still holds the lease. A worker that dies stops renewing its lease;
+//! [`requeue_expired`] puts such jobs back (or fails them after `max_attempts`). Work is
+//! therefore at-least-once: a job may run twice, so job handlers must be idempotent.
+//!
+//! Claiming is one atomic `UPDATE ... RETURNING`. On PostgreSQL the candidate row is chosen in
+//! a `MATERIALIZED` CTE with `FOR UPDATE SKIP LOCKED`, so concurrent workers skip each other's
+//! rows instead of waiting, and the planner cannot inline the subquery and lock more rows
+//! than the `LIMIT`. On SQLite the claim runs in a `BEGIN IMMEDIATE` transaction: SQLite
+//! has one writer at a time, so the select-then-update cannot interleave.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use crate::db::{Db, DbError, Tx, now_ms, on_tx};
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// Render the clips of a `create_video` video and join them.
+    Render,
+    /// Join the existing clips of a `combine_video_clips` video.
+    Combine,
+    /// Render the branded version of a completed video.
+    Branding,
+}
+
+impl JobKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Render => "render",
+            JobKind::Combine => "combine",
+            JobKind::Branding => "branding",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "render" => Some(JobKind::Render),
+            "combine" => Some(JobKind::Combine),
+            "branding" => Some(JobKind::Branding),
+            _ => None,
+        }
+    }
+}
+
+/// States of a job; `/metrics` reports the queue depth by state.
+pub const JOB_STATES: &[&str] = &["queued", "running", "done", "failed"];
+
+/// A job a worker holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub id: i64,
+    pub video_id: Uuid,
+    pub kind: JobKind,
+    /// Attempts so far, this one included.
+    pub attempts: i32,
+    pub max_attempts: i32,
+    /// Millisecond timestamp at which the lease runs out unless renewed.
+    pub lease_expires_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct JobRow {
+    id: i64,
+    video_id: Uuid,
+    kind: String,
+    attempts: i32,
+    max_attempts: i32,
+    lease_expires_at: Option<i64>,
+}
+
+impl TryFrom<JobRow> for Job {
+    type Error = DbError;
+    fn try_from(row: JobRow) -> Result<Self, DbError> {
+        Ok(Job {
+            id: row.id,
+            video_id: row.video_id,
+            kind: JobKind::parse(&row.kind)
+                .ok_or_else(|| DbError::Corrupt(format!("job kind {:?}", row.kind)))?,
+            attempts: row.attempts,
+            max_attempts: row.max_attempts,
+            lease_expires_at: row.lease_expires_at.unwrap_or_default(),
+        })
+    }
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Adds a runnable job for `video_id` inside `tx`; returns its id.
+pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<i64, DbError> {
+    let now = now_ms();
+    let id: i64 = on_tx!(tx, conn => sqlx::query_scalar(
+        "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
+         VALUES ($1, $2, 'queued', $3, $3, $3) RETURNING id",
+    )
+    .bind(video_id)
+    .bind(kind.as_str())
+    .bind(now)
+    .fetch_one(conn)
+    .await?);
+    Ok(id)
+}
+
+const CLAIM_SQLITE: &str = "
+UPDATE jobs
+SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= $3 ORDER BY run_after, id LIMIT 1)
+RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at";
+
+const CLAIM_POSTGRES: &str = "
+WITH next AS MATERIALIZED (
+    SELECT id FROM jobs
+    WHERE state = 'queued' AND run_after <= $3
+    ORDER BY run_after, id
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE jobs
+SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+FROM next
+WHERE jobs.id = next.id
+RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.attempts, jobs.max_attempts, jobs.lease_expires_at";
+
+/// Takes the oldest runnable job for `worker_id` with a lease of `lease`, or `None` when the
+/// queue has nothing runnable. Commits at once: the work happens outside any transaction.
+pub async fn claim(db: &Db, worker_id: &str, lease: Duration) -> Result<Option<Job>, DbError> {
+    let now = now_ms();
+    let expires = now.saturating_add(ms(lease));
+    let row: Option<JobRow> = match db {
+        Db::Sqlite { write, .. } => {
+            let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
+            let row = sqlx::query_as(CLAIM_SQLITE)
+                .bind(worker_id)
+                .bind(expires)
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            row
+        }
+        Db::Postgres(pool) => {
+            sqlx::query_as(CLAIM_POSTGRES)
+                .bind(worker_id)
+                .bind(expires)
+                .bind(now)
+                .fetch_optional(pool)
+                .await?
+        }
+    };
+    row.map(Job::try_from).transpose()
+}
+
+/// Runs one statement on the writer and returns the number of rows it changed.
+macro_rules! write {
+    ($db:expr, $query:expr) => {{
+        let result = match $db {
+            Db::Sqlite { write, .. } => $query.execute(write).await?.rows_affected(),
+            Db::Postgres(pool) => $query.execute(pool).await?.rows_affected(),
+        };
+        result
+    }};
+}
+
+/// Renews the lease of a job `worker_id` holds. `false`: the lease was lost (expired and
+/// requeued or taken by another worker): stop working on the job.
+pub async fn heartbeat(
+    db: &Db,
+    job_id: i64,
+    worker_id: &str,
+    lease: Duration,
+) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = write!(
+        db,
+        sqlx::query(
+            "UPDATE jobs SET lease_expires_at = $1, updated_at = $2
+             WHERE id = $3 AND state = 'running' AND lease_owner = $4 AND lease_expires_at >= $2",
+        )
+        .bind(now.saturating_add(ms(lease)))
+        .bind(now)
+        .bind(job_id)
+        .bind(worker_id)
+    );
+    Ok(changed == 1)
+}
+
+/// Marks a job done, if `worker_id` still holds it. `false`: the lease was lost.
+pub async fn complete(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = write!(
+        db,
+        sqlx::query(
+            "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+             WHERE id = $2 AND state = 'running' AND lease_owner = $3",
+        )
+        .bind(now)
+        .bind(job_id)
+        .bind(worker_id)
+    );
+    Ok(changed == 1)
+}
+
+/// Records a failed attempt, if `worker_id` still holds the job. With `retry_after` and
+/// attempts left, the job runs again after that delay; otherwise it is `failed` for good.
+/// `false`: the lease was lost.
+pub async fn fail(
+    db: &Db,
+    job_id: i64,
+    worker_id: &str,
+    error: &str,
+    retry_after: Option<Duration>,
+) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = match retry_after {
+        Some(delay) => write!(
+            db,
+            sqlx::query(
+                "UPDATE jobs
+                 SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'failed' END,
+                     run_after = $1, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
+                     updated_at = $3
+                 WHERE id = $4 AND state = 'running' AND lease_owner = $5",
+            )
+            .bind(now.saturating_add(ms(delay)))
+            .bind(error)
+            .bind(now)
+            .bind(job_id)
+            .bind(worker_id)
+        ),
+        None => write!(
+            db,
+            sqlx::query(
+                "UPDATE jobs
+                 SET state = 'failed', last_error = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+                 WHERE id = $3 AND state = 'running' AND lease_owner = $4",
+            )
+            .bind(error)
+            .bind(now)
+            .bind(job_id)
+            .bind(worker_id)
+        ),
+    };
+    Ok(changed == 1)
+}
+
+/// Exponential back-off for retry `attempt` (1-based): 10 s, 40 s, 160 s, ... capped at 1 h.
+pub fn backoff(attempt: i32) -> Duration {
+    let exp = u32::try_from(attempt.saturating_sub(1))
+        .unwrap_or(0)
+        .min(10);
+    Duration::from_secs(10u64.saturating_mul(4u64.saturating_pow(exp)).min(3600))
+}
+
+/// Puts running jobs whose lease ran out back in the queue (or marks them `failed` when they
+/// used all their attempts). Returns how many jobs it touched. Run it periodically.
+pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
+    let now = now_ms();
+    let failed = write!(
+        db,
+        sqlx::query(
+            "UPDATE jobs SET state = 'failed', last_error = 'lease expired', lease_owner = NULL,
+                 lease_expires_at = NULL, updated_at = $1
+             WHERE state = 'running' AND lease_expires_at < $1 AND attempts >= max_attempts",
+        )
+        .bind(now)
+    );
+    let requeued = write!(
+        db,
+        sqlx::query(
+            "UPDATE jobs SET state = 'queued', last_error = 'lease expired', lease_owner = NULL,
+                 lease_expires_at = NULL, run_after = $1, updated_at = $1
+             WHERE state = 'running' AND lease_expires_at < $1",
+        )
+        .bind(now)
+    );
+    Ok(failed + requeued)
+}
+
+/// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).
+pub async fn depth_by_state(db: &Db) -> Result<Vec<(&'static str, i64)>, DbError> {
+    let rows: Vec<(String, i64)> = crate::db::on_db!(db, pool => {
+        sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetch_all(pool).await?
+    });
+    Ok(JOB_STATES
+        .iter()
+        .map(|&state| {
+            (
+                state,
+                rows.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n),
+            )
+        })
+        .collect())
+}
+
+/// The state and last error of every job of a video, oldest first (tests and diagnostics).
+pub async fn jobs_of_video(
+    db: &Db,
+    video_id: Uuid,
+) -> Result<Vec<(JobKind, String, Option<String>)>, DbError> {
+    let rows: Vec<(String, String, Option<String>)> = crate::db::on_db!(db, pool => {
+        sqlx::query_as("SELECT kind, state, last_error FROM jobs WHERE video_id = $1 ORDER BY id")
+            .bind(video_id)
+            .fetch_all(pool)
+            .await?
+    });
+    rows.into_iter()
+        .map(|(kind, state, err)| {
+            let kind = JobKind::parse(&kind)
+                .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?;
+            Ok((kind, state, err))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_caps() {
+        assert_eq!(backoff(1), Duration::from_secs(10));
+        assert_eq!(backoff(2), Duration::from_secs(40));
+        assert_eq!(backoff(3), Duration::from_secs(160));
+        assert_eq!(backoff(50), Duration::from_secs(3600));
+        assert_eq!(backoff(0), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn kinds_round_trip() {
+        for kind in [JobKind::Render, JobKind::Combine, JobKind::Branding] {
+            assert_eq!(JobKind::parse(kind.as_str()), Some(kind));
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Every SQL statement of the server except the queue's, grouped by what they touch.
+//!
+//! - [`accounts`]: accounts, API keys and projects (the CLI and authentication).
+//! - [`videos`]: creating videos with their clips, branding and job in one transaction, and
+//!   reading video records back.
+//! - [`render`]: what the render worker calls: its input, and status/progress updates that
+//!   only ever move forward (`queued → in_progress → complete | error`, progress never down).
+//! - [`idempotency`]: `Idempotency-Key` records.
+
+pub mod accounts;
+pub mod idempotency;
+pub mod render;
+pub mod videos;
+
+use stillreel_core::WireEnum;
+
+use crate::db::DbError;
+
+/// Parses a stored enum spelling; a bad one means the database was edited by hand.
+pub(crate) fn parse_enum<T: WireEnum>(text: &str, what: &str) -> Result<T, DbError> {
+    T::parse(text).ok_or_else(|| DbError::Corrupt(format!("{what} {text:?}")))
+}

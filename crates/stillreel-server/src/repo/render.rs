@@ -1,0 +1,290 @@
+//! What the render worker reads and writes. Every update is conditional, so status only moves
+//! forward (`queued → in_progress → complete | error`, CONTRACT §8) and progress never goes
+//! down, whatever order workers (or a job run twice) call these in. Each returns `true` when
+//! it changed the row, `false` when the row was not in a state that allows the change.
+
+use sqlx::types::Json;
+use stillreel_core::{
+    BrandingTemplates, CombineVideoClipsRequest, CreateVideoRequest, Engine, JobError, Orientation,
+    Resolution,
+};
+use uuid::Uuid;
+
+use super::parse_enum;
+use super::videos::StoredClip;
+use crate::db::{Db, DbError, now_ms, on_db};
+
+/// One clip to render for a `create_video` video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClipToRender {
+    /// Index in `image_inputs`.
+    pub position: usize,
+    pub clip: StoredClip,
+}
+
+/// What a video is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenderSource {
+    /// Render one clip per image (clips already rendered by an earlier attempt have
+    /// `clip.clip_key` set and may be reused).
+    Create {
+        request: CreateVideoRequest,
+        clips: Vec<ClipToRender>,
+    },
+    /// Join existing, rendered clips, in order (a clip may repeat); `clip_keys[i]` is the
+    /// storage key of `video_clip_uuids[i]`.
+    Combine {
+        request: CombineVideoClipsRequest,
+        clip_keys: Vec<String>,
+    },
+}
+
+/// The branded render to make after the main video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrandingToRender {
+    pub templates: BrandingTemplates,
+    /// Effective: requested and two or more clips.
+    pub speed_ramp: bool,
+}
+
+/// Everything a worker needs to render a video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderInput {
+    pub video_id: Uuid,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub engine: Engine,
+    pub source: RenderSource,
+    /// Storage key of the main video once complete (the branded render starts from it).
+    pub video_key: Option<String>,
+    pub branding: Option<BrandingToRender>,
+}
+
+#[derive(sqlx::FromRow)]
+struct InputRow {
+    kind: String,
+    request: Json<serde_json::Value>,
+    orientation: String,
+    resolution: String,
+    engine: String,
+    video_key: Option<String>,
+    templates: Option<Json<BrandingTemplates>>,
+    speed_ramp: Option<bool>,
+}
+
+fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T, DbError> {
+    serde_json::from_value(value).map_err(|err| DbError::Corrupt(format!("stored request: {err}")))
+}
+
+/// The render input of a video, or `None` if there is no such video.
+pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>, DbError> {
+    let row: Option<InputRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT v.kind, v.request, v.orientation, v.resolution, v.engine, v.video_key, b.templates, b.speed_ramp
+         FROM videos v LEFT JOIN brandings b ON b.video_id = v.id WHERE v.id = $1",
+    )
+    .bind(video_id)
+    .fetch_optional(pool)
+    .await?);
+    let Some(row) = row else { return Ok(None) };
+    let source = if row.kind == "combine" {
+        let keys: Vec<(Option<String>,)> = on_db!(db, pool => sqlx::query_as(
+            "SELECT c.clip_key FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
+             WHERE cc.video_id = $1 ORDER BY cc.position",
+        )
+        .bind(video_id)
+        .fetch_all(pool)
+        .await?);
+        let clip_keys = keys
+            .into_iter()
+            .map(|(k,)| {
+                k.ok_or_else(|| DbError::Corrupt("combined clip is not rendered".to_owned()))
+            })
+            .collect::<Result<_, _>>()?;
+        RenderSource::Combine {
+            request: decode(row.request.0)?,
+            clip_keys,
+        }
+    } else {
+        let rows: Vec<(i64, Uuid)> = on_db!(db, pool => sqlx::query_as(
+            "SELECT position, id FROM clips WHERE video_id = $1 ORDER BY position",
+        )
+        .bind(video_id)
+        .fetch_all(pool)
+        .await?);
+        let ids: Vec<Uuid> = rows.iter().map(|(_, id)| *id).collect();
+        let account: Uuid = on_db!(db, pool => sqlx::query_scalar("SELECT account_id FROM videos WHERE id = $1")
+            .bind(video_id)
+            .fetch_one(pool)
+            .await?);
+        let mut stored = super::videos::clips_of_account(db, account, &ids).await?;
+        let mut clips = Vec::with_capacity(rows.len());
+        for (position, id) in rows {
+            let clip = stored
+                .remove(&id)
+                .ok_or_else(|| DbError::Corrupt(format!("clip {id} vanished")))?;
+            clips.push(ClipToRender {
+                position: usize::try_from(position).unwrap_or(0),
+                clip,
+            });
+        }
+        RenderSource::Create {
+            request: decode(row.request.0)?,
+            clips,
+        }
+    };
+    Ok(Some(RenderInput {
+        video_id,
+        orientation: parse_enum(&row.orientation, "orientation")?,
+        resolution: parse_enum(&row.resolution, "resolution")?,
+        engine: parse_enum(&row.engine, "engine")?,
+        source,
+        video_key: row.video_key,
+        branding: row.templates.map(|Json(templates)| BrandingToRender {
+            templates,
+            speed_ramp: row.speed_ramp.unwrap_or(false),
+        }),
+    }))
+}
+
+/// Runs one UPDATE on the writer; returns whether it changed a row.
+macro_rules! update {
+    ($db:expr, $query:expr) => {{
+        let n = match $db {
+            Db::Sqlite { write, .. } => $query.execute(write).await?.rows_affected(),
+            Db::Postgres(pool) => $query.execute(pool).await?.rows_affected(),
+        };
+        n > 0
+    }};
+}
+
+/// `queued → in_progress`.
+pub async fn start_video(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
+    Ok(update!(
+        db,
+        sqlx::query("UPDATE videos SET status = 'in_progress', updated_at = $1 WHERE id = $2 AND status = 'queued'")
+            .bind(now_ms())
+            .bind(video_id)
+    ))
+}
+
+/// Raises progress (0–100) of an `in_progress` video; a lower value than stored is ignored.
+pub async fn set_video_progress(db: &Db, video_id: Uuid, progress: u8) -> Result<bool, DbError> {
+    let p = i32::from(progress.min(100));
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE videos SET progress = $1, updated_at = $2
+             WHERE id = $3 AND status = 'in_progress' AND progress < $1",
+        )
+        .bind(p)
+        .bind(now_ms())
+        .bind(video_id)
+    ))
+}
+
+/// Records a rendered clip of a `create_video` video; from now on it is listed with its
+/// `clip_url`. Only the first key sticks (a job run twice cannot swap files under a client).
+pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result<bool, DbError> {
+    crate::storage::check_key(clip_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL"
+        )
+        .bind(clip_key)
+        .bind(now_ms())
+        .bind(clip_id)
+    ))
+}
+
+/// `in_progress → complete`, with the stored file and progress 100.
+pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
+    crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
+             WHERE id = $3 AND status = 'in_progress'",
+        )
+        .bind(video_key)
+        .bind(now_ms())
+        .bind(video_id)
+    ))
+}
+
+/// `queued | in_progress → error`. The branded render, unless already final, fails with the
+/// same error (CONTRACT §8: if the main video fails, branding goes to `error`).
+pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = update!(
+        db,
+        sqlx::query(
+            "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
+             WHERE id = $5 AND status IN ('queued', 'in_progress')",
+        )
+        .bind(&error.code)
+        .bind(&error.message)
+        .bind(error.field.as_deref())
+        .bind(now)
+        .bind(video_id)
+    );
+    if changed {
+        fail_branding(db, video_id, error).await?;
+    }
+    Ok(changed)
+}
+
+/// Branding `queued → in_progress`.
+pub async fn start_branding(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
+    Ok(update!(
+        db,
+        sqlx::query("UPDATE brandings SET status = 'in_progress', updated_at = $1 WHERE video_id = $2 AND status = 'queued'")
+            .bind(now_ms())
+            .bind(video_id)
+    ))
+}
+
+/// Raises the progress of an `in_progress` branded render.
+pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Result<bool, DbError> {
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE brandings SET progress = $1, updated_at = $2
+             WHERE video_id = $3 AND status = 'in_progress' AND progress < $1",
+        )
+        .bind(i32::from(progress.min(100)))
+        .bind(now_ms())
+        .bind(video_id)
+    ))
+}
+
+/// Branding `in_progress → complete`.
+pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
+    crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
+             WHERE video_id = $3 AND status = 'in_progress'",
+        )
+        .bind(video_key)
+        .bind(now_ms())
+        .bind(video_id)
+    ))
+}
+
+/// Branding `queued | in_progress → error`.
+pub async fn fail_branding(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+    Ok(update!(
+        db,
+        sqlx::query(
+            "UPDATE brandings SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
+             WHERE video_id = $5 AND status IN ('queued', 'in_progress')",
+        )
+        .bind(&error.code)
+        .bind(&error.message)
+        .bind(error.field.as_deref())
+        .bind(now_ms())
+        .bind(video_id)
+    ))
+}

@@ -1,0 +1,63 @@
+//! The HTTP surface: the router, its layers, and one module per group of endpoints.
+
+pub mod catalog;
+pub mod files;
+pub mod ops;
+pub mod projects;
+pub mod videos;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use stillreel_core::{ErrorCode, FieldError};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+/// The query string as pairs; its errors are field errors named after the parameter.
+#[derive(Debug, Default)]
+pub struct QueryPairs(pub Vec<(String, String)>);
+
+impl QueryPairs {
+    /// The first value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A required UUID parameter.
+    pub fn uuid(&self, name: &str) -> Result<Uuid, ApiError> {
+        let Some(text) = self.get(name) else {
+            return Err(ApiError::Validation(vec![FieldError::new(
+                name,
+                ErrorCode::Required,
+                format!("the query parameter {name} is required"),
+            )]));
+        };
+        Uuid::try_parse(text.trim()).map_err(|_| {
+            ApiError::Validation(vec![FieldError::new(
+                name,
+                ErrorCode::InvalidUuid,
+                format!("{name} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8"),
+            )])
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryPairs {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, ApiError> {
+        let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+            .map(|q| q.0)
+            .map_err(|_| {
+                ApiError::Validation(vec![FieldError::new(
+                    "",
+                    ErrorCode::InvalidValue,
+                    "the query string is not valid",
+                )])
+            })?;
+        Ok(QueryPairs(pairs))
+    }
+}

@@ -1,0 +1,49 @@
+//! Operations endpoints: `/healthz`, `/readyz`, `/metrics`, `/api/v1/openapi.json`.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::queue;
+use crate::state::AppState;
+
+/// The process is up.
+pub async fn healthz() -> Json<serde_json::Value> {
+    Json(serde_json::json!({"status": "ok"}))
+}
+
+/// The process can serve: its database answers.
+pub async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+    if state.db.ping().await {
+        Ok(Json(serde_json::json!({"status": "ready"})))
+    } else {
+        Err(ApiError::Unavailable)
+    }
+}
+
+/// Prometheus text exposition.
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    let depth = match queue::depth_by_state(&state.db).await {
+        Ok(depth) => depth,
+        Err(err) => {
+            tracing::warn!(error = %err, "queue depth unavailable for /metrics");
+            Vec::new()
+        }
+    };
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(&depth),
+    )
+        .into_response()
+}
+
+/// The OpenAPI 3.1 document, generated from the Rust types at start-up.
+pub async fn openapi() -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        crate::openapi::document_json(),
+    )
+        .into_response()
+}

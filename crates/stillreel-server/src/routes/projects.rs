@@ -1,0 +1,55 @@
+//! `POST /create_project`, `GET /get_projects`.
+
+use axum::Json;
+use axum::extract::State;
+use stillreel_core::{Project, ProjectList, validate_create_project};
+
+use crate::error::ApiError;
+use crate::extract::{Auth, JsonBody};
+use crate::repo::accounts;
+use crate::state::AppState;
+
+/// Creates a project.
+#[utoipa::path(
+    post, path = "/api/v1/create_project", tag = "projects",
+    request_body(content = crate::openapi::CreateProjectRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The new project", body = crate::openapi::Project),
+        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
+        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
+        (status = 422, description = "Invalid name", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn create_project(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Project>, ApiError> {
+    let request = validate_create_project(&body)?;
+    Ok(Json(
+        accounts::create_project(&state.db, ctx.account_id, &request.name).await?,
+    ))
+}
+
+/// The account's projects, oldest first (the default project included).
+#[utoipa::path(
+    get, path = "/api/v1/get_projects", tag = "projects",
+    responses(
+        (status = 200, description = "Every project of the account", body = crate::openapi::ProjectList),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn get_projects(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Json<ProjectList>, ApiError> {
+    Ok(Json(ProjectList {
+        projects: accounts::list_projects(&state.db, ctx.account_id).await?,
+    }))
+}

@@ -1,0 +1,296 @@
+//! `POST /create_video`, `POST /combine_video_clips`, `GET /get_video`.
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+use stillreel_core::{
+    ClipFacts, ErrorCode, FieldError, Options, check_combine_clips, validate_combine_video_clips,
+    validate_create_video,
+};
+use uuid::Uuid;
+
+use super::QueryPairs;
+use crate::error::ApiError;
+use crate::extract::{Auth, IdempotencyKey, JsonBody};
+use crate::repo::accounts::{self, AccountCtx};
+use crate::repo::idempotency::{self, Begin};
+use crate::repo::videos;
+use crate::state::AppState;
+
+/// A JSON body that is already serialized.
+fn json_response(body: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Which POST a request is, for idempotency hashing.
+#[derive(Debug, Clone, Copy)]
+pub enum Endpoint {
+    CreateVideo,
+    Combine,
+}
+
+/// The identity of a request body for idempotency: the endpoint and the body's JSON in a
+/// canonical form (sorted members, no insignificant white space), so re-sent bodies that
+/// only differ in formatting count as the same request. Non-JSON bodies hash as sent.
+pub fn request_hash(endpoint: Endpoint, body: &str) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(match endpoint {
+        Endpoint::CreateVideo => b"create_video\n".as_slice(),
+        Endpoint::Combine => b"combine_video_clips\n".as_slice(),
+    });
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(value) => hasher.update(value.to_string().as_bytes()),
+        Err(_) => hasher.update(body.as_bytes()),
+    }
+    hasher.finalize().into()
+}
+
+/// Runs `handle` under the request's `Idempotency-Key`, if any (CONTRACT §7).
+async fn idempotent<F, Fut>(
+    state: &AppState,
+    ctx: AccountCtx,
+    key: IdempotencyKey,
+    endpoint: Endpoint,
+    body: &str,
+    handle: F,
+) -> Result<Response, ApiError>
+where
+    F: FnOnce(Option<String>) -> Fut,
+    Fut: Future<Output = Result<String, ApiError>>,
+{
+    let Some(key) = key.0 else {
+        return handle(None).await.map(json_response);
+    };
+    match idempotency::begin(
+        &state.db,
+        ctx.account_id,
+        &key,
+        &request_hash(endpoint, body),
+    )
+    .await?
+    {
+        Begin::Replay(stored) => return Ok(json_response(stored)),
+        Begin::Reused => return Err(ApiError::IdempotencyKeyReused),
+        Begin::InProgress => return Err(ApiError::IdempotencyInProgress),
+        Begin::Fresh => {}
+    }
+    match handle(Some(key.clone())).await {
+        Ok(body) => Ok(json_response(body)),
+        Err(err) => {
+            if let Err(cleanup) = idempotency::abandon(&state.db, ctx.account_id, &key).await {
+                tracing::warn!(error = %cleanup, "could not release an idempotency key");
+            }
+            Err(err)
+        }
+    }
+}
+
+/// The project a video goes to: the one named (if the account owns it) or the default.
+async fn project_of(
+    state: &AppState,
+    ctx: AccountCtx,
+    named: Option<Uuid>,
+) -> Result<Uuid, ApiError> {
+    match named {
+        None => Ok(ctx.default_project),
+        Some(id) if accounts::owns_project(&state.db, ctx.account_id, id).await? => Ok(id),
+        Some(_) => Err(ApiError::not_found_fields(vec![FieldError::new(
+            "project",
+            ErrorCode::NotFound,
+            "this project does not exist or belongs to another account",
+        )])),
+    }
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
+    serde_json::to_string(value).map_err(|err| ApiError::Internal(format!("serialize: {err}")))
+}
+
+/// Creates a video from images; answers the `queued` record.
+#[utoipa::path(
+    post, path = "/api/v1/create_video", tag = "videos",
+    request_body(content = crate::openapi::CreateVideoRequest, content_type = "application/json"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "At most 255 characters; same key and body within 24 h returns the original record.")),
+    responses(
+        (status = 200, description = "The queued video", body = crate::openapi::Video),
+        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "Project not found", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "Idempotency key in use by a running request", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
+        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
+        (status = 422, description = "Invalid fields, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn create_video(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    key: IdempotencyKey,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    idempotent(
+        &state,
+        ctx,
+        key,
+        Endpoint::CreateVideo,
+        &body,
+        |key| async {
+            let vfx = state.available_vfx();
+            let options = Options {
+                clip_limit: ctx.clip_limit,
+                templates: state.templates,
+                available_vfx: &vfx,
+                default_engine: state.config.default_engine,
+            };
+            let request = validate_create_video(&body, &options)?;
+            let project = project_of(&state, ctx, request.project).await?;
+            let mut tx = state.db.begin().await?;
+            let video = videos::insert_create(&mut tx, ctx.account_id, project, &request).await?;
+            let json = to_json(&video)?;
+            if let Some(key) = key {
+                idempotency::finish(&mut tx, ctx.account_id, &key, &json).await?;
+            }
+            tx.commit().await?;
+            Ok(json)
+        },
+    )
+    .await
+}
+
+/// Combines rendered clips into a new video; answers the `queued` record with the clips.
+#[utoipa::path(
+    post, path = "/api/v1/combine_video_clips", tag = "videos",
+    request_body(content = crate::openapi::CombineVideoClipsRequest, content_type = "application/json"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "At most 255 characters; same key and body within 24 h returns the original record.")),
+    responses(
+        (status = 200, description = "The queued video with the included clips", body = crate::openapi::Video),
+        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "Project or clips not found", body = crate::openapi::ErrorEnvelope),
+        (status = 409, description = "Idempotency key in use by a running request", body = crate::openapi::ErrorEnvelope),
+        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
+        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
+        (status = 422, description = "Invalid fields, mismatching clips, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn combine_video_clips(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    key: IdempotencyKey,
+    JsonBody(body): JsonBody,
+) -> Result<Response, ApiError> {
+    idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
+        let vfx = state.available_vfx();
+        let options = Options {
+            clip_limit: ctx.clip_limit,
+            templates: state.templates,
+            available_vfx: &vfx,
+            default_engine: state.config.default_engine,
+        };
+        let request = validate_combine_video_clips(&body, &options)?;
+        let found =
+            videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
+        // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
+        let missing: Vec<FieldError> = request
+            .video_clip_uuids
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| found.get(id).is_none_or(|c| c.clip_key.is_none()))
+            .map(|(i, _)| {
+                FieldError::new(
+                    format!("video_clip_uuids[{i}]"),
+                    ErrorCode::NotFound,
+                    "this clip does not exist, belongs to another account, or is not rendered yet",
+                )
+            })
+            .collect();
+        let project = match (
+            project_of(&state, ctx, request.project).await,
+            missing.is_empty(),
+        ) {
+            (Err(ApiError::NotFound { mut details, .. }), _) => {
+                details.extend(missing);
+                return Err(ApiError::not_found_fields(details));
+            }
+            (Err(other), _) => return Err(other),
+            (Ok(_), false) => return Err(ApiError::not_found_fields(missing)),
+            (Ok(project), true) => project,
+        };
+        let clips: Vec<_> = request
+            .video_clip_uuids
+            .iter()
+            .filter_map(|id| found.get(id))
+            .collect();
+        let facts: Vec<ClipFacts> = clips
+            .iter()
+            .map(|c| ClipFacts {
+                orientation: c.orientation,
+                resolution: c.resolution,
+                engine: c.engine,
+            })
+            .collect();
+        let engine = check_combine_clips(request.orientation, request.resolution, &facts)
+            .map_err(ApiError::Validation)?;
+        let records = clips
+            .iter()
+            .filter_map(|c| c.record(&state.config.public_url))
+            .collect();
+        let mut tx = state.db.begin().await?;
+        let video =
+            videos::insert_combine(&mut tx, ctx.account_id, project, &request, engine, records)
+                .await?;
+        let json = to_json(&video)?;
+        if let Some(key) = key {
+            idempotency::finish(&mut tx, ctx.account_id, &key, &json).await?;
+        }
+        tx.commit().await?;
+        Ok(json)
+    })
+    .await
+}
+
+/// A video and its branded render, as they are now.
+#[utoipa::path(
+    get, path = "/api/v1/get_video", tag = "videos",
+    params(("uuid" = String, Query, description = "The video's UUID", format = Uuid)),
+    responses(
+        (status = 200, description = "The video", body = crate::openapi::Video),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 404, description = "No such video for this account", body = crate::openapi::ErrorEnvelope),
+        (status = 422, description = "Missing or invalid uuid", body = crate::openapi::ErrorEnvelope),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn get_video(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    query: QueryPairs,
+) -> Result<Response, ApiError> {
+    let id = query.uuid("uuid")?;
+    let video = videos::get_video(&state.db, ctx.account_id, id, &state.config.public_url)
+        .await?
+        .ok_or_else(|| ApiError::not_found("video"))?;
+    Ok(json_response(to_json(&video)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_hash_ignores_formatting_not_content() {
+        let a = request_hash(Endpoint::CreateVideo, r#"{"a": 1, "b": [1,2]}"#);
+        let b = request_hash(Endpoint::CreateVideo, "{\"b\":[1,2],\n \"a\":1}");
+        let c = request_hash(Endpoint::CreateVideo, r#"{"a": 2, "b": [1,2]}"#);
+        let d = request_hash(Endpoint::Combine, r#"{"a": 1, "b": [1,2]}"#);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_ne!(a, d);
+    }
+}

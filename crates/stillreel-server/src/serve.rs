@@ -1,0 +1,111 @@
+//! Running the server: bind, serve until SIGTERM/SIGINT, then stop accepting and let requests
+//! in flight finish; periodic queue and idempotency maintenance alongside.
+
+use std::future::Future;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+
+use crate::db::{Db, DbError};
+use crate::repo::accounts::{self, NewAccount};
+use crate::state::AppState;
+use crate::{queue, repo};
+
+/// How often expired job leases are put back and old idempotency keys deleted.
+const MAINTENANCE_EVERY: Duration = Duration::from_secs(30);
+
+/// A failure to start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Creates an account with default limits when the database has none, so a fresh install is
+/// usable at once. Returns it (with its only copy of the key) when it did.
+pub async fn ensure_first_account(db: &Db) -> Result<Option<NewAccount>, DbError> {
+    if accounts::count(db).await? > 0 {
+        return Ok(None);
+    }
+    accounts::create(db, "local", stillreel_core::limits::DEFAULT_CLIP_LIMIT)
+        .await
+        .map(Some)
+}
+
+/// Binds the configured address.
+pub async fn bind(state: &AppState) -> Result<TcpListener, ServeError> {
+    let addr = state.config.listen;
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind {
+            addr: addr.to_string(),
+            source,
+        })
+}
+
+/// Serves `state` on `listener` until `shutdown` completes, then drains requests in flight.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let maintenance = tokio::spawn(maintain(state.db.clone()));
+    let app = crate::router(state.clone());
+    let result = axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await;
+    maintenance.abort();
+    state.db.close().await;
+    result.map_err(ServeError::Io)
+}
+
+async fn maintain(db: Db) {
+    let mut tick = tokio::time::interval(MAINTENANCE_EVERY);
+    loop {
+        tick.tick().await;
+        match queue::requeue_expired(&db).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(jobs = n, "put back jobs whose worker lease expired"),
+            Err(err) => tracing::warn!(error = %err, "queue maintenance failed"),
+        }
+        if let Err(err) = repo::idempotency::purge_expired(&db).await {
+            tracing::warn!(error = %err, "idempotency key purge failed");
+        }
+    }
+}
+
+/// Completes on SIGTERM or SIGINT (Ctrl-C).
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %err, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    tracing::info!("shutting down: no new connections; finishing requests in flight");
+}

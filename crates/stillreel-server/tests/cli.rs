@@ -1,0 +1,206 @@
+//! The `stillreel` binary: `accounts create`, and `serve` creating the first account, answering
+//! with its key, and shutting down cleanly on SIGTERM.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{Backend, TestDb};
+use stillreel_server::config::DatabaseConfig;
+
+fn bin() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("RUST_LOG", "warn");
+    cmd
+}
+
+fn database_env(db: &TestDb, cmd: &mut Command) {
+    cmd.env("STILLREEL_DATA_DIR", db.dir.path());
+    if let DatabaseConfig::Postgres(url) = &db.config {
+        cmd.env("STILLREEL_DATABASE_URL", url);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+async fn accounts_create_prints_one_json_object(backend: Backend) {
+    let Some(db) = TestDb::new(backend).await else {
+        return;
+    };
+    let mut cmd = bin();
+    database_env(&db, &mut cmd);
+    let out = cmd
+        .args(["accounts", "create", "Acme Realty", "--clip-limit", "7"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    assert_eq!(text.lines().count(), 1, "one line: {text}");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let keys: Vec<&str> = json
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, vec!["account", "api_key", "default_project"]);
+    let key = json["api_key"].as_str().expect("key");
+
+    // The key authenticates against that database, with the requested clip limit.
+    let handle = stillreel_server::Db::connect(&db.config).await.expect("db");
+    let ctx = stillreel_server::repo::accounts::authenticate(&handle, key)
+        .await
+        .expect("auth")
+        .expect("known key");
+    assert_eq!(ctx.clip_limit, 7);
+    assert_eq!(
+        ctx.default_project.to_string(),
+        json["default_project"].as_str().expect("project")
+    );
+    handle.close().await;
+
+    let mut cmd = bin();
+    database_env(&db, &mut cmd);
+    let out = cmd
+        .args(["accounts", "create", "x", "--clip-limit", "0"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success(), "a zero clip limit is refused");
+}
+
+async fn serve_creates_first_account_and_stops_on_sigterm(backend: Backend) {
+    let Some(db) = TestDb::new(backend).await else {
+        return;
+    };
+    let port = free_port();
+    let mut cmd = bin();
+    database_env(&db, &mut cmd);
+    let mut child = cmd
+        .args(["serve"])
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("STILLREEL_WORKERS", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let _notice = lines.next().expect("a notice line").expect("read");
+    let json: serde_json::Value =
+        serde_json::from_str(&lines.next().expect("the account line").expect("read"))
+            .expect("json");
+    let key = json["api_key"].as_str().expect("key").to_owned();
+
+    // The key works against the running server.
+    let mut ok = false;
+    for _ in 0..50 {
+        let probe = Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-H",
+                &format!("Authorization: {key}"),
+            ])
+            .arg(format!("http://127.0.0.1:{port}/api/v1/get_projects"))
+            .output();
+        if probe.is_ok_and(|o| o.stdout == b"200") {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ok, "serve answered with the printed key");
+
+    // SIGTERM: graceful shutdown, exit status 0.
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    let mut exited = None;
+    for _ in 0..100 {
+        if let Some(status) = child.try_wait().expect("wait") {
+            exited = Some(status);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let status = exited.unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!("serve did not stop within 5 s of SIGTERM")
+    });
+    assert!(status.success(), "exit status {status:?}");
+
+    // A second start does not create another account (nothing printed).
+    let mut cmd = bin();
+    database_env(&db, &mut cmd);
+    let child = cmd
+        .args(["serve"])
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .env("STILLREEL_WORKERS", "0")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn serve");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.stdout.is_empty(),
+        "no second account: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[tokio::test]
+async fn accounts_create_sqlite() {
+    accounts_create_prints_one_json_object(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn accounts_create_postgres() {
+    accounts_create_prints_one_json_object(Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn serve_lifecycle_sqlite() {
+    serve_creates_first_account_and_stops_on_sigterm(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn serve_lifecycle_postgres() {
+    serve_creates_first_account_and_stops_on_sigterm(Backend::Postgres).await;
+}
+
+#[test]
+fn config_errors_exit_with_status_2() {
+    let out = bin()
+        .args(["serve"])
+        .env("STILLREEL_WORKERS", "many")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("STILLREEL_WORKERS"));
+}

@@ -1,0 +1,244 @@
+//! The render queue on both databases: claim, lease, heartbeat, complete/fail, expiry,
+//! retries, and concurrent claimers that never share a job.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use common::{TestApp, create_body};
+use stillreel_server::queue::{self, JobKind};
+use uuid::Uuid;
+
+both_backends!(
+    claim_complete_and_lease_checks,
+    expired_leases_are_requeued_then_failed,
+    fail_with_and_without_retry,
+    concurrent_claimers_never_share_a_job,
+);
+
+const LEASE: Duration = Duration::from_secs(30);
+
+async fn new_video(app: &TestApp, key: &str) -> Uuid {
+    let r = app.post("/api/v1/create_video", key, &create_body(1)).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    r.json["uuid"]
+        .as_str()
+        .and_then(|s| Uuid::parse_str(s).ok())
+        .expect("uuid")
+}
+
+async fn state_of(app: &TestApp, video: Uuid) -> String {
+    queue::jobs_of_video(app.db(), video).await.expect("jobs")[0]
+        .1
+        .clone()
+}
+
+async fn claim_complete_and_lease_checks(app: TestApp) {
+    let acct = app.account().await;
+    let first = new_video(&app, &acct.api_key).await;
+    let second = new_video(&app, &acct.api_key).await;
+    let db = app.db();
+
+    let job = queue::claim(db, "w1", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
+    assert_eq!(job.video_id, first, "oldest first");
+    assert_eq!(job.kind, JobKind::Render);
+    assert_eq!(job.attempts, 1);
+    assert!(job.lease_expires_at > stillreel_server::db::now_ms());
+    let other = queue::claim(db, "w2", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
+    assert_eq!(other.video_id, second);
+    assert!(
+        queue::claim(db, "w3", LEASE)
+            .await
+            .expect("claim")
+            .is_none(),
+        "nothing left"
+    );
+
+    assert!(queue::heartbeat(db, job.id, "w1", LEASE).await.expect("hb"));
+    assert!(
+        !queue::heartbeat(db, job.id, "w2", LEASE).await.expect("hb"),
+        "not w2's job"
+    );
+    assert!(
+        !queue::complete(db, job.id, "w2",).await.expect("complete"),
+        "only the holder completes"
+    );
+    assert!(queue::complete(db, job.id, "w1").await.expect("complete"));
+    assert!(
+        !queue::complete(db, job.id, "w1").await.expect("complete"),
+        "once"
+    );
+    assert!(
+        !queue::heartbeat(db, job.id, "w1", LEASE).await.expect("hb"),
+        "done jobs have no lease"
+    );
+    assert_eq!(state_of(&app, first).await, "done");
+    assert_eq!(state_of(&app, second).await, "running");
+
+    let depth = queue::depth_by_state(db).await.expect("depth");
+    assert_eq!(
+        depth,
+        vec![("queued", 0), ("running", 1), ("done", 1), ("failed", 0)]
+    );
+
+    // A branding job enqueued later by the worker, in its own transaction.
+    let mut tx = db.begin().await.expect("tx");
+    queue::enqueue(&mut tx, first, JobKind::Branding)
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
+    let branding = queue::claim(db, "w1", LEASE)
+        .await
+        .expect("claim")
+        .expect("job");
+    assert_eq!(
+        (branding.video_id, branding.kind),
+        (first, JobKind::Branding)
+    );
+}
+
+async fn expired_leases_are_requeued_then_failed(app: TestApp) {
+    let acct = app.account().await;
+    let video = new_video(&app, &acct.api_key).await;
+    let db = app.db();
+    let short = Duration::from_millis(50);
+    for attempt in 1..=3 {
+        let job = queue::claim(db, "dying", short)
+            .await
+            .expect("claim")
+            .expect("job");
+        assert_eq!(job.attempts, attempt);
+        assert_eq!(
+            queue::requeue_expired(db).await.expect("requeue"),
+            0,
+            "lease still valid"
+        );
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        assert!(
+            !queue::heartbeat(db, job.id, "dying", short)
+                .await
+                .expect("hb"),
+            "expired lease cannot be renewed"
+        );
+        assert_eq!(queue::requeue_expired(db).await.expect("requeue"), 1);
+        assert!(
+            !queue::complete(db, job.id, "dying")
+                .await
+                .expect("complete"),
+            "lost lease"
+        );
+    }
+    // Three attempts used (max_attempts = 3): the last expiry failed it for good.
+    assert_eq!(state_of(&app, video).await, "failed");
+    let jobs = queue::jobs_of_video(db, video).await.expect("jobs");
+    assert_eq!(jobs[0].2.as_deref(), Some("lease expired"));
+    assert!(queue::claim(db, "w", LEASE).await.expect("claim").is_none());
+}
+
+async fn fail_with_and_without_retry(app: TestApp) {
+    let acct = app.account().await;
+    let retried = new_video(&app, &acct.api_key).await;
+    let db = app.db();
+    let job = queue::claim(db, "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("job");
+    assert!(
+        !queue::fail(db, job.id, "intruder", "x", None)
+            .await
+            .expect("fail")
+    );
+    assert!(
+        queue::fail(
+            db,
+            job.id,
+            "w",
+            "ffmpeg crashed",
+            Some(Duration::from_secs(3600))
+        )
+        .await
+        .expect("fail")
+    );
+    assert_eq!(state_of(&app, retried).await, "queued");
+    assert!(
+        queue::claim(db, "w", LEASE).await.expect("claim").is_none(),
+        "not runnable before run_after"
+    );
+    assert!(
+        queue::fail(db, job.id, "w", "again", None)
+            .await
+            .is_ok_and(|changed| !changed),
+        "not running anymore"
+    );
+
+    let fatal = new_video(&app, &acct.api_key).await;
+    let job = queue::claim(db, "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("job");
+    assert_eq!(job.video_id, fatal);
+    assert!(
+        queue::fail(db, job.id, "w", "media_unsupported", None)
+            .await
+            .expect("fail")
+    );
+    assert_eq!(state_of(&app, fatal).await, "failed");
+    let jobs = queue::jobs_of_video(db, fatal).await.expect("jobs");
+    assert_eq!(jobs[0].2.as_deref(), Some("media_unsupported"));
+
+    // Retry with no delay: runnable again at once, attempts counting up to the maximum.
+    let video = new_video(&app, &acct.api_key).await;
+    for attempt in 1..=3 {
+        let job = queue::claim(db, "w", LEASE)
+            .await
+            .expect("claim")
+            .expect("job");
+        assert_eq!((job.video_id, job.attempts), (video, attempt));
+        assert!(
+            queue::fail(db, job.id, "w", "flaky", Some(Duration::ZERO))
+                .await
+                .expect("fail")
+        );
+    }
+    assert_eq!(state_of(&app, video).await, "failed", "attempts exhausted");
+}
+
+async fn concurrent_claimers_never_share_a_job(app: TestApp) {
+    let acct = app.account().await;
+    let mut videos = HashSet::new();
+    for _ in 0..24 {
+        videos.insert(new_video(&app, &acct.api_key).await);
+    }
+    let mut workers = Vec::new();
+    for w in 0..4 {
+        let db = app.db().clone();
+        workers.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            while let Some(job) = queue::claim(&db, &format!("w{w}"), LEASE)
+                .await
+                .expect("claim")
+            {
+                got.push(job.video_id);
+                assert!(
+                    queue::complete(&db, job.id, &format!("w{w}"))
+                        .await
+                        .expect("complete")
+                );
+            }
+            got
+        }));
+    }
+    let mut claimed = Vec::new();
+    for w in workers {
+        claimed.extend(w.await.expect("worker"));
+    }
+    assert_eq!(claimed.len(), 24, "every job claimed exactly once");
+    assert_eq!(claimed.iter().copied().collect::<HashSet<_>>(), videos);
+}

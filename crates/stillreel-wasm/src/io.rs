@@ -1,0 +1,75 @@
+//! The adapter's three helpers: JS value in, JS value out, and the one way to throw.
+
+use serde::{Deserialize, Serialize};
+use stillreel_core::{Engine, Options, Template, TemplateList, VfxType};
+use wasm_bindgen::prelude::*;
+
+/// The one error helper: a JS `Error` with a sentence for people.
+pub fn fail(message: &str) -> JsError {
+    JsError::new(message)
+}
+
+/// The value out, always through the JSON-compatible serializer: `None` becomes `null` and maps
+/// become plain objects, so the result equals the server's JSON.
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|err| fail(&format!("stillreel: cannot convert the result: {err}")))
+}
+
+/// A request body as JSON text, so the core parses it with the server's parser and rules.
+/// `JSON.stringify` throws on cycles and BigInt, and gives `undefined` for `undefined`.
+pub fn body_json(body: &JsValue) -> Result<String, JsError> {
+    let text = js_sys::JSON::stringify(body)
+        .map_err(|_| fail("the body cannot be turned into JSON (cyclic, or holds a BigInt)"))?;
+    text.as_string()
+        .ok_or_else(|| fail("the body must be a JSON object, not undefined"))
+}
+
+/// A value given as JSON, `undefined` and `null` meaning "not given".
+pub fn from_js<T: for<'de> Deserialize<'de>>(value: &JsValue, what: &str) -> Result<Option<T>, JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    let text = body_json(value)?;
+    serde_json::from_str(&text).map(Some).map_err(|err| fail(&format!("{what}: {err}")))
+}
+
+/// The templates option: the `/get_templates` response as is, or its `templates` array.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum TemplatesWire {
+    List(Vec<Template>),
+    Response(TemplateList),
+}
+
+/// `options` as JavaScript passes it: what only a deployment or an account knows.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsWire {
+    clip_limit: Option<usize>,
+    templates: Option<TemplatesWire>,
+    available_vfx: Option<Vec<VfxType>>,
+    default_engine: Option<Engine>,
+}
+
+impl OptionsWire {
+    pub fn from_js(value: &JsValue) -> Result<Self, JsError> {
+        Ok(from_js(value, "invalid options")?.unwrap_or_default())
+    }
+
+    /// Borrows these as core [`Options`], the built-in defaults filling the gaps.
+    pub fn as_options(&self) -> Options<'_> {
+        let defaults = Options::default();
+        Options {
+            clip_limit: self.clip_limit.unwrap_or(defaults.clip_limit),
+            templates: match &self.templates {
+                None => defaults.templates,
+                Some(TemplatesWire::List(list)) => list,
+                Some(TemplatesWire::Response(response)) => &response.templates,
+            },
+            available_vfx: self.available_vfx.as_deref().unwrap_or(defaults.available_vfx),
+            default_engine: self.default_engine.unwrap_or(defaults.default_engine),
+        }
+    }
+}

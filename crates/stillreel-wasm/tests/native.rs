@@ -1,0 +1,68 @@
+//! Runs the case table natively through the adapter's `Outcome` and keeps the snapshot the
+//! browser test compares the wasm module against (`tests/native-outcomes.json`). Stale
+//! snapshot: `STILLREEL_BLESS=1 cargo test -p stillreel-wasm --test native`.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{CASE_FILES, all_cases, meets_expectation, record};
+use serde_json::Value;
+use stillreel_core::{OptionsData, validate_combine_video_clips, validate_create_project, validate_create_video};
+use stillreel_wasm::Outcome;
+
+fn native_outcome(endpoint: &str, options: Option<&Value>, body: &Value) -> Value {
+    let options: OptionsData = options.map(|o| serde_json::from_value(o.clone()).expect("case options")).unwrap_or_default();
+    let options = options.as_options();
+    let json = serde_json::to_string(body).expect("body serializes");
+    let to_value = |o: Result<Value, String>| record(o);
+    match endpoint {
+        "create_video" => to_value(Outcome::from_core(validate_create_video(&json, &options)).map(|o| serde_json::to_value(o).expect("json"))),
+        "combine_video_clips" => to_value(
+            Outcome::from_core(validate_combine_video_clips(&json, &options)).map(|o| serde_json::to_value(o).expect("json")),
+        ),
+        "create_project" => to_value(Outcome::from_core(validate_create_project(&json)).map(|o| serde_json::to_value(o).expect("json"))),
+        other => panic!("unknown endpoint {other}"),
+    }
+}
+
+#[test]
+fn compiled_in_case_files_are_every_case_file() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../stillreel-core/tests/cases");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the core's case directory exists")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    on_disk.sort();
+    let compiled: Vec<&str> = CASE_FILES.iter().map(|(n, _)| *n).collect();
+    assert_eq!(compiled, on_disk, "add the new case file to CASE_FILES in tests/common/mod.rs");
+}
+
+#[test]
+fn native_outcomes_meet_the_cases_and_match_the_snapshot() {
+    let cases = all_cases();
+    assert!(!cases.is_empty(), "the case table is empty");
+    let mut snapshot = Vec::new();
+    for (name, case) in &cases {
+        let outcome = native_outcome(&case.endpoint, case.options.as_ref(), &case.body);
+        if let Err(why) = meets_expectation(case, &outcome) {
+            panic!("{name}: {why}");
+        }
+        snapshot.push(serde_json::json!({ "case": name, "outcome": outcome }));
+    }
+    let text = serde_json::to_string_pretty(&snapshot).expect("snapshot serializes") + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/native-outcomes.json");
+    if std::env::var_os("STILLREEL_BLESS").is_some() {
+        std::fs::write(&path, &text).expect("write the snapshot");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "{} is stale (the core or its cases changed): run `STILLREEL_BLESS=1 cargo test -p stillreel-wasm --test native`",
+        path.display()
+    );
+}

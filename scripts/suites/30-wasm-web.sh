@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The wasm module and the npm package `stillreel` (web/): clippy for wasm32, the case table in
+# headless Chromium (wasm-bindgen-test), the package build (wasm-pack + npm binaryen wasm-opt,
+# settings from /wasm-pack.toml), Node tests of the built package, the size budget, and the
+# form's end-to-end test (live parts only when STILLREEL_E2E_URL and STILLREEL_E2E_KEY are set).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+step() { printf '\n--> %s\n' "$*"; }
+log=target/wasm-web-suite
+mkdir -p "$log"
+
+step "clippy stillreel-wasm (wasm32)"
+cargo clippy -p stillreel-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
+
+step "npm ci (web/)"
+# Idempotent: reinstall only when the lock file changed since the last install.
+if ! cmp -s web/package-lock.json web/node_modules/.package-lock.json 2>/dev/null; then
+  (cd web && npm ci --no-audit --no-fund)
+fi
+
+step "wasm-bindgen-test in headless Chromium"
+CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  cargo test -p stillreel-wasm --target wasm32-unknown-unknown --test browser 2>&1 | tee "$log/browser.log"
+# wasm-bindgen-test prints "skipping" and exits 0 when it runs nothing: count what ran.
+ran=$(grep -Eo 'test result: ok\. [0-9]+ passed' "$log/browser.log" | awk '{s+=$4} END {print s+0}')
+expected=$(grep -Ec '^\s*(#\[wasm_bindgen_test\]|cases_[a-z_]+ => )' crates/stillreel-wasm/tests/browser.rs)
+if ! grep -q 'Running headless tests in Chrome' "$log/browser.log" || [ "$ran" -lt "$expected" ] || [ "$ran" -eq 0 ]; then
+  echo "wasm-web: the browser suite ran $ran tests, expected at least $expected (in Chrome)" >&2
+  exit 1
+fi
+
+step "npm run build (web/)"
+(cd web && npm run build)
+
+step "node --test (built package)"
+(cd web && npm test)
+
+step "size budget"
+(cd web && npm run size)
+
+step "form end-to-end (Playwright, Chromium)"
+(cd web && npm run e2e)
+
+echo "wasm-web: ok ($ran browser tests)"

@@ -1,0 +1,138 @@
+// The stillreel form: loads the wasm rules, the deployment's catalogs (with the API key), and
+// wires the two tabs. No framework: a few small modules under this directory.
+import { builtinTemplates, engines, vfxTypes } from './stillreel/src/browser.js';
+import { ApiError, api, apiKey } from './api.js';
+import { combineTab } from './combine.js';
+import { createTab } from './create.js';
+import { el, showErrors } from './fields.js';
+
+// What the deployment knows; the built-in defaults until the server answers.
+const deployment = { templates: builtinTemplates(), engines: null, options: {} };
+
+const ctx = {
+  busy: false,
+  options: () => deployment.options,
+  templates: () => deployment.templates,
+  engines: () => deployment.engines ?? engines(deployment.options),
+  engine: (id) => id || ctx.engines().find((e) => e.default)?.id || 'v25',
+  vfx: () => vfxTypes(deployment.options),
+  banner(text, kind = 'error') {
+    const banner = document.getElementById('banner');
+    banner.hidden = !text;
+    banner.className = `banner${kind === 'info' ? ' info' : ''}`;
+    banner.textContent = text;
+  },
+  /** A server rejection: its details go under the fields, its message to the banner. */
+  serverError(err, root, touched) {
+    const details = err instanceof ApiError ? err.details : [];
+    for (const d of details) touched.add(d.field);
+    showErrors(root, details, touched, true);
+    ctx.banner(err.status === 401 ? 'The server did not accept the API key.' : `The server said: ${err.message}`);
+  },
+  fillProjects(select, projects, current) {
+    select.replaceChildren(el('option', { value: '', text: 'Default project' }),
+      ...projects.map((p) => el('option', { value: p.uuid, text: `${p.name}${p.is_default ? ' (default)' : ''}`, selected: p.uuid === current })));
+  },
+};
+
+const create = createTab(ctx);
+const combine = combineTab(ctx);
+
+function setConn(text, kind) {
+  const conn = document.getElementById('conn');
+  conn.textContent = text;
+  conn.className = `conn ${kind ?? ''}`;
+}
+
+async function connect() {
+  if (!apiKey.get()) {
+    setConn('not connected');
+    return;
+  }
+  setConn('connecting…');
+  try {
+    const [projects, templates, engineList] = await Promise.all([api.projects(), api.templates(), api.engines()]);
+    deployment.templates = templates.templates;
+    deployment.engines = engineList.engines;
+    const preferred = engineList.engines.find((e) => e.default) ?? engineList.engines[0];
+    deployment.options = {
+      templates: templates.templates,
+      available_vfx: preferred?.vfx_types,
+      default_engine: preferred?.id,
+    };
+    create.setProjects(projects.projects);
+    combine.setProjects(projects.projects);
+    create.refresh();
+    combine.refresh();
+    setConn(`connected · ${projects.projects.length} project(s)`, 'ok');
+    ctx.banner('');
+  } catch (err) {
+    setConn(err.status === 401 ? 'key not accepted' : 'offline', 'bad');
+    ctx.banner(err.status === 401 ? 'The server did not accept this API key.' : `Cannot reach the API: ${err.message}`);
+  }
+}
+
+function newProjectBox() {
+  const box = document.getElementById('new-project');
+  const name = document.getElementById('project-name');
+  const button = document.getElementById('project-create');
+  const check = () => {
+    const { validateCreateProject } = window.stillreel;
+    const result = validateCreateProject({ name: name.value });
+    showErrors(box, result.errors, new Set(['name']), name.value !== '');
+    button.disabled = !result.ok;
+    return result;
+  };
+  document.getElementById('new-project-toggle').addEventListener('click', () => {
+    box.hidden = !box.hidden;
+    if (!box.hidden) { name.focus(); check(); }
+  });
+  name.addEventListener('input', check);
+  button.addEventListener('click', async () => {
+    if (!check().ok) return;
+    try {
+      const project = await api.createProject({ name: name.value });
+      const { projects } = await api.projects();
+      create.setProjects(projects);
+      combine.setProjects(projects);
+      const select = document.getElementById('project');
+      select.value = project.uuid;
+      select.dispatchEvent(new Event('change', { bubbles: true }));
+      name.value = '';
+      box.hidden = true;
+      ctx.banner(`Project “${project.name}” created.`, 'info');
+    } catch (err) {
+      ctx.banner(`Could not create the project: ${err.message}`);
+    }
+  });
+}
+
+function tabs() {
+  for (const tab of document.querySelectorAll('[role="tab"]')) {
+    tab.addEventListener('click', () => {
+      for (const other of document.querySelectorAll('[role="tab"]')) {
+        const on = other === tab;
+        other.setAttribute('aria-selected', String(on));
+        document.getElementById(`panel-${other.dataset.tab}`).hidden = !on;
+      }
+      if (tab.dataset.tab === 'combine') combine.load();
+    });
+  }
+}
+
+const keyForm = document.getElementById('key-form');
+const keyInput = document.getElementById('api-key');
+keyInput.value = apiKey.get();
+keyForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  apiKey.set(keyInput.value.trim());
+  connect();
+});
+
+// Exposed for the console and the end-to-end test.
+window.stillreel = await import('./stillreel/src/browser.js');
+tabs();
+newProjectBox();
+create.refresh();
+combine.refresh();
+connect();

@@ -1,0 +1,78 @@
+// The branding card, shared by both tabs: intro and outro pickers whose fields are generated
+// from the template listing, and the speed ramp.
+import { el } from './fields.js';
+
+export function newBranding() {
+  return { intro: { template: '', values: {} }, outro: { template: '', values: {} }, speed_ramp: false };
+}
+
+/** The request's `branding` member, or undefined when nothing is asked for. */
+export function brandingBody(state, templates) {
+  const body = {};
+  for (const slot of ['intro', 'outro']) {
+    const { template, values } = state[slot];
+    if (!template) continue;
+    const fields = templates.find((t) => t.id === template)?.fields ?? [];
+    const config = {};
+    for (const field of fields) {
+      const value = values[field.key] ?? '';
+      if (value === '') continue;
+      config[field.key] = field.type === 'image' ? { url: value } : { value };
+    }
+    body[slot] = Object.keys(config).length ? { template, config } : { template };
+  }
+  if (state.speed_ramp) body.speed_ramp = true;
+  return Object.keys(body).length ? body : undefined;
+}
+
+/** Renders the card into `card`; `onChange` runs after every edit. */
+export function renderBranding(card, state, templates, onChange) {
+  const slotBlock = (slot, title) => {
+    const current = state[slot];
+    const choices = templates.filter((t) => t.slot === slot);
+    const chosen = choices.find((t) => t.id === current.template);
+    const select = el('select', {
+      'data-field': `branding.${slot}.template`,
+      onchange: (e) => { current.template = e.target.value; current.values = {}; render(); onChange(); },
+    }, el('option', { value: '', text: 'None' }),
+    ...choices.map((t) => el('option', { value: t.id, text: t.name, selected: t.id === current.template })));
+    const fields = (chosen?.fields ?? []).map((field) => {
+      const path = `branding.${slot}.config.${field.key}`;
+      const label = field.key.replace(/_/g, ' ');
+      const input = el(field.max_length && field.max_length > 80 ? 'textarea' : 'input', {
+        'data-field': path,
+        type: field.type === 'image' ? 'url' : 'text',
+        placeholder: field.type === 'image' ? 'https://…/logo.png' : '',
+        value: current.values[field.key] ?? '',
+        oninput: (e) => { current.values[field.key] = e.target.value; onChange(); },
+      });
+      if (input.tagName === 'TEXTAREA') input.value = current.values[field.key] ?? '';
+      const hint = field.max_length ? `up to ${field.max_length} characters` : field.type === 'image' ? 'image URL' : '';
+      return el('label', { class: 'field' },
+        el('span', {}, `${label[0].toUpperCase()}${label.slice(1)} `, el('em', { text: field.required ? '' : 'optional' })),
+        input,
+        el('small', { class: 'hint', text: hint }),
+        el('small', { class: 'err', 'data-error-for': path }));
+    });
+    return el('div', { class: 'slot' },
+      el('label', { class: 'field' }, el('span', { text: title }), select,
+        el('small', { class: 'hint', text: chosen?.description ?? '' }),
+        el('small', { class: 'err', 'data-error-for': `branding.${slot}.template` })),
+      fields.length ? el('div', { class: 'grid tight vfx-config' }, ...fields) : null);
+  };
+  const render = () => {
+    card.replaceChildren(
+      el('div', { class: 'card-head' }, el('h2', { text: 'Branding' }), el('span', { class: 'muted', text: 'optional' })),
+      el('small', { class: 'err block', 'data-field': 'branding', 'data-error-for': 'branding' }),
+      el('div', { class: 'grid' }, slotBlock('intro', 'Intro (first 3 s)'), slotBlock('outro', 'Outro (3 s end card)')),
+      el('label', { class: 'field check', 'data-field': 'branding.speed_ramp' },
+        el('span', {}, el('input', {
+          type: 'checkbox', checked: state.speed_ramp, style: 'width:auto;min-height:0;margin-right:.4rem',
+          onchange: (e) => { state.speed_ramp = e.target.checked; onChange(); },
+        }), 'Speed ramp: accelerate into each cut (two or more clips)'),
+        el('small', { class: 'err', 'data-error-for': 'branding.speed_ramp' })),
+    );
+  };
+  render();
+  return render;
+}

@@ -1,0 +1,201 @@
+// The "Create video" tab: photo rows, video settings, branding; validated on every keystroke
+// by the wasm module, sent only when the module finds nothing wrong.
+import { cameraMotions, sanitizeWordDropText, validateCreateVideo } from './stillreel/src/browser.js';
+import { api, history } from './api.js';
+import { brandingBody, newBranding, renderBranding } from './branding.js';
+import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
+import { trackVideo } from './results.js';
+
+export function createTab(ctx) {
+  const root = document.getElementById('panel-create');
+  const $ = (id) => document.getElementById(id);
+  const touched = new Set();
+  let showAll = false;
+  let last = { ok: false, errors: [] };
+  const state = {
+    images: [newImage()],
+    orientation: 'landscape',
+    resolution: '720p',
+    engine: '',
+    audio: '',
+    project: '',
+    branding: newBranding(),
+  };
+
+  function newImage() {
+    return { url: '', motion: 'auto', vfx: '', config: {} };
+  }
+
+  function body() {
+    const image_inputs = state.images.map((img) => {
+      const input = { image_url: img.url.trim(), camera_motion: img.motion };
+      if (img.vfx) {
+        const info = ctx.vfx().find((v) => v.type === img.vfx);
+        input.vfx = { type: img.vfx };
+        if (info?.config_fields.length) {
+          const config = {};
+          for (const f of info.config_fields) {
+            const value = img.config[f.key] ?? f.default ?? '';
+            if (value !== '' || f.required) config[f.key] = value;
+          }
+          input.vfx.config = config;
+        }
+      }
+      return input;
+    });
+    const out = { image_inputs, orientation: state.orientation, resolution: state.resolution };
+    if (state.engine) out.ai_engine = state.engine;
+    if (state.audio.trim()) out.audio_url = state.audio.trim();
+    if (state.project) out.project = state.project;
+    const branding = brandingBody(state.branding, ctx.templates());
+    if (branding) out.branding = branding;
+    return out;
+  }
+
+  function validate() {
+    last = validateCreateVideo(body(), ctx.options());
+    const homeless = showErrors(root, last.errors, touched, showAll);
+    summary($('create-summary'), last.errors);
+    $('create-show').hidden = last.ok || showAll;
+    $('create-submit').disabled = !last.ok || ctx.busy;
+    if (showAll && homeless.length) ctx.banner(homeless.map((e) => `${e.field}: ${e.message}`).join('\n'));
+    $('image-count').textContent = `${state.images.length} / ${ctx.options().clip_limit ?? 20} photos`;
+    return last;
+  }
+
+  function imageRow(img, i) {
+    const node = document.getElementById('image-row').content.firstElementChild.cloneNode(true);
+    const base = `image_inputs[${i}]`;
+    node.dataset.index = String(i);
+    node.querySelector('.label-num').textContent = `Photo ${i + 1} URL`;
+    const url = node.querySelector('.f-url');
+    url.dataset.field = `${base}.image_url`;
+    url.value = img.url;
+    const thumb = node.querySelector('.thumb');
+    const setThumb = () => {
+      thumb.style.backgroundImage = /^https?:\/\//.test(img.url) ? `url("${img.url.replace(/"/g, '%22')}")` : '';
+    };
+    setThumb();
+    url.addEventListener('input', () => { img.url = url.value; setThumb(); });
+
+    const motion = node.querySelector('.f-motion');
+    motion.dataset.field = `${base}.camera_motion`;
+    const allowed = cameraMotions(ctx.engine(state.engine));
+    if (!allowed.includes(img.motion)) img.motion = 'auto';
+    motion.replaceChildren(...allowed.map((m) => el('option', { value: m, text: m, selected: m === img.motion })));
+    motion.addEventListener('change', () => { img.motion = motion.value; });
+
+    const vfx = node.querySelector('.f-vfx');
+    vfx.dataset.field = `${base}.vfx.type`;
+    vfx.replaceChildren(el('option', { value: '', text: 'None' }),
+      ...ctx.vfx().map((v) => el('option', {
+        value: v.type,
+        text: v.available ? v.type : `${v.type} (not on this server)`,
+        disabled: !v.available && v.type !== img.vfx,
+        selected: v.type === img.vfx,
+      })));
+    vfx.addEventListener('change', () => { img.vfx = vfx.value; img.config = {}; renderImages(); });
+
+    const config = node.querySelector('.vfx-config');
+    config.dataset.field = `${base}.vfx.config`;
+    const info = ctx.vfx().find((v) => v.type === img.vfx);
+    for (const f of info?.config_fields ?? []) {
+      const path = `${base}.vfx.config.${f.key}`;
+      const label = f.key.replace(/_/g, ' ');
+      let input;
+      const extra = [];
+      if (f.type === 'choice') {
+        input = el('select', { 'data-field': path },
+          ...f.values.map((v) => el('option', { value: v, text: v.replace(/_/g, ' '), selected: v === (img.config[f.key] ?? f.default) })));
+        input.addEventListener('change', () => { img.config[f.key] = input.value; });
+      } else {
+        input = el('input', { 'data-field': path, value: img.config[f.key] ?? '', placeholder: 'Just listed' });
+        const counter = el('small', { class: 'counter', 'data-counter': path });
+        const count = () => {
+          const s = sanitizeWordDropText(input.value);
+          counter.textContent = `${s.length} / ${s.max}`;
+          counter.classList.toggle('over', s.length > s.max);
+          counter.title = s.text ? `Shown as “${s.text}”` : '';
+        };
+        input.addEventListener('input', () => { img.config[f.key] = input.value; count(); });
+        count();
+        extra.push(counter);
+      }
+      config.append(el('label', { class: 'field' },
+        el('span', { text: `${label[0].toUpperCase()}${label.slice(1)}` }), input, ...extra,
+        el('small', { class: 'err', 'data-error-for': path })));
+    }
+
+    node.querySelector('.up').disabled = i === 0;
+    node.querySelector('.down').disabled = i === state.images.length - 1;
+    node.querySelector('.remove').disabled = state.images.length === 1;
+    const move = (to) => {
+      const [item] = state.images.splice(i, 1);
+      state.images.splice(to, 0, item);
+      renderImages();
+    };
+    node.querySelector('.up').addEventListener('click', () => move(i - 1));
+    node.querySelector('.down').addEventListener('click', () => move(i + 1));
+    node.querySelector('.remove').addEventListener('click', () => { state.images.splice(i, 1); renderImages(); });
+    // Error slots are the `.err` right after each input, keyed by its path.
+    for (const input of node.querySelectorAll('.f-url, .f-motion, .f-vfx')) {
+      input.parentElement.querySelector('.err').dataset.errorFor = input.dataset.field;
+    }
+    return node;
+  }
+
+  function renderImages() {
+    $('images').replaceChildren(...state.images.map(imageRow));
+    validate();
+  }
+
+  function renderSettings() {
+    segmented($('orientation'), 'orientation', ['landscape', 'portrait'], state.orientation, (v) => { state.orientation = v; validate(); });
+    segmented($('resolution'), 'resolution', ['720p', '1080p'], state.resolution, (v) => { state.resolution = v; validate(); });
+    const engines = ctx.engines();
+    if (!state.engine) state.engine = engines.find((e) => e.default)?.id ?? engines[0]?.id ?? '';
+    $('engine').replaceChildren(...engines.map((e) => el('option', {
+      value: e.id, text: `${e.id}${e.default ? ' (default)' : ''}`, selected: e.id === state.engine,
+    })));
+    const hint = () => {
+      const info = engines.find((e) => e.id === state.engine);
+      $('engine-hint').textContent = info ? `Moves: ${info.camera_motions.join(', ')}` : '';
+    };
+    hint();
+    $('engine').onchange = () => { state.engine = $('engine').value; hint(); renderImages(); };
+    $('audio').oninput = () => { state.audio = $('audio').value; };
+    $('project').onchange = () => { state.project = $('project').value; };
+    renderBranding($('create-branding'), state.branding, ctx.templates(), validate);
+  }
+
+  async function submit() {
+    const result = validate();
+    if (!result.ok) return;
+    ctx.busy = true;
+    $('create-submit').disabled = true;
+    $('create-submit').textContent = 'Sending…';
+    try {
+      const video = await api.createVideo(body());
+      history.add(video.uuid);
+      ctx.banner('');
+      trackVideo($('create-result'), video);
+      $('create-result').scrollIntoView({ behavior: 'smooth', block: 'start' });
+    } catch (err) {
+      ctx.serverError(err, root, touched);
+    } finally {
+      ctx.busy = false;
+      $('create-submit').textContent = 'Create video';
+      validate();
+    }
+  }
+
+  trackTouched(root, touched, validate);
+  $('add-image').addEventListener('click', () => { state.images.push(newImage()); renderImages(); });
+  $('create-submit').addEventListener('click', submit);
+  $('create-show').addEventListener('click', () => { showAll = true; validate(); });
+
+  return {
+    refresh() { renderSettings(); renderImages(); },
+    setProjects(projects) { ctx.fillProjects($('project'), projects, state.project); },
+  };
+}

@@ -1,0 +1,46 @@
+// `npm run build`: the wasm package (wasm-pack, then npm binaryen's wasm-opt) and the form in
+// dist/. Every setting comes from /wasm-pack.toml.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadConfig, webDir } from './config.mjs';
+
+const config = loadConfig();
+const run = (cmd, args) => {
+  console.log(`$ ${cmd} ${args.join(' ')}`);
+  execFileSync(cmd, args, { stdio: 'inherit' });
+};
+
+if (!existsSync(config.wasmOpt)) {
+  throw new Error(`${config.wasmOpt} is missing: run \`npm ci\` in web/ (npm binaryen provides wasm-opt)`);
+}
+
+for (const target of config.targets) {
+  // Several targets go to sibling directories; a single one to out_dir itself.
+  const outDir = config.targets.length === 1 ? config.outDir : `${config.outDir}-${target}`;
+  run('wasm-pack', [
+    'build', config.crate, '--target', target, `--${config.profile === 'release' ? 'release' : 'dev'}`,
+    ...(config.profile === 'release' || config.profile === 'dev' ? [] : ['--profile', config.profile]),
+    '--out-dir', outDir, '--out-name', config.outName, '--no-pack', '--mode', 'no-install',
+  ]);
+  const wasm = resolve(outDir, `${config.outName}_bg.wasm`);
+  const optimized = `${wasm}.opt`;
+  run(config.wasmOpt, [...config.wasmOptFlags, wasm, '-o', optimized]);
+  renameSync(optimized, wasm);
+}
+
+// The form: static files plus the package itself, laid out as the package is, so the form
+// imports `./stillreel/src/browser.js` exactly as an app would import the package.
+const dist = resolve(webDir, 'dist');
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+cpSync(resolve(webDir, 'form'), dist, { recursive: true });
+cpSync(resolve(webDir, 'src'), resolve(dist, 'stillreel/src'), { recursive: true });
+cpSync(config.outDir, resolve(dist, 'stillreel/pkg'), {
+  recursive: true,
+  filter: (src) => !src.endsWith('.gitignore'),
+});
+
+const { measure } = await import('./size.mjs');
+const { total } = measure(config);
+console.log(`build: done; wasm + glue + wrapper ${(total.raw / 1024).toFixed(1)} KiB raw, ${(total.gzip / 1024).toFixed(1)} KiB gzip`);

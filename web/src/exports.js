@@ -1,0 +1,14 @@
+// The package's functions: the wasm exports as they are, plus small form helpers.
+export {
+  validateCreateVideo,
+  validateCombineVideoClips,
+  validateCreateProject,
+  sanitizeWordDropText,
+  vfxTypes,
+  cameraMotions,
+  engines,
+  builtinTemplates,
+  limits,
+  checkCombineClips,
+} from '../pkg/stillreel_wasm.js';
+export { errorsByField } from './helpers.js';
