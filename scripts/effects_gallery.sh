@@ -1,27 +1,62 @@
 #!/usr/bin/env bash
-# Renders every procedural effect on a bundled sample (720p, 5 s, a simple push-in made here,
-# NOT the render crate's clip graph, which is not wired to effects yet) and saves one PNG still
-# per effect into docs/effects/. Usage: scripts/effects_gallery.sh
+# Renders the pictures of docs/EFFECTS.md from the bundled samples through the real render
+# pipeline (`cargo run -p stillreel-render --example showcase`: fetch, clip graph with camera
+# motion and effect, stitch, branded render) and saves PNG stills into docs/effects/:
+#   - one still per effect (720p, push-in, the frame where the effect reads best);
+#   - one strip per camera motion (first, middle and last frame side by side);
+#   - one still per template (intro at 1.5 s, outro 1.5 s before the end), both orientations.
+# Usage: scripts/effects_gallery.sh   (about 3 minutes on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q -p stillreel-effects --example fragment
-FRAG=target/debug/examples/fragment
-render() { # name vfx-json sample W H frame
-  local name=$1 vfx=$2 sample=$3 W=$4 H=$5 n=$6
-  local Z="(1+0.15*in/149)"
-  local base="[0:v]scale=$W:$H:force_original_aspect_ratio=increase,crop=$W:$H,format=yuv420p,settb=1/30,loop=loop=149:size=1:start=0,setpts=N/30/TB,perspective=x0=W/2-W/2/$Z:y0=H/2-H/2/$Z:x1=W/2+W/2/$Z:y1=H/2-H/2/$Z:x2=W/2-W/2/$Z:y2=H/2+H/2/$Z:x3=W/2+W/2/$Z:y3=H/2+H/2/$Z:eval=frame[base]"
-  ffmpeg -hide_banner -loglevel error -nostdin -y -i "samples/$sample" \
-    -filter_complex "$base;$($FRAG "$vfx" "$W" "$H");[fx]select=eq(n\\,$n),scale=iw/2:-2" -frames:v 1 "docs/effects/$name.png"
-  echo "docs/effects/$name.png"
+cargo build -q --release -p stillreel-render --example showcase
+BIN=target/release/examples/showcase
+OUT=docs/effects
+WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$OUT"
+S="$PWD/samples"
+field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+grab() { # video filter-of-selected-frames output
+  ffmpeg -hide_banner -loglevel error -nostdin -y -i "$1" -vf "$2" -frames:v 1 "$3"
+  echo "$3"
 }
-render day-to-twilight '{"type":"day-to-twilight"}' house-bungalow.jpg 1280 720 140
-render catch-the-sunshine '{"type":"catch-the-sunshine"}' house-colonial.jpg 1280 720 60
-render pencil-sketch '{"type":"pencil-sketch"}' house-bungalow.jpg 1280 720 65
-render construction '{"type":"construction"}' house-modern.webp 1280 720 70
-render starry-night '{"type":"starry-night"}' house-colonial.jpg 1280 720 100
-render sway-trees '{"type":"sway-trees"}' house-colonial.jpg 1280 720 40
-render shadows '{"type":"shadows"}' living-room.png 1280 720 60
-render house-drop '{"type":"house-drop"}' house-bungalow.jpg 1280 720 10
-render static-ceiling-fan '{"type":"static-ceiling-fan"}' living-room.png 1280 720 60
-render word-drop-portrait '{"type":"word-drop","config":{"text":"Très Beau: 100%!","color":"gold"}}' house-townhouse-portrait.jpg 720 1280 90
-render word-drop-silver '{"type":"word-drop","config":{"text":"Just Listed","color":"silver"}}' house-colonial.jpg 1280 720 90
+
+effect() { # name vfx-json sample frame [WxH]
+  local size=${5:-1280x720} clip
+  clip=$("$BIN" clip "$WORK" "$size" push-in "$2" "samples/$3" | field clip)
+  grab "$clip" "select=eq(n\\,$4),scale=iw/2:-2" "$OUT/$1.png"
+}
+effect day-to-twilight '{"type":"day-to-twilight"}' house-bungalow.jpg 140
+effect catch-the-sunshine '{"type":"catch-the-sunshine"}' house-colonial.jpg 60
+effect pencil-sketch '{"type":"pencil-sketch"}' house-bungalow.jpg 65
+effect construction '{"type":"construction"}' house-modern.webp 70
+effect starry-night '{"type":"starry-night"}' house-colonial.jpg 100
+effect sway-trees '{"type":"sway-trees"}' house-colonial.jpg 40
+effect shadows '{"type":"shadows"}' living-room.png 60
+effect house-drop '{"type":"house-drop"}' house-bungalow.jpg 10
+effect static-ceiling-fan '{"type":"static-ceiling-fan"}' living-room.png 60
+effect word-drop-portrait '{"type":"word-drop","config":{"text":"Très Beau: 100%!","color":"gold"}}' house-townhouse-portrait.jpg 90 720x1280
+effect word-drop-silver '{"type":"word-drop","config":{"text":"Just Listed","color":"silver"}}' house-colonial.jpg 90
+
+for motion in push-in push-out orbit-left orbit-right; do
+  clip=$("$BIN" clip "$WORK" 1280x720 "$motion" none samples/house-colonial.jpg | field clip)
+  grab "$clip" "select='eq(n\\,0)+eq(n\\,75)+eq(n\\,149)',scale=426:-2,drawbox=c=white:t=2,tile=3x1:padding=4:color=white" "$OUT/motion-$motion.png"
+done
+
+LOWER='{"template":"intro-lower-third","config":{"address":{"value":"1234 Maple Avenue\nSpringfield, OR 97477"},"agent_name":{"value":"Jane Doe"},"brokerage":{"value":"Acme Realty"},"logo":{"url":"file:'$S'/logo.png"}}}'
+TITLE='{"template":"intro-title-card","config":{"headline":{"value":"Just Listed"},"price":{"value":"$749,000"},"address":{"value":"88 Harbor View Road, Portland"},"logo":{"url":"file:'$S'/logo.png"}}}'
+CONTACT='{"template":"outro-contact-card","config":{"agent_name":{"value":"Jane Doe"},"phone":{"value":"(555) 010-2030"},"email":{"value":"jane@acme.example"},"brokerage":{"value":"Acme Realty\nLicensed in Oregon"},"headshot":{"url":"file:'$S'/headshot.jpg"},"logo":{"url":"file:'$S'/logo.png"}}}'
+MINIMAL='{"template":"outro-minimal","config":{"logo":{"url":"file:'$S'/logo.png"},"brokerage":{"value":"Acme Realty"},"call_to_action":{"value":"Book a private showing today"},"website":{"value":"acme-realty.example"}}}'
+brand() { # size intro outro intro-name outro-name images...
+  local size=$1 intro=$2 outro=$3 iname=$4 oname=$5; shift 5
+  local json video secs
+  json=$("$BIN" brand "$WORK" "$size" "$intro" "$outro" true "$@")
+  video=$(echo "$json" | field branded); secs=$(echo "$json" | field branded_seconds)
+  local tag=landscape; [ "$size" = 720x1280 ] && tag=portrait
+  grab "$video" "select=eq(n\\,45),scale=iw/2:-2" "$OUT/template-$iname-$tag.png"
+  local last; last=$(python3 -c "print(int(round(($secs - 1.5) * 30)))")
+  grab "$video" "select=eq(n\\,$last),scale=iw/2:-2" "$OUT/template-$oname-$tag.png"
+}
+brand 1280x720 "$LOWER" "$CONTACT" intro-lower-third outro-contact-card samples/house-colonial.jpg samples/living-room.png
+brand 720x1280 "$TITLE" "$MINIMAL" intro-title-card outro-minimal samples/house-townhouse-portrait.jpg samples/house-bungalow.jpg
+brand 1280x720 "$TITLE" "$MINIMAL" intro-title-card outro-minimal samples/house-bungalow.jpg samples/house-modern.webp
+brand 720x1280 "$LOWER" "$CONTACT" intro-lower-third outro-contact-card samples/house-townhouse-portrait.jpg samples/living-room.png

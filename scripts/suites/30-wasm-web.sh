@@ -19,6 +19,9 @@ if ! cmp -s web/package-lock.json web/node_modules/.package-lock.json 2>/dev/nul
   (cd web && npm ci --no-audit --no-fund)
 fi
 
+step "native: generated TypeScript types and the native outcome snapshot are fresh"
+cargo test -p stillreel-wasm
+
 step "wasm-bindgen-test in headless Chromium"
 CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}" \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
@@ -34,8 +37,8 @@ fi
 step "npm run build (web/)"
 (cd web && npm run build)
 
-step "node --test (built package)"
-(cd web && npm test)
+step "node --test (built package) and the TypeScript types"
+(cd web && npm test && npm run typecheck)
 
 step "size budget"
 (cd web && npm run size)

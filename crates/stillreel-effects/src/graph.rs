@@ -103,6 +103,13 @@ impl EffectGraph {
         }
     }
 
+    pub(crate) fn with_inputs(fragment: String, extra_inputs: Vec<ExtraInput>) -> Self {
+        EffectGraph {
+            fragment,
+            extra_inputs,
+        }
+    }
+
     /// The fragment with its placeholders (for docs and tests).
     pub fn fragment(&self) -> &str {
         &self.fragment
@@ -166,7 +173,7 @@ impl EffectGraph {
 /// Why an effect cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EffectError {
-    /// Generative types are rendered by a provider (see [`crate::provider`]), not by a graph.
+    /// Generative types are rendered by a provider (`stillreel_render::provider`), not by a graph.
     #[error("{0} is a generative effect: render it through a provider")]
     Generative(VfxType),
     #[error("word-drop text is not drawable: {0}")]

@@ -1,6 +1,7 @@
 //! Effects, template drawing and the speed ramp for stillreel, as ffmpeg filtergraph fragments.
 //!
-//! Everything here except [`provider`] is pure: functions take the frame facts and return
+//! Everything here is pure (the generative provider client, which does I/O, lives in
+//! `stillreel-render`): functions take the frame facts and return
 //! filtergraph text (commands as data). The render crate splices a fragment between its own pads
 //! (see `docs/EFFECTS.md` for the exact contract):
 //!
@@ -15,6 +16,8 @@ pub mod escape;
 mod expr;
 pub mod fx;
 mod graph;
+pub mod ramp;
+pub mod template;
 
 pub mod text;
 

@@ -94,3 +94,92 @@ fn every_effect_keeps_size_and_frame_count_in_both_orientations() {
         }
     }
 }
+
+/// The sample picture at `w`×`h` (cover-cropped) for `frames` frames through `vfx`; the frames
+/// `picks` as raw pixels of `pix_fmt` (no encoding, so no codec noise).
+fn sample_frames(vfx: &Vfx, image: &str, w: u32, h: u32, frames: u32, picks: &[u32], pix_fmt: &str) -> Vec<Vec<u8>> {
+    let ctx = EffectContext::new(w, h, 30, frames, Engine::V25);
+    let frag = effect_filter(vfx, &ctx)
+        .unwrap()
+        .render(&Pads { input: "base", output: "fx", prefix: "", extra: &[] })
+        .unwrap();
+    let select: Vec<String> = picks.iter().map(|n| format!("eq(n\\,{n})")).collect();
+    let graph = format!(
+        "[0:v]scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h},format=yuv420p,\
+         loop=loop={}:size=1:start=0,setpts=N/30/TB[base];{frag};[fx]select='{}',format={pix_fmt}[o]",
+        frames - 1,
+        select.join("+")
+    );
+    let image = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples").join(image);
+    let out = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-i"])
+        .arg(&image)
+        .args(["-filter_complex", &graph, "-map", "[o]", "-fps_mode", "passthrough", "-f", "rawvideo", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bpp = if pix_fmt == "gray" { 1 } else { 3 };
+    let size = (w * h) as usize * bpp;
+    assert_eq!(out.stdout.len(), size * picks.len(), "frames out");
+    out.stdout.chunks(size).map(<[u8]>::to_vec).collect()
+}
+
+/// Mean absolute difference of two gray frames of width `w` over a rectangle.
+fn region_diff(a: &[u8], b: &[u8], w: usize, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> f64 {
+    let mut sum = 0.0;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            sum += f64::from(a[y * w + x].abs_diff(b[y * w + x]));
+        }
+    }
+    sum / ((x1 - x0) * (y1 - y0)) as f64
+}
+
+#[test]
+fn sway_trees_moves_foliage_only() {
+    // house-colonial at 640x360: trees left and right, sky above the roof, roof shingles and
+    // white siding (textured but not green), the red door.
+    let f = sample_frames(&Vfx::SwayTrees, "house-colonial.jpg", 640, 360, 40, &[0, 12, 24, 36], "gray");
+    let foliage = [(20, 90, 100, 180), (525, 70, 600, 170)];
+    // The mask is dilated and blurred (about 16 px here), so the still regions keep that far
+    // from foliage.
+    let still = [(240, 0, 440, 30), (250, 60, 450, 90), (150, 172, 290, 195), (305, 195, 335, 222)];
+    for (a, b) in [(0, 1), (1, 2), (2, 3)] {
+        let moving: Vec<f64> = foliage.iter().map(|r| region_diff(&f[a], &f[b], 640, *r)).collect();
+        let fixed: Vec<f64> = still.iter().map(|r| region_diff(&f[a], &f[b], 640, *r)).collect();
+        let min_moving = moving.iter().copied().fold(f64::INFINITY, f64::min);
+        let max_fixed = fixed.iter().copied().fold(0.0, f64::max);
+        assert!(min_moving > 0.4, "foliage moves between picks {a} and {b}: {moving:?}");
+        assert!(max_fixed < 0.1 * min_moving, "sky, roof, walls and door stay: {fixed:?} vs {moving:?}");
+    }
+}
+
+#[test]
+fn word_drop_draws_non_ascii_latin_text_at_its_fitted_width() {
+    let text = "Été à Zürich 5%";
+    let vfx: Vfx = serde_json::from_str(&format!(r#"{{"type":"word-drop","config":{{"text":"{text}","color":"gold"}}}}"#)).unwrap();
+    let Vfx::WordDrop { config } = &vfx else { unreachable!("word-drop") };
+    let (w, h) = (640u32, 360u32);
+    let layout = stillreel_effects::fx::word_drop_layout(&EffectContext::new(w, h, 30, 60, Engine::V25), config).unwrap();
+    assert_eq!(layout.text, text, "nothing removed by sanitizing");
+    // On the sample (dark enough sky and house, no gold in it): the settled text at frame 55.
+    let f = sample_frames(&vfx, "house-bungalow.jpg", w, h, 60, &[0, 55], "rgb24");
+    let gold = |p: &[u8]| p[0] > 170 && p[1] > 110 && i32::from(p[0]) - i32::from(p[2]) > 90;
+    let (mut x0, mut x1, mut count) = (w as usize, 0usize, 0);
+    for (i, p) in f[1].chunks(3).enumerate() {
+        let before = &f[0][i * 3..i * 3 + 3];
+        if gold(p) && !gold(before) {
+            let x = i % w as usize;
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            count += 1;
+        }
+    }
+    assert!(count > 500, "gold text drawn: {count} pixels");
+    let drawn = (x1 - x0) as f64;
+    assert!(
+        (drawn - layout.width).abs() < layout.width * 0.1,
+        "drawn {drawn} px wide, laid out {} px (missing glyphs would change it)",
+        layout.width
+    );
+}

@@ -44,7 +44,7 @@ pub struct FfmpegArgs {
 }
 
 impl FfmpegArgs {
-    fn new(planned_frames: u32) -> Self {
+    pub(crate) fn new(planned_frames: u32) -> Self {
         let mut args = Vec::new();
         push(
             &mut args,
@@ -57,7 +57,7 @@ impl FfmpegArgs {
     }
 
     /// Adds a local input with its format forced and only the file protocol allowed.
-    fn input(&mut self, format: &str, path: &Path, pre: &[&str]) {
+    pub(crate) fn input(&mut self, format: &str, path: &Path, pre: &[&str]) {
         push(
             &mut self.args,
             ["-protocol_whitelist", "file", "-f", format],
@@ -68,13 +68,13 @@ impl FfmpegArgs {
     }
 }
 
-fn push<'a>(args: &mut Vec<String>, items: impl IntoIterator<Item = &'a str>) {
+pub(crate) fn push<'a>(args: &mut Vec<String>, items: impl IntoIterator<Item = &'a str>) {
     args.extend(items.into_iter().map(str::to_owned));
 }
 
 /// A path as ffmpeg must see it: a plain relative or absolute file path, never something a
 /// protocol prefix (`http:`, `concat:`) or an option (`-`) could be read into.
-fn local_arg(path: &Path) -> String {
+pub(crate) fn local_arg(path: &Path) -> String {
     let text = path.to_string_lossy();
     if path.is_absolute() || text.starts_with("./") {
         text.into_owned()
@@ -135,6 +135,51 @@ pub fn clip_graph(
     }
 }
 
+/// The clip filtergraph for a clip a provider made (a video, any size and rate): cover-cropped to
+/// the frame, resampled to the clip's rate, its last frame held or the rest cut so it lasts
+/// exactly the clip's frames. The camera does not move again (the provider's clip is the shot).
+pub fn provider_clip_graph(plan: &ClipPlan, effect: Option<&EffectFilter>) -> String {
+    let (w, h, fps, frames) = (plan.width, plan.height, plan.fps, plan.frames);
+    let chain = format!(
+        "[0:v]scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},setsar=1,\
+         fps={fps},format=yuv420p,tpad=stop_mode=clone:stop={frames},trim=end_frame={frames},\
+         setpts=N/({fps}*TB)"
+    );
+    let samples = u64::from(SAMPLE_RATE) * u64::from(frames) / u64::from(fps);
+    let audio = format!("anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples}[a]");
+    match effect {
+        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v];{audio}", effect.graph),
+        None => format!("{chain},format=yuv420p[v];{audio}"),
+    }
+}
+
+/// Renders a provider's clip (`input`, MP4) into a standard clip, like [`clip_command`].
+pub fn provider_clip_command(
+    plan: &ClipPlan,
+    input: &Path,
+    effect: Option<&EffectFilter>,
+    encoding: &Encoding,
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(plan.frames);
+    cmd.input("mov", input, &[]);
+    if let Some(effect) = effect {
+        for extra in &effect.inputs {
+            cmd.input(&extra.format, &extra.path, &[]);
+        }
+    }
+    let graph = provider_clip_graph(plan, effect);
+    push(
+        &mut cmd.args,
+        ["-filter_complex", &graph, "-map", "[v]", "-map", "[a]"],
+    );
+    push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
+    encode_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
+    push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
+    cmd.args.push(local_arg(output));
+    cmd
+}
+
 /// The context an effect stage gets for a clip.
 pub fn clip_context(plan: &ClipPlan, index: usize) -> ClipContext {
     ClipContext {
@@ -151,15 +196,17 @@ pub fn clip_context(plan: &ClipPlan, index: usize) -> ClipContext {
 }
 
 /// Encoder settings every clip shares, so `concat -c copy` joins them.
-fn encode_args(args: &mut Vec<String>, plan: &ClipPlan, encoding: &Encoding) {
-    let level = if plan.width.max(plan.height) > 1280 {
-        "4.1"
-    } else {
-        "3.1"
-    };
-    let gop = plan.fps * 2;
+pub(crate) fn encode_args(
+    args: &mut Vec<String>,
+    width: u32,
+    height: u32,
+    fps: u32,
+    encoding: &Encoding,
+) {
+    let level = if width.max(height) > 1280 { "4.1" } else { "3.1" };
+    let gop = fps * 2;
     let crf = encoding.crf.to_string();
-    let fps = plan.fps.to_string();
+    let fps = fps.to_string();
     let sr = SAMPLE_RATE.to_string();
     push(
         args,
@@ -222,7 +269,7 @@ pub fn clip_command(
         ["-filter_complex", &graph, "-map", "[v]", "-map", "[a]"],
     );
     push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
-    encode_args(&mut cmd.args, plan, encoding);
+    encode_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
     push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
     cmd.args.push(local_arg(output));
     cmd

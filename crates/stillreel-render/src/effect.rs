@@ -52,6 +52,13 @@ pub struct EffectFilter {
 pub trait EffectStage: Send + Sync + std::fmt::Debug {
     /// The filter fragment for this clip, or a message why it cannot be built.
     fn filter(&self, ctx: &ClipContext) -> Result<EffectFilter, String>;
+
+    /// A generative effect (`virtual-staging`, `lifestyle`, `spin-ceiling-fan`): the still is
+    /// first sent to the configured provider ([`crate::provider`]) and the clip is made from
+    /// what it returns. `None` (the default) for effects drawn by the filter alone.
+    fn generative(&self) -> Option<&stillreel_core::Vfx> {
+        None
+    }
 }
 
 /// An effect given as a fixed fragment; handy for tests and simple overlays.

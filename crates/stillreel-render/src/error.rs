@@ -67,6 +67,8 @@ pub enum Step {
     Combine,
     Prepare,
     Store,
+    /// The branded render (intro, speed ramp, outro) of a finished video.
+    Brand,
 }
 
 impl std::fmt::Display for Step {
@@ -77,6 +79,7 @@ impl std::fmt::Display for Step {
             Step::Combine => f.write_str("combine"),
             Step::Prepare => f.write_str("prepare"),
             Step::Store => f.write_str("store"),
+            Step::Brand => f.write_str("branding"),
         }
     }
 }
@@ -142,6 +145,12 @@ pub enum JobFailure {
     /// ffmpeg or a file step failed.
     #[error(transparent)]
     Render(#[from] RenderError),
+    /// The generative provider failed for a clip's vfx; `field` is `image_inputs[i].vfx`.
+    #[error("{field}: {error}")]
+    Provider {
+        field: String,
+        error: crate::provider::ProviderError,
+    },
 }
 
 impl JobFailure {
@@ -149,14 +158,14 @@ impl JobFailure {
     pub fn code(&self) -> &'static str {
         match self {
             JobFailure::Media { error, .. } => error.code(),
-            JobFailure::Render(_) => "render_failed",
+            JobFailure::Render(_) | JobFailure::Provider { .. } => "render_failed",
         }
     }
 
     /// The request field at fault, if any.
     pub fn field(&self) -> Option<&str> {
         match self {
-            JobFailure::Media { field, .. } => Some(field),
+            JobFailure::Media { field, .. } | JobFailure::Provider { field, .. } => Some(field),
             JobFailure::Render(_) => None,
         }
     }
@@ -170,6 +179,7 @@ impl JobFailure {
                 "the render took too long and was stopped".to_owned()
             }
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
+            JobFailure::Provider { error, .. } => error.to_string(),
         }
     }
 
@@ -180,6 +190,7 @@ impl JobFailure {
             // A spawn failure or full disk may pass; a deterministic ffmpeg failure will not.
             JobFailure::Render(RenderError::Spawn { .. } | RenderError::Io { .. }) => true,
             JobFailure::Render(_) => false,
+            JobFailure::Provider { error, .. } => error.is_transient(),
         }
     }
 }

@@ -6,6 +6,7 @@
 //! → [`runner`] (runs ffmpeg) → [`pipeline`] (a whole job, with [`fetch`] and [`storage`]).
 //! See `docs/RENDER.md`.
 
+pub mod brand;
 pub mod command;
 pub mod effect;
 pub mod error;
@@ -13,9 +14,12 @@ pub mod fetch;
 pub mod pipeline;
 pub mod plan;
 pub mod progress;
+pub mod provider;
 pub mod runner;
 pub mod storage;
+pub mod vfx;
 
+pub use brand::{BrandJob, BrandSlot, BrandedVideo};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
 pub use fetch::{AllowList, FetchConfig, Fetcher, OwnFiles};
@@ -23,4 +27,6 @@ pub use pipeline::{
     ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
     VideoJob,
 };
+pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
 pub use storage::{LocalStorage, Storage};
+pub use vfx::stage as vfx_stage;

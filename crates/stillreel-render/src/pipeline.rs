@@ -16,7 +16,8 @@ use tokio::sync::mpsc;
 use crate::command::{self, Encoding, MusicInput, StillInput};
 use crate::effect::{EffectFilter, EffectStage};
 use crate::error::{JobFailure, RenderError, Step};
-use crate::fetch::{FetchedMedia, Fetcher, MediaClass};
+use crate::fetch::{ExifOrientation, FetchedMedia, Fetcher, MediaClass};
+use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::plan::{ClipPlan, Motion, resolve_motion};
 use crate::progress::{self, Progress};
 use crate::runner::Runner;
@@ -120,9 +121,19 @@ impl RenderObserver for NoObserver {}
 /// Renders videos.
 #[derive(Debug, Clone)]
 pub struct Renderer {
-    config: RenderConfig,
-    fetcher: Fetcher,
-    storage: Arc<dyn Storage>,
+    pub(crate) config: RenderConfig,
+    pub(crate) fetcher: Fetcher,
+    pub(crate) storage: Arc<dyn Storage>,
+    pub(crate) provider: Option<Provider>,
+}
+
+/// What a clip is made from.
+#[derive(Debug, Clone)]
+enum ClipSource {
+    /// A still (the fetched picture, or the provider's processed one).
+    Still(StillInput),
+    /// A clip made by the generative provider (MP4 in the work dir).
+    Video(PathBuf),
 }
 
 /// Messages from the blocking render thread.
@@ -135,7 +146,7 @@ enum Note {
 struct ClipTask {
     index: usize,
     plan: ClipPlan,
-    still: StillInput,
+    source: ClipSource,
     effect: Option<EffectFilter>,
     key: String,
 }
@@ -146,10 +157,25 @@ impl Renderer {
             config,
             fetcher,
             storage,
+            provider: None,
         }
     }
 
-    fn runner(&self) -> Runner {
+    /// Uses `provider` for generative vfx (`virtual-staging`, `lifestyle`, `spin-ceiling-fan`).
+    /// Without one, a clip asking for them fails (the server should have refused the request
+    /// with `vfx_unavailable` already; see [`crate::provider::available_vfx`]).
+    pub fn with_provider(mut self, provider: Option<Provider>) -> Self {
+        self.provider = provider;
+        self
+    }
+
+    /// The vfx types this renderer can draw (procedural ones, plus generative ones with a
+    /// provider).
+    pub fn available_vfx(&self) -> Vec<stillreel_core::VfxType> {
+        crate::provider::available_vfx(self.provider.as_ref().map(Provider::config))
+    }
+
+    pub(crate) fn runner(&self) -> Runner {
         Runner::new(&self.config.ffmpeg, self.config.step_time_limit)
     }
 
@@ -198,15 +224,19 @@ impl Renderer {
                 )?),
                 None => None,
             };
-            let still = StillInput {
-                path: media.path,
-                format: media.format,
-                orientation: media.orientation,
+            let generative = clip.effect.as_ref().and_then(|s| s.generative());
+            let source = match generative {
+                Some(vfx) => self.generate(vfx, &media, index, &plan, work_dir).await?,
+                None => ClipSource::Still(StillInput {
+                    path: media.path,
+                    format: media.format,
+                    orientation: media.orientation,
+                }),
             };
             tasks.push(ClipTask {
                 index,
                 plan,
-                still,
+                source,
                 effect,
                 key,
             });
@@ -327,6 +357,59 @@ impl Renderer {
             .await?;
         bar.report(100.0);
         Ok(video)
+    }
+
+    /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
+    async fn generate(
+        &self,
+        vfx: &stillreel_core::Vfx,
+        media: &FetchedMedia,
+        index: usize,
+        plan: &ClipPlan,
+        work_dir: &Path,
+    ) -> Result<ClipSource, JobFailure> {
+        let field = format!("image_inputs[{index}].vfx");
+        let fail = |error: ProviderError| JobFailure::Provider {
+            field: field.clone(),
+            error,
+        };
+        let provider = self
+            .provider
+            .as_ref()
+            .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?;
+        let io = |e: std::io::Error| {
+            JobFailure::Render(RenderError::Io {
+                step: Step::Clip(index),
+                message: e.to_string(),
+            })
+        };
+        let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
+        let spec = OutputSpec {
+            width: plan.width,
+            height: plan.height,
+            fps: plan.fps,
+            seconds: stillreel_core::limits::CLIP_SECONDS,
+        };
+        let made = provider
+            .process(vfx, &bytes, media.format, spec)
+            .await
+            .map_err(fail)?;
+        match made {
+            ProviderOutput::Image { bytes, format } => {
+                let path = work_dir.join(format!("provider-{index:03}.{}", format.extension()));
+                tokio::fs::write(&path, &bytes).await.map_err(io)?;
+                Ok(ClipSource::Still(StillInput {
+                    path,
+                    format,
+                    orientation: ExifOrientation::read(&bytes),
+                }))
+            }
+            ProviderOutput::Clip { bytes } => {
+                let path = work_dir.join(format!("provider-{index:03}.mp4"));
+                tokio::fs::write(&path, &bytes).await.map_err(io)?;
+                Ok(ClipSource::Video(path))
+            }
+        }
     }
 
     async fn fetch(
@@ -511,23 +594,30 @@ fn render_one(
 ) -> Result<StoredClip, RenderError> {
     let step = Step::Clip(task.index);
     let rendered = format!("render-{:03}.mp4", task.index);
-    let relative_still = task
-        .still
-        .path
-        .strip_prefix(dir)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| task.still.path.clone());
-    let still = StillInput {
-        path: relative_still,
-        ..task.still.clone()
+    let relative = |path: &Path| {
+        path.strip_prefix(dir)
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|_| path.to_path_buf())
     };
-    let cmd = command::clip_command(
-        &task.plan,
-        &still,
-        task.effect.as_ref(),
-        encoding,
-        Path::new(&rendered),
-    );
+    let cmd = match &task.source {
+        ClipSource::Still(still) => command::clip_command(
+            &task.plan,
+            &StillInput {
+                path: relative(&still.path),
+                ..still.clone()
+            },
+            task.effect.as_ref(),
+            encoding,
+            Path::new(&rendered),
+        ),
+        ClipSource::Video(video) => command::provider_clip_command(
+            &task.plan,
+            &relative(video),
+            task.effect.as_ref(),
+            encoding,
+            Path::new(&rendered),
+        ),
+    };
     let mut last = 0u32;
     runner.run(step, &cmd, dir, &mut |frames| {
         let _ = tx.send(Note::Frames(u64::from(frames - last)));

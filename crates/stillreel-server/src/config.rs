@@ -47,6 +47,9 @@ pub struct Config {
     pub ffmpeg: PathBuf,
     /// `STILLREEL_WEB_DIR`: the built web form, served at `/`.
     pub web_dir: PathBuf,
+    /// `STILLREEL_GET_VIDEO_CACHE` (`on`/`off`, default on): the in-process `get_video` cache
+    /// on SQLite (see `cache.rs`; PostgreSQL never uses it).
+    pub get_video_cache: bool,
 }
 
 impl Config {
@@ -126,6 +129,16 @@ impl Config {
         let ffmpeg = PathBuf::from(get("STILLREEL_FFMPEG").unwrap_or_else(|| "ffmpeg".to_owned()));
         let web_dir =
             PathBuf::from(get("STILLREEL_WEB_DIR").unwrap_or_else(|| "./web/dist".to_owned()));
+        let get_video_cache = match get("STILLREEL_GET_VIDEO_CACHE").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "STILLREEL_GET_VIDEO_CACHE",
+                    message: format!("{other:?} is not on or off"),
+                });
+            }
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -136,6 +149,7 @@ impl Config {
             default_engine,
             ffmpeg,
             web_dir,
+            get_video_cache,
         })
     }
 
@@ -174,6 +188,7 @@ mod tests {
         assert_eq!(c.default_engine, Engine::V25);
         assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
         assert_eq!(c.web_dir, PathBuf::from("./web/dist"));
+        assert!(c.get_video_cache);
     }
 
     #[test]
@@ -188,6 +203,7 @@ mod tests {
             ("STILLREEL_DEFAULT_ENGINE", "v24"),
             ("STILLREEL_FFMPEG", "/opt/ffmpeg"),
             ("STILLREEL_WEB_DIR", "/srv/web"),
+            ("STILLREEL_GET_VIDEO_CACHE", "off"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -202,6 +218,7 @@ mod tests {
         assert_eq!(c.ffmpeg, PathBuf::from("/opt/ffmpeg"));
         assert_eq!(c.web_dir, PathBuf::from("/srv/web"));
         assert_eq!(c.media_dir(), PathBuf::from("/srv/sr/media"));
+        assert!(!c.get_video_cache);
     }
 
     #[test]
@@ -212,6 +229,7 @@ mod tests {
             ("STILLREEL_DEFAULT_ENGINE", "v26"),
             ("STILLREEL_PUBLIC_URL", "ftp://x"),
             ("STILLREEL_DATABASE_URL", "mysql://x"),
+            ("STILLREEL_GET_VIDEO_CACHE", "maybe"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

@@ -15,12 +15,14 @@
 //! as `stillreel accounts create`, may still hold the lock; the busy timeout covers that).
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 
+use crate::cache::VideoCache;
 use crate::config::DatabaseConfig;
 
 /// How long a SQLite connection waits for another process's write lock.
@@ -52,7 +54,7 @@ pub enum Backend {
 /// A connection pool on either backend. Cheap to clone.
 #[derive(Debug, Clone)]
 pub enum Db {
-    Sqlite { read: SqlitePool, write: SqlitePool },
+    Sqlite { read: SqlitePool, write: SqlitePool, videos: Arc<VideoCache> },
     Postgres(PgPool),
 }
 
@@ -117,9 +119,17 @@ impl Db {
                     .synchronous(SqliteSynchronous::Normal)
                     .busy_timeout(SQLITE_BUSY_TIMEOUT)
                     .foreign_keys(true);
+                // The writer never checkpoints by itself: an automatic checkpoint runs inside
+                // the commit that crosses the threshold and fsyncs the database file there,
+                // stalling that request (and every writer queued behind it) for up to
+                // hundreds of milliseconds on a shared disk. `serve` checkpoints from a
+                // reader connection instead ([`Db::checkpoint`]); on close SQLite checkpoints too.
                 let write = SqlitePoolOptions::new()
                     .max_connections(1)
-                    .connect_with(options.clone())
+                    // A local file needs no liveness ping before each use; sqlx's default
+                    // ping costs a round trip to the connection's thread per query.
+                    .test_before_acquire(false)
+                    .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
                     .await?;
                 // Migrate through the writer before readers open, so they see the schema.
                 sqlx::migrate!("./migrations/sqlite").run(&write).await?;
@@ -127,9 +137,10 @@ impl Db {
                 // SQLite connection cannot create the WAL index of a fresh file).
                 let read = SqlitePoolOptions::new()
                     .max_connections(reader_count())
+                    .test_before_acquire(false)
                     .connect_with(options)
                     .await?;
-                return Ok(Db::Sqlite { read, write });
+                return Ok(Db::Sqlite { read, write, videos: Arc::default() });
             }
             DatabaseConfig::Postgres(url) => {
                 let options = PgConnectOptions::from_str(url)?;
@@ -170,6 +181,21 @@ impl Db {
         })
     }
 
+    /// The `get_video` cache (SQLite only; see `cache.rs`).
+    pub fn video_cache(&self) -> Option<&VideoCache> {
+        match self {
+            Db::Sqlite { videos, .. } => Some(videos),
+            Db::Postgres(_) => None,
+        }
+    }
+
+    /// Forgets the cached answer of a video that was just changed.
+    pub fn invalidate_video(&self, video: uuid::Uuid) {
+        if let Some(cache) = self.video_cache() {
+            cache.invalidate(video);
+        }
+    }
+
     /// Whether the database answers (`/readyz`).
     pub async fn ping(&self) -> bool {
         let result: Result<i32, sqlx::Error> =
@@ -177,10 +203,19 @@ impl Db {
         result.is_ok()
     }
 
+    /// Copies committed WAL content into the SQLite database file without blocking writers
+    /// (`PRAGMA wal_checkpoint(PASSIVE)`), so the WAL stays small. No-op on PostgreSQL.
+    pub async fn checkpoint(&self) -> Result<(), DbError> {
+        if let Db::Sqlite { read, .. } = self {
+            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(read).await?;
+        }
+        Ok(())
+    }
+
     /// Closes every connection (graceful shutdown).
     pub async fn close(&self) {
         match self {
-            Db::Sqlite { read, write } => {
+            Db::Sqlite { read, write, .. } => {
                 read.close().await;
                 write.close().await;
             }

@@ -6,6 +6,7 @@
 //! [`storage::Storage`] (write rendered files). See `docs/SERVER.md`.
 
 pub mod app;
+pub mod cache;
 pub mod config;
 pub mod db;
 pub mod error;

@@ -14,6 +14,9 @@ use crate::{queue, repo};
 /// How often expired job leases are put back and old idempotency keys deleted.
 const MAINTENANCE_EVERY: Duration = Duration::from_secs(30);
 
+/// How often the SQLite WAL is checkpointed.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+
 /// A failure to start or run.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -57,11 +60,13 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let maintenance = tokio::spawn(maintain(state.db.clone()));
+    let checkpoints = tokio::spawn(checkpoint(state.db.clone()));
     let app = crate::router(state.clone());
     let result = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await;
     maintenance.abort();
+    checkpoints.abort();
     state.db.close().await;
     result.map_err(ServeError::Io)
 }
@@ -77,6 +82,21 @@ async fn maintain(db: Db) {
         }
         if let Err(err) = repo::idempotency::purge_expired(&db).await {
             tracing::warn!(error = %err, "idempotency key purge failed");
+        }
+    }
+}
+
+/// Keeps the SQLite WAL small: a passive checkpoint every [`CHECKPOINT_EVERY`] (the writer's
+/// automatic checkpoints are off, see `db.rs`).
+async fn checkpoint(db: Db) {
+    if db.backend() != crate::db::Backend::Sqlite {
+        return;
+    }
+    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+    loop {
+        tick.tick().await;
+        if let Err(err) = db.checkpoint().await {
+            tracing::warn!(error = %err, "WAL checkpoint failed");
         }
     }
 }

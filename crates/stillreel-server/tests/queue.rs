@@ -108,7 +108,8 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
     let acct = app.account().await;
     let video = new_video(&app, &acct.api_key).await;
     let db = app.db();
-    let short = Duration::from_millis(50);
+    // Long enough that a loaded machine does not expire it between the claim and the check.
+    let short = Duration::from_millis(400);
     for attempt in 1..=3 {
         let job = queue::claim(db, "dying", short)
             .await
@@ -120,7 +121,7 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
             0,
             "lease still valid"
         );
-        tokio::time::sleep(Duration::from_millis(120)).await;
+        tokio::time::sleep(Duration::from_millis(600)).await;
         assert!(
             !queue::heartbeat(db, job.id, "dying", short)
                 .await

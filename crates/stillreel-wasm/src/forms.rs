@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use stillreel_core::rules::word_drop;
 use stillreel_core::types::ConfigField;
 use stillreel_core::{
-    ClipFacts, Engine, FieldError, Orientation, Resolution, VfxType, catalog, check_combine_clips, limits,
+    ClipFacts, Engine, FieldError, Orientation, Resolution, VfxType, catalog, check_combine_clips,
+    limits,
 };
 use wasm_bindgen::prelude::*;
 
@@ -79,8 +80,11 @@ pub fn vfx_types(
 
 /// The camera motions `engine` can render.
 #[wasm_bindgen(js_name = cameraMotions, unchecked_return_type = "CameraMotion[]")]
-pub fn camera_motions(#[wasm_bindgen(unchecked_param_type = "Engine")] engine: JsValue) -> Result<JsValue, JsError> {
-    let engine: Engine = from_js(&engine, "invalid engine")?.ok_or_else(|| fail("an engine is required"))?;
+pub fn camera_motions(
+    #[wasm_bindgen(unchecked_param_type = "Engine")] engine: JsValue,
+) -> Result<JsValue, JsError> {
+    let engine: Engine =
+        from_js(&engine, "invalid engine")?.ok_or_else(|| fail("an engine is required"))?;
     to_js(&catalog::camera_motions(engine))
 }
 
@@ -91,7 +95,10 @@ pub fn engines(
 ) -> Result<JsValue, JsError> {
     let options = OptionsWire::from_js(&options)?;
     let options = options.as_options();
-    to_js(&catalog::engines(options.default_engine, options.available_vfx))
+    to_js(&catalog::engines(
+        options.default_engine,
+        options.available_vfx,
+    ))
 }
 
 /// The built-in templates, in the `GET /get_templates` shape.
@@ -119,16 +126,30 @@ pub fn check_combine_clips_js(
     #[wasm_bindgen(unchecked_param_type = "Resolution")] resolution: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ClipFactsInput[]")] clips: JsValue,
 ) -> Result<JsValue, JsError> {
-    let orientation = from_js(&orientation, "invalid orientation")?.ok_or_else(|| fail("an orientation is required"))?;
-    let resolution = from_js(&resolution, "invalid resolution")?.ok_or_else(|| fail("a resolution is required"))?;
+    let orientation = from_js(&orientation, "invalid orientation")?
+        .ok_or_else(|| fail("an orientation is required"))?;
+    let resolution = from_js(&resolution, "invalid resolution")?
+        .ok_or_else(|| fail("a resolution is required"))?;
     let clips: Vec<ClipFactsWire> = from_js(&clips, "invalid clips")?.unwrap_or_default();
     let facts: Vec<ClipFacts> = clips
         .iter()
-        .map(|c| ClipFacts { orientation: c.orientation, resolution: c.resolution, engine: c.ai_engine })
+        .map(|c| ClipFacts {
+            orientation: c.orientation,
+            resolution: c.resolution,
+            engine: c.ai_engine,
+        })
         .collect();
     let check = match check_combine_clips(orientation, resolution, &facts) {
-        Ok(engine) => ClipCheck { ok: true, errors: Vec::new(), engine: Some(engine) },
-        Err(errors) => ClipCheck { ok: false, errors, engine: None },
+        Ok(engine) => ClipCheck {
+            ok: true,
+            errors: Vec::new(),
+            engine: Some(engine),
+        },
+        Err(errors) => ClipCheck {
+            ok: false,
+            errors,
+            engine: None,
+        },
     };
     to_js(&check)
 }

@@ -1,7 +1,8 @@
 //! The stillreel rules for JavaScript: a thin wasm-bindgen adapter over `stillreel-core`.
 //!
 //! Every export has the same three steps: take the JS value in ([`io`]), call the core, hand a
-//! JSON-compatible value out ([`io::to_js`]). Invalid user input comes back as data
+//! JSON-compatible value out ([`io::to_js`], or [`io::to_js_large`] for the validators, whose
+//! results grow with the body). Invalid user input comes back as data
 //! (`{ok: false, errors}`) with the very field paths, codes and messages the server's 422 carries,
 //! because the body goes through the same JSON parser and the same rules. Only a value of the
 //! wrong shape (a body that is not an object, options that are not options) throws.
@@ -16,7 +17,7 @@ mod io;
 mod ts;
 
 pub use forms::*;
-use io::{OptionsWire, body_json, fail, to_js};
+use io::{OptionsWire, body_json, fail, to_js_large};
 
 /// The result of validating a body: every error, or the body with every default filled in.
 #[derive(Debug, Serialize)]
@@ -34,8 +35,16 @@ impl<T> Outcome<T> {
     /// bug, not the user's, so it stays an error: the message the server's 400 carries.
     pub fn from_core(result: Result<T, Rejection>) -> Result<Self, String> {
         match result {
-            Ok(normalized) => Ok(Self { ok: true, errors: Vec::new(), normalized: Some(normalized) }),
-            Err(Rejection::Invalid(errors)) => Ok(Self { ok: false, errors, normalized: None }),
+            Ok(normalized) => Ok(Self {
+                ok: true,
+                errors: Vec::new(),
+                normalized: Some(normalized),
+            }),
+            Err(Rejection::Invalid(errors)) => Ok(Self {
+                ok: false,
+                errors,
+                normalized: None,
+            }),
             Err(Rejection::Malformed(message)) => Err(message),
         }
     }
@@ -45,7 +54,7 @@ impl<T> Outcome<T> {
     where
         T: Serialize,
     {
-        to_js(&Self::from_core(result).map_err(|message| fail(&message))?)
+        to_js_large(&Self::from_core(result).map_err(|message| fail(&message))?)
     }
 }
 
@@ -56,7 +65,10 @@ pub fn validate_create_video(
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     let (json, options) = (body_json(&body)?, OptionsWire::from_js(&options)?);
-    Outcome::respond(stillreel_core::validate_create_video(&json, &options.as_options()))
+    Outcome::respond(stillreel_core::validate_create_video(
+        &json,
+        &options.as_options(),
+    ))
 }
 
 /// Validates a `POST /combine_video_clips` body as the server would, before it looks the clips
@@ -70,7 +82,10 @@ pub fn validate_combine_video_clips(
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     let (json, options) = (body_json(&body)?, OptionsWire::from_js(&options)?);
-    Outcome::respond(stillreel_core::validate_combine_video_clips(&json, &options.as_options()))
+    Outcome::respond(stillreel_core::validate_combine_video_clips(
+        &json,
+        &options.as_options(),
+    ))
 }
 
 /// Validates a `POST /create_project` body as the server would.

@@ -68,7 +68,7 @@ struct ImageInput {
 }
 
 #[derive(TS, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "kebab-case")]
 enum Vfx {
     DayToTwilight,
     CatchTheSunshine,
@@ -218,7 +218,7 @@ struct TemplateList {
 }
 
 #[derive(TS, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "snake_case")]
 enum ConfigFieldKind {
     Choice { values: Vec<String> },
     Text { max_length: u32 },
@@ -479,7 +479,8 @@ fn ts_types_are_fresh() {
     let generated = generate();
     let path = committed_path();
     if std::env::var_os("STILLREEL_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().expect("the types file has a directory")).expect("create web/src/types");
+        std::fs::create_dir_all(path.parent().expect("the types file has a directory"))
+            .expect("create web/src/types");
         std::fs::write(&path, &generated).expect("write the types file");
         return;
     }
@@ -495,24 +496,45 @@ fn ts_types_are_fresh() {
 /// again: the two JSON texts must be equal.
 fn mirrors<M: Serialize + DeserializeOwned>(core_value: &impl Serialize) {
     let json = serde_json::to_value(core_value).expect("core value serializes");
-    let mirror: M = serde_json::from_value(json.clone())
-        .unwrap_or_else(|err| panic!("{} does not mirror the core: {err}\n{json:#}", std::any::type_name::<M>()));
-    assert_eq!(serde_json::to_value(&mirror).expect("mirror serializes"), json, "{}", std::any::type_name::<M>());
+    let mirror: M = serde_json::from_value(json.clone()).unwrap_or_else(|err| {
+        panic!(
+            "{} does not mirror the core: {err}\n{json:#}",
+            std::any::type_name::<M>()
+        )
+    });
+    assert_eq!(
+        serde_json::to_value(&mirror).expect("mirror serializes"),
+        json,
+        "{}",
+        std::any::type_name::<M>()
+    );
 }
 
 fn every_vfx() -> Vec<core::Vfx> {
-    let mut all: Vec<core::Vfx> = core::VfxType::ALL.iter().filter_map(|&t| core::Vfx::plain(t)).collect();
-    all.push(core::Vfx::VirtualStaging { config: core::VirtualStagingConfig::default() });
-    all.push(core::Vfx::Lifestyle { config: core::LifestyleConfig::default() });
+    let mut all: Vec<core::Vfx> = core::VfxType::ALL
+        .iter()
+        .filter_map(|&t| core::Vfx::plain(t))
+        .collect();
+    all.push(core::Vfx::VirtualStaging {
+        config: core::VirtualStagingConfig::default(),
+    });
+    all.push(core::Vfx::Lifestyle {
+        config: core::LifestyleConfig::default(),
+    });
     all.push(core::Vfx::WordDrop {
-        config: core::WordDropConfig { text: "Just listed".into(), color: core::WordDropColor::Silver },
+        config: core::WordDropConfig {
+            text: "Just listed".into(),
+            color: core::WordDropColor::Silver,
+        },
     });
     all
 }
 
 #[test]
 fn mirrors_match_the_core_requests() {
-    let project = "67e55044-10b1-426f-9247-bb680e5fe0c8".parse().expect("uuid");
+    let project = "67e55044-10b1-426f-9247-bb680e5fe0c8"
+        .parse()
+        .expect("uuid");
     let mut builder = CreateVideoBuilder::new()
         .audio("https://example.com/a.mp3")
         .project(project)
@@ -529,14 +551,24 @@ fn mirrors_match_the_core_requests() {
         .branding(full_branding())
         .build();
     mirrors::<CombineVideoClipsRequest>(&combine);
-    mirrors::<CreateProjectRequest>(&core::CreateProjectRequest { name: "Elm Street".into() });
-    mirrors::<FieldError>(&stillreel_core::FieldError::new("a", ErrorCode::TooLong, "m"));
+    mirrors::<CreateProjectRequest>(&core::CreateProjectRequest {
+        name: "Elm Street".into(),
+    });
+    mirrors::<FieldError>(&stillreel_core::FieldError::new(
+        "a",
+        ErrorCode::TooLong,
+        "m",
+    ));
 }
 
 #[test]
 fn mirrors_match_the_core_catalogs() {
-    mirrors::<TemplateList>(&core::TemplateList { templates: catalog::builtin_templates().to_vec() });
-    mirrors::<EngineList>(&core::EngineList { engines: catalog::engines(core::Engine::V24, core::VfxType::ALL) });
+    mirrors::<TemplateList>(&core::TemplateList {
+        templates: catalog::builtin_templates().to_vec(),
+    });
+    mirrors::<EngineList>(&core::EngineList {
+        engines: catalog::engines(core::Engine::V24, core::VfxType::ALL),
+    });
     for &kind in core::VfxType::ALL {
         for field in kind.config_fields() {
             mirrors::<ConfigField>(field);
@@ -547,8 +579,14 @@ fn mirrors_match_the_core_catalogs() {
 
 #[test]
 fn mirrors_match_the_core_records() {
-    let uuid: uuid::Uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8".parse().expect("uuid");
-    let error = core::JobError { code: "media_too_large".into(), message: "m".into(), field: Some("f".into()) };
+    let uuid: uuid::Uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8"
+        .parse()
+        .expect("uuid");
+    let error = core::JobError {
+        code: "media_too_large".into(),
+        message: "m".into(),
+        field: Some("f".into()),
+    };
     let clips = every_vfx()
         .into_iter()
         .map(Some)
@@ -577,7 +615,10 @@ fn mirrors_match_the_core_records() {
         branding: Some(core::Branding {
             status: core::Status::Error,
             video_url: String::new(),
-            templates: core::BrandingTemplates { intro: branding.intro, outro: branding.outro },
+            templates: core::BrandingTemplates {
+                intro: branding.intro,
+                outro: branding.outro,
+            },
             speed_ramp: true,
             error: Some(error.clone()),
         }),
@@ -587,6 +628,13 @@ fn mirrors_match_the_core_records() {
         error: Some(error),
     };
     mirrors::<Video>(&video);
-    let project = core::Project { uuid, name: "n".into(), is_default: true, created_at: "2026-11-22T10:00:00Z".into() };
-    mirrors::<ProjectList>(&core::ProjectList { projects: vec![project] });
+    let project = core::Project {
+        uuid,
+        name: "n".into(),
+        is_default: true,
+        created_at: "2026-11-22T10:00:00Z".into(),
+    };
+    mirrors::<ProjectList>(&core::ProjectList {
+        projects: vec![project],
+    });
 }

@@ -30,12 +30,14 @@ fn settle(result: Result<JsValue, JsError>) -> Result<Value, String> {
     })
 }
 
-fn wasm_outcome(endpoint: &str, options: Option<&Value>, body: &Value) -> Value {
+fn wasm_outcome(endpoint: &str, options: Option<&Value>, body_text: &str) -> Value {
     let options = options.map(js).unwrap_or(JsValue::UNDEFINED);
+    // JSON.parse keeps the document's member order, as a browser's object literal would.
+    let body = || js_sys::JSON::parse(body_text).expect("case body parses");
     record(settle(match endpoint {
-        "create_video" => stillreel_wasm::validate_create_video(js(body), options),
-        "combine_video_clips" => stillreel_wasm::validate_combine_video_clips(js(body), options),
-        "create_project" => stillreel_wasm::validate_create_project(js(body)),
+        "create_video" => stillreel_wasm::validate_create_video(body(), options),
+        "combine_video_clips" => stillreel_wasm::validate_combine_video_clips(body(), options),
+        "create_project" => stillreel_wasm::validate_create_project(body()),
         other => panic!("unknown endpoint {other}"),
     }))
 }
@@ -49,18 +51,30 @@ fn run_file(stem: &str) -> usize {
         if !name.starts_with(&format!("{stem}::")) {
             continue;
         }
-        let outcome = wasm_outcome(&case.endpoint, case.options.as_ref(), &case.body);
+        let outcome = wasm_outcome(&case.endpoint, case.options.as_ref(), case.body.get());
         if let Err(why) = meets_expectation(&case, &outcome) {
             failures.push(format!("{name}: {why}"));
         }
         let native = &snapshot.get(index).expect("the snapshot has every case");
-        assert_eq!(native["case"], Value::String(name.clone()), "snapshot out of order: rebless it");
+        assert_eq!(
+            native["case"],
+            Value::String(name.clone()),
+            "tests/native-outcomes.json is stale: run `STILLREEL_BLESS=1 cargo test -p stillreel-wasm --test native`"
+        );
         if native["outcome"] != outcome {
-            failures.push(format!("{name}: wasm and native differ\n native: {}\n   wasm: {outcome}", native["outcome"]));
+            failures.push(format!(
+                "{name}: wasm and native differ\n native: {}\n   wasm: {outcome}",
+                native["outcome"]
+            ));
         }
         ran += 1;
     }
-    assert!(failures.is_empty(), "{} of {ran} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(ran > 0, "no case of {stem}.json ran");
     ran
 }
@@ -94,9 +108,11 @@ case_file_tests!(
 
 #[wasm_bindgen_test]
 fn options_of_the_wrong_shape_throw() {
-    let body = js(&serde_json::json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}));
+    let body =
+        js(&serde_json::json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}));
     let bad = js(&serde_json::json!({"clip_limit": "many"}));
-    let err = settle(stillreel_wasm::validate_create_video(body.clone(), bad)).expect_err("bad options throw");
+    let err = settle(stillreel_wasm::validate_create_video(body.clone(), bad))
+        .expect_err("bad options throw");
     assert!(err.contains("invalid options"), "{err}");
     let unknown = js(&serde_json::json!({"clip_limt": 3}));
     assert!(settle(stillreel_wasm::validate_create_video(body.clone(), unknown)).is_err());
@@ -108,13 +124,22 @@ fn options_of_the_wrong_shape_throw() {
 
 #[wasm_bindgen_test]
 fn undefined_body_throws() {
-    assert!(settle(stillreel_wasm::validate_create_video(JsValue::UNDEFINED, JsValue::UNDEFINED)).is_err());
+    assert!(
+        settle(stillreel_wasm::validate_create_video(
+            JsValue::UNDEFINED,
+            JsValue::UNDEFINED
+        ))
+        .is_err()
+    );
 }
 
 #[wasm_bindgen_test]
 fn form_catalogs() {
     let s = settle(stillreel_wasm::sanitize_word_drop_text("Café 🏡 новый")).expect("sanitize");
-    assert_eq!(s, serde_json::json!({"text": "Café", "length": 4, "max": 16}));
+    assert_eq!(
+        s,
+        serde_json::json!({"text": "Café", "length": 4, "max": 16})
+    );
     let motions = settle(stillreel_wasm::camera_motions(js(&"v24".into()))).expect("motions");
     assert_eq!(motions, serde_json::json!(["push-in", "push-out", "auto"]));
     assert!(settle(stillreel_wasm::camera_motions(js(&"v26".into()))).is_err());
@@ -129,20 +154,46 @@ fn form_catalogs() {
     assert_eq!(with_config, ["virtual-staging", "word-drop", "lifestyle"]);
     let templates = settle(stillreel_wasm::builtin_templates()).expect("templates");
     assert!(templates.as_array().expect("list").len() >= 4);
-    assert!(templates[0].get("style").is_none(), "renderer data stays out of the listing");
+    assert!(
+        templates[0].get("style").is_none(),
+        "renderer data stays out of the listing"
+    );
 }
 
 #[wasm_bindgen_test]
 fn combine_clip_rule() {
     let clip = |o: &str, e: &str| serde_json::json!({"orientation": o, "resolution": "720p", "ai_engine": e});
-    let clips = js(&serde_json::json!([clip("landscape", "v24"), clip("portrait", "v24"), clip("landscape", "v25")]));
-    let check = settle(stillreel_wasm::check_combine_clips_js(js(&"landscape".into()), js(&"720p".into()), clips))
-        .expect("check");
+    let clips = js(&serde_json::json!([
+        clip("landscape", "v24"),
+        clip("portrait", "v24"),
+        clip("landscape", "v25")
+    ]));
+    let check = settle(stillreel_wasm::check_combine_clips_js(
+        js(&"landscape".into()),
+        js(&"720p".into()),
+        clips,
+    ))
+    .expect("check");
     assert_eq!(check["ok"], Value::Bool(false));
-    let fields: Vec<&str> = check["errors"].as_array().expect("errors").iter().map(|e| e["field"].as_str().expect("f")).collect();
+    let fields: Vec<&str> = check["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| e["field"].as_str().expect("f"))
+        .collect();
     assert_eq!(fields, ["video_clip_uuids[1]", "video_clip_uuids[2]"]);
-    let same = js(&serde_json::json!([clip("landscape", "v24"), clip("landscape", "v24")]));
-    let check = settle(stillreel_wasm::check_combine_clips_js(js(&"landscape".into()), js(&"720p".into()), same))
-        .expect("check");
-    assert_eq!(check, serde_json::json!({"ok": true, "errors": [], "engine": "v24"}));
+    let same = js(&serde_json::json!([
+        clip("landscape", "v24"),
+        clip("landscape", "v24")
+    ]));
+    let check = settle(stillreel_wasm::check_combine_clips_js(
+        js(&"landscape".into()),
+        js(&"720p".into()),
+        same,
+    ))
+    .expect("check");
+    assert_eq!(
+        check,
+        serde_json::json!({"ok": true, "errors": [], "engine": "v24"})
+    );
 }

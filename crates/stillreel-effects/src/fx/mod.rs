@@ -2,7 +2,7 @@
 //! fragment. Shared building blocks (stills computed once and repeated, the warm-light mask)
 //! live here.
 //!
-//! Cost rule: per-frame work is limited to cheap filters (eq, colorbalance, overlay, crop, xfade,
+//! Cost rule: per-frame work is limited to cheap filters (eq, lutyuv, overlay, crop, xfade,
 //! blend modes, displace); anything expensive (geq, big blurs, noise) runs once on a single frame
 //! that `loop` then repeats, or at quarter resolution and scaled up.
 
@@ -16,13 +16,15 @@ mod sway;
 mod twilight;
 mod word_drop;
 
+pub use word_drop::{Layout as WordDropLayout, layout as word_drop_layout};
+
 use stillreel_core::Vfx;
 
 use crate::escape::Filter;
 use crate::graph::{EffectContext, EffectError, EffectGraph};
 
 /// The fragment for one procedural effect. Generative types return
-/// [`EffectError::Generative`]: they go through [`crate::provider`].
+/// [`EffectError::Generative`]: they go through a provider (`stillreel_render::provider`).
 pub fn effect_filter(vfx: &Vfx, ctx: &EffectContext) -> Result<EffectGraph, EffectError> {
     ctx.check()?;
     let fragment = match vfx {
@@ -54,6 +56,13 @@ pub(crate) fn normalize(ctx: &EffectContext) -> String {
     )
 }
 
+/// A colour cast done in YUV with a lookup table (`du` towards blue, `dv` towards red): what
+/// `colorbalance` would do for a grade, without its two RGB conversions per frame (about 20 ms
+/// a 720p frame on these machines, the cost of the whole effect budget).
+pub(crate) fn tint(du: i32, dv: i32) -> String {
+    format!("lutyuv=u=clip(val{du:+}\\,16\\,240):v=clip(val{dv:+}\\,16\\,240)")
+}
+
 /// A still computed once from a source and a chain, then repeated for the whole clip:
 /// `source,trim=end_frame=1,filters...,loop,setpts[label]`.
 pub(crate) fn still(ctx: &EffectContext, source: &str, filters: &[Filter], label: &str) -> String {
@@ -61,6 +70,11 @@ pub(crate) fn still(ctx: &EffectContext, source: &str, filters: &[Filter], label
     for f in filters {
         s.push(',');
         s.push_str(&f.to_string());
+    }
+    // Convert a layer with alpha once, here, to what `overlay` blends in (yuva420p); left in
+    // rgba, every repeated frame would be converted again.
+    if s.contains("rgba") {
+        s.push_str(",format=yuva420p");
     }
     s.push_str(&format!(
         ",loop=loop={}:size=1:start=0,setpts=N/{}/TB[{label}]",

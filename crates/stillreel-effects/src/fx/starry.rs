@@ -29,8 +29,8 @@ pub fn build(ctx: &EffectContext) -> String {
                     ),
                 ),
                 Filter::new("scale")
-                    .arg("w", w)
-                    .arg("h", h)
+                    .arg("w", hw)
+                    .arg("h", hh)
                     .arg("flags", "bicubic"),
                 Filter::new("lut").arg("y", "clip(val*1.6,0,255)"),
             ],
@@ -51,14 +51,14 @@ pub fn build(ctx: &EffectContext) -> String {
                 .arg("all_seed", 11),
             Filter::new("gblur").arg("sigma", 1.2),
             Filter::new("lut").arg("y", "clip((val-128)*5+150,40,255)"),
-            Filter::new("scale").arg("w", w * 2).arg("h", h),
+            Filter::new("scale").arg("w", hw * 2).arg("h", hh),
         ],
         "fx_tw",
     );
     let slide = Filter::new("crop")
-        .arg("w", w)
-        .arg("h", h)
-        .arg("x", format!("{}*t/{:.3}", w, ctx.seconds()))
+        .arg("w", hw)
+        .arg("h", hh)
+        .arg("x", format!("{}*t/{:.3}", hw, ctx.seconds()))
         .arg("y", 0);
     // Sky mask: bright, untextured, upper.
     let ramp = vertical_gradient(
@@ -75,19 +75,20 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
          {ramp};[fx_ramp0]format=gray,scale={qw}:{qh}[fx_ramp];\
          [fx_bright][fx_flat]blend=all_mode=multiply[fx_bf];\
-         [fx_bf][fx_ramp]blend=all_mode=multiply,scale={w}:{h}[fx_sky];\
+         [fx_bf][fx_ramp]blend=all_mode=multiply,scale={hw}:{hh}[fx_sky];\
          {small};{big};{twinkle};\
          [fx_st1][fx_st2]blend=all_mode=lighten[fx_stars];\
          [fx_tw]{slide}[fx_twc];\
          [fx_stars][fx_twc]blend=all_mode=multiply[fx_twinkled];\
-         [fx_twinkled][fx_sky]blend=all_mode=multiply[fx_star_a];\
+         [fx_twinkled][fx_sky]blend=all_mode=multiply,scale={w}:{h}:flags=bicubic[fx_star_a];\
          {white};[fx_white][fx_star_a]alphamerge[fx_starlayer];\
          [fx_base]eq=brightness=-0.16:contrast=1.1:saturation=0.55:gamma=0.72,\
-         colorbalance=rs=-0.1:gs=-0.03:bs=0.18:rm=-0.08:bm=0.1[fx_night0];\
+         {cool}[fx_night0];\
          {navy};[fx_night0][fx_navy]overlay=format=yuv420[fx_night1];\
          [fx_night1][fx_starlayer]overlay=format=yuv420[fx_night2];\
          {windows},format=yuv420p[out]",
         norm = super::normalize(ctx),
+        cool = super::tint(14, -9),
         mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
         bright = Filter::new("lut").arg("y", "clip((val-95)*3,0,255)"),
         flat = Filter::new("lut").arg("y", "clip((val-150)*3,0,255)"),

@@ -52,11 +52,12 @@ pub fn build(ctx: &EffectContext) -> String {
     let sun_y = format!("{:.1}-{:.1}*sin(PI*({p}))", h * 0.16 - half, h * 0.06);
     let band_x = format!("{:.1}+{:.1}*({p})", -f64::from(bw), w + f64::from(bw));
     format!(
-        "[in]{norm},colorbalance=rm=0.05:gm=0.02:bm=-0.06:rh=0.06:bh=-0.06,eq=brightness=0.02:saturation=1.08[fx_warm];\
+        "[in]{norm},{warm},eq=brightness=0.02:saturation=1.08[fx_warm];\
          {sun_still};{band_still};\
          [fx_warm][fx_band]{band};\
          [fx_banded][fx_sun]{sunov},format=yuv420p[out]",
         norm = super::normalize(ctx),
+        warm = super::tint(-8, 6),
         band = Filter::new("overlay")
             .arg("x", band_x)
             .arg("y", format!("{:.1}", -(f64::from(bh) - h) / 2.0))

@@ -51,10 +51,9 @@ pub fn build(ctx: &EffectContext) -> String {
          {wave};{mid};\
          [fx_wave]{slide}[fx_wavec];\
          [fx_mid]split[fx_mid1][fx_ymap];\
-         [fx_mid1][fx_wavec][fx_mask]maskedmerge,format=gbrp[fx_xmap];\
-         [fx_ymap]format=gbrp[fx_ymapc];\
-         [fx_pic]format=gbrp[fx_picc];\
-         [fx_picc][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
+         [fx_mid1][fx_wavec][fx_mask]maskedmerge,format=yuv420p[fx_xmap];\
+         [fx_ymap]format=yuv420p[fx_ymapc];\
+         [fx_pic][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
         norm = super::normalize(ctx),
         green = Filter::new("lut").arg("y", "clip((val-12)*5,0,255)"),
         textured = Filter::new("lut").arg("y", "clip(val*4,0,255)"),

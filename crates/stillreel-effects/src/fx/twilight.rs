@@ -13,11 +13,12 @@ pub fn build(ctx: &EffectContext) -> String {
          {mask};\
          {sky};\
          [fx_g]eq=brightness=-0.10:contrast=1.1:saturation=0.7:gamma=0.68,\
-         colorbalance=rs=-0.08:bs=0.2:rm=-0.08:gm=-0.02:bm=0.12:rh=-0.02:bh=0.04[fx_graded];\
+         {cool}[fx_graded];\
          [fx_graded][fx_sky]overlay=format=yuv420[fx_dusk0];\
          {windows};\
          [fx_day][fx_dusk]{xfade},format=yuv420p[out]",
         norm = super::normalize(ctx),
+        cool = super::tint(14, -8),
         mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
         sky = vertical_gradient(
             ctx,

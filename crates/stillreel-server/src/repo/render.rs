@@ -147,12 +147,17 @@ pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>
 }
 
 /// Runs one UPDATE on the writer; returns whether it changed a row.
+/// Runs one UPDATE of video `$video`'s rows on the writer; returns whether it changed a row,
+/// and drops the video's cached answer when it did.
 macro_rules! update {
-    ($db:expr, $query:expr) => {{
+    ($db:expr, $video:expr, $query:expr) => {{
         let n = match $db {
             Db::Sqlite { write, .. } => $query.execute(write).await?.rows_affected(),
             Db::Postgres(pool) => $query.execute(pool).await?.rows_affected(),
         };
+        if n > 0 {
+            $db.invalidate_video($video);
+        }
         n > 0
     }};
 }
@@ -161,6 +166,7 @@ macro_rules! update {
 pub async fn start_video(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
     Ok(update!(
         db,
+        video_id,
         sqlx::query("UPDATE videos SET status = 'in_progress', updated_at = $1 WHERE id = $2 AND status = 'queued'")
             .bind(now_ms())
             .bind(video_id)
@@ -172,6 +178,7 @@ pub async fn set_video_progress(db: &Db, video_id: Uuid, progress: u8) -> Result
     let p = i32::from(progress.min(100));
     Ok(update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE videos SET progress = $1, updated_at = $2
              WHERE id = $3 AND status = 'in_progress' AND progress < $1",
@@ -186,15 +193,19 @@ pub async fn set_video_progress(db: &Db, video_id: Uuid, progress: u8) -> Result
 /// `clip_url`. Only the first key sticks (a job run twice cannot swap files under a client).
 pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result<bool, DbError> {
     crate::storage::check_key(clip_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    Ok(update!(
-        db,
-        sqlx::query(
-            "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL"
-        )
-        .bind(clip_key)
-        .bind(now_ms())
-        .bind(clip_id)
-    ))
+    let sql = "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL RETURNING video_id";
+    let video: Option<Uuid> = match db {
+        Db::Sqlite { write, .. } => {
+            sqlx::query_scalar(sql).bind(clip_key).bind(now_ms()).bind(clip_id).fetch_optional(write).await?
+        }
+        Db::Postgres(pool) => {
+            sqlx::query_scalar(sql).bind(clip_key).bind(now_ms()).bind(clip_id).fetch_optional(pool).await?
+        }
+    };
+    if let Some(video) = video {
+        db.invalidate_video(video);
+    }
+    Ok(video.is_some())
 }
 
 /// `in_progress → complete`, with the stored file and progress 100.
@@ -202,6 +213,7 @@ pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<
     crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
     Ok(update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
              WHERE id = $3 AND status = 'in_progress'",
@@ -218,6 +230,7 @@ pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<boo
     let now = now_ms();
     let changed = update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
              WHERE id = $5 AND status IN ('queued', 'in_progress')",
@@ -238,6 +251,7 @@ pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<boo
 pub async fn start_branding(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
     Ok(update!(
         db,
+        video_id,
         sqlx::query("UPDATE brandings SET status = 'in_progress', updated_at = $1 WHERE video_id = $2 AND status = 'queued'")
             .bind(now_ms())
             .bind(video_id)
@@ -248,6 +262,7 @@ pub async fn start_branding(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
 pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Result<bool, DbError> {
     Ok(update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE brandings SET progress = $1, updated_at = $2
              WHERE video_id = $3 AND status = 'in_progress' AND progress < $1",
@@ -263,6 +278,7 @@ pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Resu
     crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
     Ok(update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
              WHERE video_id = $3 AND status = 'in_progress'",
@@ -277,6 +293,7 @@ pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Resu
 pub async fn fail_branding(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
     Ok(update!(
         db,
+        video_id,
         sqlx::query(
             "UPDATE brandings SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
              WHERE video_id = $5 AND status IN ('queued', 'in_progress')",

@@ -273,10 +273,19 @@ pub async fn get_video(
     query: QueryPairs,
 ) -> Result<Response, ApiError> {
     let id = query.uuid("uuid")?;
+    let cache = state.db.video_cache().filter(|_| state.config.get_video_cache);
+    if let Some(json) = cache.and_then(|c| c.get(id, ctx.account_id)) {
+        return Ok(json_response(json));
+    }
+    let generation = cache.map(|c| c.generation());
     let video = videos::get_video(&state.db, ctx.account_id, id, &state.config.public_url)
         .await?
         .ok_or_else(|| ApiError::not_found("video"))?;
-    Ok(json_response(to_json(&video)?))
+    let json = to_json(&video)?;
+    if let (Some(cache), Some(generation)) = (cache, generation) {
+        cache.put(id, ctx.account_id, json.clone(), generation);
+    }
+    Ok(json_response(json))
 }
 
 #[cfg(test)]

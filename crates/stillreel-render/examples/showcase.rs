@@ -1,0 +1,173 @@
+//! Renders through the real pipeline (own-file fetch, clip graph with effects, stitch, branded
+//! render) from local files, for `scripts/effects_gallery.sh` and `bench/effects.sh`. Prints one
+//! JSON object per run.
+//!
+//! ```text
+//! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image>
+//! showcase brand <out dir> <WxH> <intro-json|none> <outro-json|none> <ramp:true|false> <image>...
+//! ```
+//! `<WxH>` is 1280x720, 720x1280, 1920x1080 or 1080x1920. Template image values may name local
+//! files as `file:<path>`; they are served through the own-files path like the images.
+#![expect(clippy::print_stdout, reason = "the output is the point")]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use stillreel_core::catalog::builtin_templates;
+use stillreel_core::types::{TemplateSlot, TemplateValue};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
+use stillreel_render::pipeline::NoObserver;
+use stillreel_render::{
+    BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig,
+    Renderer, VideoJob, vfx_stage,
+};
+
+#[derive(Debug, Default)]
+struct Files(Mutex<Vec<PathBuf>>);
+
+impl Files {
+    /// A URL the fetcher reads from the local `path`.
+    fn url(&self, path: PathBuf) -> String {
+        let mut files = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        files.push(path);
+        format!("http://showcase.invalid/f/{}", files.len() - 1)
+    }
+}
+
+impl OwnFiles for Files {
+    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
+        let index: usize = url_path.strip_prefix("/f/")?.parse().ok()?;
+        self.0.lock().ok()?.get(index).cloned()
+    }
+}
+
+fn frame(s: &str) -> Result<(Orientation, Resolution), String> {
+    Ok(match s {
+        "1280x720" => (Orientation::Landscape, Resolution::P720),
+        "720x1280" => (Orientation::Portrait, Resolution::P720),
+        "1920x1080" => (Orientation::Landscape, Resolution::P1080),
+        "1080x1920" => (Orientation::Portrait, Resolution::P1080),
+        _ => return Err(format!("unknown frame {s}")),
+    })
+}
+
+fn slot(json: &str, files: &Files) -> Result<Option<BrandSlot>, Box<dyn std::error::Error>> {
+    if json == "none" {
+        return Ok(None);
+    }
+    let mut slot: TemplateSlot = serde_json::from_str(json)?;
+    for value in slot.config.values_mut() {
+        if let TemplateValue::Image { url } = value
+            && let Some(path) = url.strip_prefix("file:")
+        {
+            *url = files.url(PathBuf::from(path));
+        }
+    }
+    Ok(Some(
+        BrandSlot::resolve(&slot, builtin_templates()).ok_or("unknown template")?,
+    ))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let files = Arc::new(Files::default());
+    let (mode, out, size, rest) = match args.as_slice() {
+        [mode, out, size, rest @ ..] => (mode.as_str(), PathBuf::from(out), size, rest),
+        _ => return Err("usage: see the file's doc comment".into()),
+    };
+    let (orientation, resolution) = frame(size)?;
+    let fetch = FetchConfig {
+        public_url: Some("http://showcase.invalid/".parse()?),
+        ..FetchConfig::default()
+    };
+    let fetcher = Fetcher::new(fetch, Some(Arc::clone(&files) as Arc<dyn OwnFiles>));
+    let storage = Arc::new(LocalStorage::new(out.join("store"), "/files"));
+    let mut config = RenderConfig::default();
+    if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
+        config.ffmpeg = ffmpeg.into();
+    }
+    let renderer = Renderer::new(config, fetcher, storage);
+    let store = out.join("store");
+    match (mode, rest) {
+        ("clip", [motion, vfx, image]) => {
+            let motion = CameraMotion::parse(motion).ok_or("unknown motion")?;
+            let effect = if vfx == "none" {
+                None
+            } else {
+                Some(vfx_stage(&serde_json::from_str::<Vfx>(vfx)?))
+            };
+            let job = VideoJob {
+                key_prefix: "showcase/clip".into(),
+                clips: vec![ClipRequest {
+                    image_url: files.url(PathBuf::from(image)),
+                    camera_motion: motion,
+                    effect,
+                }],
+                orientation,
+                resolution,
+                engine: Engine::V25,
+                audio_url: None,
+            };
+            let work = out.join("work-clip");
+            let _ = std::fs::remove_dir_all(&work);
+            let started = Instant::now();
+            let video = renderer.render_video(&job, &work, &NoObserver).await?;
+            let wall = started.elapsed().as_secs_f64();
+            let _ = std::fs::remove_dir_all(&work);
+            println!(
+                "{{\"wall\":{wall:.3},\"clip\":\"{}\"}}",
+                store.join(&video.clips[0].key).display()
+            );
+        }
+        ("brand", [intro, outro, ramp, images @ ..]) if !images.is_empty() => {
+            let job = VideoJob {
+                key_prefix: "showcase/video".into(),
+                clips: images
+                    .iter()
+                    .map(|i| ClipRequest {
+                        image_url: files.url(PathBuf::from(i)),
+                        camera_motion: CameraMotion::Auto,
+                        effect: None,
+                    })
+                    .collect(),
+                orientation,
+                resolution,
+                engine: Engine::V25,
+                audio_url: None,
+            };
+            let work = out.join("work-main");
+            let _ = std::fs::remove_dir_all(&work);
+            let started = Instant::now();
+            let video = renderer.render_video(&job, &work, &NoObserver).await?;
+            let main_wall = started.elapsed().as_secs_f64();
+            let brand = BrandJob {
+                key_prefix: "showcase/video".into(),
+                main_key: video.key.clone(),
+                clip_frames: BrandJob::standard_clips(images.len()),
+                orientation,
+                resolution,
+                intro: slot(intro, &files)?,
+                outro: slot(outro, &files)?,
+                speed_ramp: ramp == "true",
+            };
+            let bwork = out.join("work-brand");
+            let _ = std::fs::remove_dir_all(&bwork);
+            let started = Instant::now();
+            let branded = renderer.render_branded(&brand, &bwork, &NoObserver).await?;
+            let brand_wall = started.elapsed().as_secs_f64();
+            let _ = std::fs::remove_dir_all(&work);
+            let _ = std::fs::remove_dir_all(&bwork);
+            println!(
+                "{{\"main_wall\":{main_wall:.3},\"brand_wall\":{brand_wall:.3},\"speed_ramp\":{},\"main\":\"{}\",\"branded\":\"{}\",\"branded_seconds\":{}}}",
+                branded.speed_ramp,
+                store.join(&video.key).display(),
+                store.join(&branded.video.key).display(),
+                branded.video.seconds
+            );
+        }
+        _ => return Err("usage: see the file's doc comment".into()),
+    }
+    Ok(())
+}

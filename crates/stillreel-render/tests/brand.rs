@@ -1,0 +1,235 @@
+//! The branded render on real ffmpeg output: intro drawn over the first 3 s only, a 3 s outro
+//! card appended, the speed ramp shortening the video with sound and picture ending together
+//! (± 50 ms), and `speed_ramp` reported only when it took effect.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::{Route, TestServer, num, probe, stream};
+use stillreel_core::catalog::builtin_templates;
+use stillreel_core::types::{TemplateSlot, TemplateValue};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_render::pipeline::NoObserver;
+use stillreel_render::{
+    AllowList, BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage,
+    RenderConfig, Renderer, VideoJob,
+};
+
+fn text(v: &str) -> TemplateValue {
+    TemplateValue::Text { value: v.into() }
+}
+
+fn slot(id: &str, values: Vec<(&str, TemplateValue)>) -> Option<BrandSlot> {
+    let slot = TemplateSlot {
+        template: id.into(),
+        config: values
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect::<BTreeMap<_, _>>(),
+    };
+    BrandSlot::resolve(&slot, builtin_templates())
+}
+
+/// Duration of the first stream of a kind, from its packets.
+fn duration(p: &serde_json::Value, kind: &str) -> f64 {
+    num(&stream(p, kind)["duration"])
+}
+
+fn frames(p: &serde_json::Value) -> f64 {
+    num(&stream(p, "video")["nb_read_frames"])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn branded_video_has_intro_outro_and_ramp() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let media = dir.path().join("media");
+    std::fs::create_dir_all(&media).expect("media");
+    let body = |p: PathBuf, t: &'static str| Route::Body {
+        content_type: t,
+        body: Arc::new(std::fs::read(p).expect("read")),
+    };
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![
+            ("/a.jpg", body(common::picture(&media, "a.jpg", 1280, 720), "image/jpeg")),
+            ("/face.png", body(common::picture(&media, "face.png", 300, 400), "image/png")),
+            ("/music.ogg", body(common::tone(&media, "music.ogg", 30.0), "audio/ogg")),
+        ],
+    )
+    .await;
+    let fetch = FetchConfig {
+        allow: AllowList::parse("127.0.0.1").expect("allow"),
+        ..FetchConfig::default()
+    };
+    let store = dir.path().join("store");
+    let renderer = Renderer::new(
+        RenderConfig::default(),
+        Fetcher::new(fetch, None),
+        Arc::new(LocalStorage::new(&store, "/files")),
+    );
+    // Two clips with music (so the ramp has sound to keep in step).
+    let job = VideoJob {
+        key_prefix: "videos/b".into(),
+        clips: [CameraMotion::PushIn, CameraMotion::PushOut]
+            .into_iter()
+            .map(|m| ClipRequest {
+                image_url: server.url("/a.jpg"),
+                camera_motion: m,
+                effect: None,
+            })
+            .collect(),
+        orientation: Orientation::Landscape,
+        resolution: Resolution::P720,
+        engine: Engine::V25,
+        audio_url: Some(server.url("/music.ogg")),
+    };
+    let work = dir.path().join("work");
+    let main = renderer
+        .render_video(&job, &work.join("main"), &NoObserver)
+        .await
+        .expect("main video");
+    let main_path = store.join(&main.key);
+
+    let intro = slot(
+        "intro-title-card",
+        vec![
+            ("headline", text("Just Listed\nOpen House Sunday")),
+            ("price", text("$1,250,000")),
+        ],
+    );
+    let outro = slot(
+        "outro-contact-card",
+        vec![
+            ("agent_name", text("Zoë Ångström-Müller")),
+            ("phone", text("+1 555 010 2030")),
+            (
+                "headshot",
+                TemplateValue::Image {
+                    url: server.url("/face.png"),
+                },
+            ),
+        ],
+    );
+    let mut brand = BrandJob {
+        key_prefix: "videos/b".into(),
+        main_key: main.key.clone(),
+        clip_frames: BrandJob::standard_clips(2),
+        orientation: Orientation::Landscape,
+        resolution: Resolution::P720,
+        intro,
+        outro,
+        speed_ramp: true,
+    };
+    let ramped = renderer
+        .render_branded(&brand, &work.join("b1"), &NoObserver)
+        .await
+        .expect("branded");
+    assert!(ramped.speed_ramp, "two clips: the ramp takes effect");
+    let ramped_path = store.join(&ramped.video.key);
+    let p = probe(&ramped_path);
+    let v = stream(&p, "video");
+    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(1280), Some(720)));
+    assert_eq!(v["pix_fmt"], "yuv420p");
+    assert_eq!(v["r_frame_rate"], "30/1");
+    let a = stream(&p, "audio");
+    assert_eq!((a["sample_rate"].as_str(), a["channels"].as_u64()), (Some("48000"), Some(2)));
+    // 300 frames, one cut ramped (36 frames saved), plus the 90-frame outro.
+    assert_eq!(frames(&p), 300.0 - 36.0 + 90.0);
+    let (vd, ad) = (duration(&p, "video"), duration(&p, "audio"));
+    assert!((vd - ad).abs() <= 0.05, "A/V lengths {vd} vs {ad}");
+    assert!(vd < 10.0 + 3.0, "shorter than main + outro: {vd}");
+
+    // Without the ramp: 300 + 90 frames; the ramp made the video shorter.
+    brand.speed_ramp = false;
+    brand.intro = None;
+    brand.key_prefix = "videos/b-plain".into();
+    let plain = renderer
+        .render_branded(&brand, &work.join("b2"), &NoObserver)
+        .await
+        .expect("branded without ramp");
+    assert!(!plain.speed_ramp);
+    let plain_path = store.join(&plain.video.key);
+    let q = probe(&plain_path);
+    assert_eq!(frames(&q), 390.0);
+    assert!(duration(&q, "video") > vd + 1.0);
+    assert!((duration(&q, "video") - duration(&q, "audio")).abs() <= 0.05);
+
+    // The intro's frames differ from the main video's during the first 3 s (the ramp does not
+    // touch the first clip before its last 36 frames), and not after the fade out.
+    let diff = |n: u32| {
+        common::mean_abs_diff(
+            &common::frame_gray(&ramped_path, n, "64:36"),
+            &common::frame_gray(&main_path, n, "64:36"),
+        )
+    };
+    assert!(diff(45) > 8.0, "intro drawn at 1.5 s: {}", diff(45));
+    assert!(diff(100) < 2.0, "no intro after 3 s: {}", diff(100));
+
+    // The outro: its 90 frames show the card (its dark blue background at the top left), the
+    // frame before it does not.
+    let card = |path: &Path, n: u32| {
+        let rgb = common::frame_rgb(path, n, "64:36");
+        (i32::from(rgb[0]), i32::from(rgb[1]), i32::from(rgb[2]))
+    };
+    let navy = (0x14, 0x21, 0x3d);
+    let close = |c: (i32, i32, i32)| (c.0 - navy.0).abs() + (c.1 - navy.1).abs() + (c.2 - navy.2).abs() < 24;
+    for n in [264 + 20, 264 + 60, 264 + 89] {
+        assert!(close(card(&ramped_path, n)), "outro frame {n}: {:?}", card(&ramped_path, n));
+    }
+    assert!(!close(card(&ramped_path, 263)), "last main frame is not the card");
+    // The outro is silent and the music is not.
+    assert!(common::mean_volume(&ramped_path, 9.0, 2.5) < -60.0);
+    assert!(common::mean_volume(&ramped_path, 2.0, 2.0) > -40.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("store");
+    let renderer = Renderer::new(
+        RenderConfig::default(),
+        Fetcher::new(FetchConfig::default(), None),
+        Arc::new(LocalStorage::new(&store, "/files")),
+    );
+    // A one-clip "main video" made directly (5 s, AAC silence), portrait.
+    let main_dir = store.join("videos/one");
+    std::fs::create_dir_all(&main_dir).expect("dir");
+    common::ffmpeg(&[
+        "-f", "lavfi", "-i", "testsrc2=s=720x1280:r=30:d=5", "-f", "lavfi", "-i",
+        "anullsrc=r=48000:cl=stereo", "-t", "5", "-c:v", "libx264", "-preset", "ultrafast",
+        "-pix_fmt", "yuv420p", "-c:a", "aac",
+        main_dir.join("video.mp4").to_str().expect("utf-8"),
+    ]);
+    let job = BrandJob {
+        key_prefix: "videos/one".into(),
+        main_key: "videos/one/video.mp4".into(),
+        clip_frames: BrandJob::standard_clips(1),
+        orientation: Orientation::Portrait,
+        resolution: Resolution::P720,
+        intro: slot("intro-lower-third", vec![("address", text("12 Elm St"))]),
+        outro: None,
+        speed_ramp: true,
+    };
+    let b = renderer
+        .render_branded(&job, &dir.path().join("w1"), &NoObserver)
+        .await
+        .expect("branded");
+    assert!(!b.speed_ramp, "one clip: no ramp");
+    let p = probe(&store.join(&b.video.key));
+    assert_eq!(frames(&p), 150.0);
+    assert_eq!(stream(&p, "video")["width"].as_u64(), Some(720));
+
+    let missing = BrandJob {
+        main_key: "videos/none/video.mp4".into(),
+        ..job
+    };
+    let e = renderer
+        .render_branded(&missing, &dir.path().join("w2"), &NoObserver)
+        .await
+        .expect_err("no main video");
+    assert!(matches!(e, JobFailure::Render(_)));
+    assert_eq!(e.code(), "render_failed");
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs stillreel with its embedded defaults: SQLite and local files under ./data, the web form
+# at http://127.0.0.1:8080/, render workers in the same process. Works offline: the bundled
+# sample photos are served at /samples/ and read from disk by the renderer.
+# First run: installs what the machine lacks, builds the form and the release binary, creates a
+# local account and prints its API key. Later runs reuse all of that.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+
+# The browser form and its wasm package (web/dist), rebuilt only when missing.
+if [ ! -f web/dist/index.html ]; then
+  (cd web && { cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null || npm ci --no-audit --no-fund; } && npm run build)
+fi
+
+cargo build --release --locked -p stillreel-server --bin stillreel
+exec target/release/stillreel serve "$@"
