@@ -2,7 +2,8 @@
 # Renders the pictures of docs/EFFECTS.md from the bundled samples through the real render
 # pipeline (`cargo run -p stillreel-render --example showcase`: fetch, clip graph with camera
 # motion and effect, stitch, branded render) and saves PNG stills into docs/effects/:
-#   - one still per effect (720p, push-in, the frame where the effect reads best);
+#   - one still per effect (720p, push-in, the frame where the effect reads best; for
+#     sway-trees the frame beside what moved);
 #   - one strip per camera motion (first, middle and last frame side by side);
 #   - one still per template (intro at 1.5 s, outro 1.5 s before the end), both orientations.
 # Usage: scripts/effects_gallery.sh   (about 3 minutes on 2 cores)
@@ -29,8 +30,15 @@ effect day-to-twilight '{"type":"day-to-twilight"}' house-bungalow.jpg 140
 effect catch-the-sunshine '{"type":"catch-the-sunshine"}' house-colonial.jpg 60
 effect pencil-sketch '{"type":"pencil-sketch"}' house-bungalow.jpg 65
 effect construction '{"type":"construction"}' house-modern.webp 70
-effect starry-night '{"type":"starry-night"}' house-colonial.jpg 100
-effect sway-trees '{"type":"sway-trees"}' house-colonial.jpg 40
+effect starry-night '{"type":"starry-night"}' house-bungalow.jpg 100
+# sway-trees moves by a few pixels: beside the frame, what moved, i.e. the difference from the
+# same clip without the effect (amplified 6x): only the trees light up.
+sway=$("$BIN" clip "$WORK/sway" 1280x720 push-in '{"type":"sway-trees"}' samples/house-colonial.jpg | field clip)
+plain=$("$BIN" clip "$WORK/plain" 1280x720 push-in none samples/house-colonial.jpg | field clip)
+ffmpeg -hide_banner -loglevel error -nostdin -y -i "$sway" -i "$plain" -filter_complex \
+  "[0:v]select=eq(n\\,40),split[s1][s2];[1:v]select=eq(n\\,40)[p];[s2][p]blend=all_mode=difference,lutyuv=y=clip(val*6\\,0\\,255):u=128:v=128[d];[s1][d]hstack,scale=1280:-2" \
+  -frames:v 1 "$OUT/sway-trees.png"
+echo "$OUT/sway-trees.png"
 effect shadows '{"type":"shadows"}' living-room.png 60
 effect house-drop '{"type":"house-drop"}' house-bungalow.jpg 10
 effect static-ceiling-fan '{"type":"static-ceiling-fan"}' living-room.png 60

@@ -14,7 +14,8 @@ have chromium      || need_apt+=(chromium)
 have chromedriver  || need_apt+=(chromium-driver)
 have wrk           || need_apt+=(wrk)
 have pg_ctlcluster || need_apt+=(postgresql)
-[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need_apt+=(fonts-dejavu-core)
+# The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"

@@ -67,7 +67,13 @@ status=$?
 set -e
 tail -40 "$work/run.log"
 
-junit=$(ls "$work"/report/junit*.xml 2>/dev/null | head -1)
+# Keep the JUnit report and the log where they survive the temp dir.
+junit=""
+if ls "$work"/report/junit*.xml >/dev/null 2>&1; then
+  junit=target/schemathesis/last-junit.xml
+  cp "$(ls "$work"/report/junit*.xml | head -1)" "$junit"
+fi
+cp "$work/run.log" target/schemathesis/last-run.log
 # Summary line: "N generated, N passed[, N skipped]" or "N generated, N found N unique failures".
 read -r cases failed < <(python3 - "$work/run.log" <<'PY'
 import re, sys

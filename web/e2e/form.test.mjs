@@ -189,6 +189,7 @@ describe('form against a server', () => {
     assert.equal(sent.filter((u) => u.endsWith('/create_video')).length, 1);
     const record = await (await page.waitForResponse((r) => r.url().includes('/get_video?'))).json();
     assert.equal(record.project, await page.$eval('#project', (s) => s.value), 'the video went to the chosen project');
+    await shoot(page, 'form-submitted.png');
   });
 
   test('the progress bar moves to 100 and the main and branded videos play', { skip: needsRender }, async () => {

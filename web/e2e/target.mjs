@@ -1,9 +1,9 @@
 // Where the end-to-end test runs: an existing server (STILLREEL_E2E_URL + STILLREEL_E2E_KEY),
-// or one this file starts from the built `stillreel` binary (STILLREEL_BIN, else
-// target/release or target/debug) with a fresh data directory and an account of its own.
+// or one this file starts from the built `stillreel` binary (STILLREEL_BIN, else the newer of
+// target/release and target/debug) with a fresh data directory and an account of its own.
 // Without either, only the parts that need no server run.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -29,9 +29,14 @@ export async function stills(count) {
   };
 }
 
+/** STILLREEL_BIN, else the newer of target/release and target/debug (a stale release build
+ * must not shadow a fresh debug one). */
 function binary() {
-  const candidates = [process.env.STILLREEL_BIN, resolve(repoDir, 'target/release/stillreel'), resolve(repoDir, 'target/debug/stillreel')];
-  return candidates.find((c) => c && existsSync(c));
+  if (process.env.STILLREEL_BIN) return existsSync(process.env.STILLREEL_BIN) ? process.env.STILLREEL_BIN : undefined;
+  return ['release', 'debug']
+    .map((profile) => resolve(repoDir, `target/${profile}/stillreel`))
+    .filter((path) => existsSync(path))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 }
 
 async function waitHealthy(url, child, ms = 30000) {

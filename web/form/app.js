@@ -88,11 +88,14 @@ function newProjectBox() {
     if (!box.hidden) { name.focus(); check(); }
   });
   name.addEventListener('input', check);
+  // The name is not part of the video form: keep its edits from re-running (and clearing) it.
+  for (const type of ['input', 'change']) box.addEventListener(type, (event) => event.stopPropagation());
   button.addEventListener('click', async () => {
     if (!check().ok) return;
     try {
       const project = await api.createProject({ name: name.value });
       const { projects } = await api.projects();
+      setConn(`connected · ${projects.length} project(s)`, 'ok');
       create.setProjects(projects);
       combine.setProjects(projects);
       const select = document.getElementById('project');

@@ -26,9 +26,21 @@ pub struct Step {
 /// The steps into a cut (in order, ending at the cut); the steps out of it are the mirror image.
 /// 12 frames each at 1.5×, 2× and 3×: 36 source frames (1.2 s) become 18 on each side.
 pub const INTO_CUT: [Step; 3] = [
-    Step { num: 3, den: 2, frames: 12 },
-    Step { num: 2, den: 1, frames: 12 },
-    Step { num: 3, den: 1, frames: 12 },
+    Step {
+        num: 3,
+        den: 2,
+        frames: 12,
+    },
+    Step {
+        num: 2,
+        den: 1,
+        frames: 12,
+    },
+    Step {
+        num: 3,
+        den: 1,
+        frames: 12,
+    },
 ];
 
 /// A stretch of the source at one speed.
@@ -88,17 +100,32 @@ impl RampPlan {
             let mut at = start;
             if i > 0 {
                 for s in INTO_CUT.iter().rev() {
-                    segments.push(Segment { start: at, frames: s.frames, num: s.num, den: s.den });
+                    segments.push(Segment {
+                        start: at,
+                        frames: s.frames,
+                        num: s.num,
+                        den: s.den,
+                    });
                     at += s.frames;
                 }
             }
             let tail = if i < last { side } else { 0 };
             let middle = start + frames - tail - at;
-            segments.push(Segment { start: at, frames: middle, num: 1, den: 1 });
+            segments.push(Segment {
+                start: at,
+                frames: middle,
+                num: 1,
+                den: 1,
+            });
             at += middle;
             if i < last {
                 for s in INTO_CUT {
-                    segments.push(Segment { start: at, frames: s.frames, num: s.num, den: s.den });
+                    segments.push(Segment {
+                        start: at,
+                        frames: s.frames,
+                        num: s.num,
+                        den: s.den,
+                    });
                     at += s.frames;
                 }
             }
@@ -176,7 +203,10 @@ impl RampPlan {
             for factor in atempo_steps(s.num, s.den) {
                 let _ = write!(g, ",atempo={factor:.6}");
             }
-            let _ = write!(g, ",apad=whole_len={out},atrim=end_sample={out}[{prefix}ar{i}]");
+            let _ = write!(
+                g,
+                ",apad=whole_len={out},atrim=end_sample={out}[{prefix}ar{i}]"
+            );
         }
         g.push(';');
         for i in 0..n {
@@ -247,12 +277,19 @@ mod tests {
         let speed = |range: std::ops::Range<usize>| {
             f64::from(gaps[range.clone()].iter().sum::<u32>()) / range.len() as f64
         };
-        let before: Vec<f64> = (0..5).map(|k| speed(cut - 6 * (5 - k)..cut - 6 * (4 - k))).collect();
-        let after: Vec<f64> = (0..5).map(|k| speed(cut + 6 * k..cut + 6 * (k + 1))).collect();
+        let before: Vec<f64> = (0..5)
+            .map(|k| speed(cut - 6 * (5 - k)..cut - 6 * (4 - k)))
+            .collect();
+        let after: Vec<f64> = (0..5)
+            .map(|k| speed(cut + 6 * k..cut + 6 * (k + 1)))
+            .collect();
         assert!(before.windows(2).all(|w| w[0] <= w[1]), "{before:?}");
         assert!(after.windows(2).all(|w| w[0] >= w[1]), "{after:?}");
         assert!(before[0] < before[4] && after[0] > after[4]);
-        assert!(kept.contains(&150), "the first frame of the next clip is shown");
+        assert!(
+            kept.contains(&150),
+            "the first frame of the next clip is shown"
+        );
     }
 
     #[test]
@@ -273,7 +310,12 @@ mod tests {
         let total: u64 = g
             .split("atrim=end_sample=")
             .skip(1)
-            .map(|s| s.split('[').next().and_then(|v| v.parse::<u64>().ok()).expect("n"))
+            .map(|s| {
+                s.split('[')
+                    .next()
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .expect("n")
+            })
             .sum();
         assert_eq!(total, u64::from(plan.output_frames()) * 1600);
         assert!(plan.video_filter().starts_with("select="));

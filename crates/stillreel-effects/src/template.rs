@@ -97,13 +97,15 @@ pub fn layout_text(
 ) -> Result<Vec<PlacedLine>, EffectError> {
     let mut placed = Vec::new();
     for field in &template.fields {
-        let (Some(layout), Some(FieldValue::Text(value))) =
-            (&field.layout, values.get(&field.key))
+        let (Some(layout), Some(FieldValue::Text(value))) = (&field.layout, values.get(&field.key))
         else {
             continue;
         };
         if field.kind != TemplateFieldType::Text {
-            return Err(template_error(template, format!("{} is not text", field.key)));
+            return Err(template_error(
+                template,
+                format!("{} is not text", field.key),
+            ));
         }
         let [bx, by, bw, bh] = frame.pixels(layout);
         let preferred = (f64::from(layout.font_size) * frame.short_side()).max(8.0);
@@ -112,7 +114,8 @@ pub fn layout_text(
             continue;
         };
         let size = f64::from(fitted.size);
-        let top = by + (bh - (fitted.line_px * (fitted.lines.len() as f64 - 1.0) + size * 1.17)) / 2.0;
+        let top =
+            by + (bh - (fitted.line_px * (fitted.lines.len() as f64 - 1.0) + size * 1.17)) / 2.0;
         for (i, (line, width)) in fitted.lines.iter().zip(&fitted.widths).enumerate() {
             if line.is_empty() {
                 continue;
@@ -187,7 +190,10 @@ fn draw_fields(
             continue;
         };
         if field.kind != TemplateFieldType::Image {
-            return Err(template_error(template, format!("{} is not an image", field.key)));
+            return Err(template_error(
+                template,
+                format!("{} is not an image", field.key),
+            ));
         }
         let [bx, by, bw, bh] = frame.pixels(layout);
         let (bw, bh) = ((bw.floor() as u32).max(2), (bh.floor() as u32).max(2));
@@ -196,7 +202,10 @@ fn draw_fields(
             path: path.clone(),
             role: field.key.clone(),
         });
-        let turn = upright.as_deref().map(|t| format!("{t},")).unwrap_or_default();
+        let turn = upright
+            .as_deref()
+            .map(|t| format!("{t},"))
+            .unwrap_or_default();
         let _ = write!(
             g,
             ";[extra{n}]{turn}format=rgba,scale={bw}:{bh}:force_original_aspect_ratio=decrease:flags=lanczos,setsar=1[fx_img{n}];\
@@ -255,11 +264,14 @@ pub fn intro_overlay(
     check_slot(template, TemplateSlotKind::Intro)?;
     let (w, h, fps) = (frame.width, frame.height, frame.fps);
     let frames = INTRO_SECONDS * fps;
-    let style = template.style.clone().unwrap_or(stillreel_core::types::TemplateStyle {
-        background: "#000000".into(),
-        background_opacity: 0.5,
-        accent: "#ffffff".into(),
-    });
+    let style = template
+        .style
+        .clone()
+        .unwrap_or(stillreel_core::types::TemplateStyle {
+            background: "#000000".into(),
+            background_opacity: 0.5,
+            accent: "#ffffff".into(),
+        });
     let (top, bottom) = band(template, frame).unwrap_or((h / 2, h));
     let rule = ((frame.short_side() * 0.006).round() as u32).max(2) / 2 * 2;
     let band_h = (bottom - top).saturating_sub(rule).max(2);
@@ -299,11 +311,14 @@ pub fn outro_card(
     check_slot(template, TemplateSlotKind::Outro)?;
     let (w, h, fps) = (frame.width, frame.height, frame.fps);
     let frames = OUTRO_SECONDS * fps;
-    let style = template.style.clone().unwrap_or(stillreel_core::types::TemplateStyle {
-        background: "#000000".into(),
-        background_opacity: 1.0,
-        accent: "#ffffff".into(),
-    });
+    let style = template
+        .style
+        .clone()
+        .unwrap_or(stillreel_core::types::TemplateStyle {
+            background: "#000000".into(),
+            background_opacity: 1.0,
+            accent: "#ffffff".into(),
+        });
     let bar = ((f64::from(h) * 0.015).round() as u32).max(2) / 2 * 2;
     let canvas = format!(
         "color=c={bg}:s={w}x{}:r={fps},format=rgba[fx_cardbg];\
@@ -345,10 +360,26 @@ mod tests {
     }
 
     const FRAMES: [Frame; 4] = [
-        Frame { width: 1280, height: 720, fps: 30 },
-        Frame { width: 720, height: 1280, fps: 30 },
-        Frame { width: 1920, height: 1080, fps: 30 },
-        Frame { width: 1080, height: 1920, fps: 30 },
+        Frame {
+            width: 1280,
+            height: 720,
+            fps: 30,
+        },
+        Frame {
+            width: 720,
+            height: 1280,
+            fps: 30,
+        },
+        Frame {
+            width: 1920,
+            height: 1080,
+            fps: 30,
+        },
+        Frame {
+            width: 1080,
+            height: 1920,
+            fps: 30,
+        },
     ];
 
     #[test]
@@ -365,22 +396,43 @@ mod tests {
                 let lines = layout_text(t, &values, frame).expect("layout");
                 assert!(!lines.is_empty());
                 for line in &lines {
-                    let layout = t.field(&line.field).and_then(|f| f.layout.as_ref()).expect("layout");
+                    let layout = t
+                        .field(&line.field)
+                        .and_then(|f| f.layout.as_ref())
+                        .expect("layout");
                     let [bx, by, bw, bh] = frame.pixels(layout);
                     let s = f64::from(line.size);
-                    assert!(line.x >= bx - 0.01 && line.x + line.width <= bx + bw + 0.01, "{} {line:?}", t.id);
-                    assert!(line.y >= by - 0.01 && line.y + s * 1.17 <= by + bh + 0.01, "{} {line:?}", t.id);
+                    assert!(
+                        line.x >= bx - 0.01 && line.x + line.width <= bx + bw + 0.01,
+                        "{} {line:?}",
+                        t.id
+                    );
+                    assert!(
+                        line.y >= by - 0.01 && line.y + s * 1.17 <= by + bh + 0.01,
+                        "{} {line:?}",
+                        t.id
+                    );
                     assert!(line.x + line.width <= f64::from(frame.width));
                     assert!(line.y + s * 1.17 <= f64::from(frame.height));
                 }
                 // Nothing is cut: every word of every field is drawn.
-                for f in t.fields.iter().filter(|f| f.kind == TemplateFieldType::Text) {
+                for f in t
+                    .fields
+                    .iter()
+                    .filter(|f| f.kind == TemplateFieldType::Text)
+                {
                     let drawn: Vec<&str> = lines
                         .iter()
                         .filter(|l| l.field == f.key)
                         .flat_map(|l| l.text.split_whitespace())
                         .collect();
-                    assert_eq!(drawn, long.split_whitespace().collect::<Vec<_>>(), "{} {}", t.id, f.key);
+                    assert_eq!(
+                        drawn,
+                        long.split_whitespace().collect::<Vec<_>>(),
+                        "{} {}",
+                        t.id,
+                        f.key
+                    );
                 }
             }
         }
@@ -390,12 +442,23 @@ mod tests {
     fn newlines_make_lines_and_alignment_follows_the_layout() {
         let t = template("intro-title-card");
         let frame = FRAMES[0];
-        let lines = layout_text(t, &text(&[("headline", "Open House\nSunday")]), frame).expect("layout");
-        assert_eq!(lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["Open House", "Sunday"]);
-        let [bx, _, bw, _] = frame.pixels(t.field("headline").and_then(|f| f.layout.as_ref()).expect("layout"));
+        let lines =
+            layout_text(t, &text(&[("headline", "Open House\nSunday")]), frame).expect("layout");
+        assert_eq!(
+            lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+            ["Open House", "Sunday"]
+        );
+        let [bx, _, bw, _] = frame.pixels(
+            t.field("headline")
+                .and_then(|f| f.layout.as_ref())
+                .expect("layout"),
+        );
         for l in &lines {
             // Centred.
-            assert!(((l.x - bx) - (bx + bw - l.x - l.width)).abs() < 0.5, "{l:?}");
+            assert!(
+                ((l.x - bx) - (bx + bw - l.x - l.width)).abs() < 0.5,
+                "{l:?}"
+            );
         }
         assert!(lines[1].y > lines[0].y);
     }
@@ -405,14 +468,27 @@ mod tests {
         let mut values = text(&[("address", "12 Elm St"), ("agent_name", "Zoë: 100%, [x]")]);
         values.insert(
             "logo".into(),
-            FieldValue::Image { path: "logo.png".into(), upright: Some("transpose=1".into()) },
+            FieldValue::Image {
+                path: "logo.png".into(),
+                upright: Some("transpose=1".into()),
+            },
         );
         let g = intro_overlay(template("intro-lower-third"), &values, FRAMES[0]).expect("intro");
         assert_eq!(g.extra_inputs.len(), 1);
         assert!(g.fragment().contains("[in]") && g.fragment().ends_with("[out]"));
         assert!(g.fragment().contains("[extra0]transpose=1,"));
-        assert!(g.fragment().contains(r"Zoë\\\: 100%\\\, \\\[x\\\]") || g.fragment().contains("Zoë"));
-        let o = outro_card(template("outro-minimal"), &text(&[("brokerage", "Acme")]), FRAMES[1]).expect("outro");
+        // User text is escaped for both parsing levels (graph, then option).
+        assert!(
+            g.fragment().contains(r"text=\'Zoë: 100%\, \[x\]\'"),
+            "{}",
+            g.fragment()
+        );
+        let o = outro_card(
+            template("outro-minimal"),
+            &text(&[("brokerage", "Acme")]),
+            FRAMES[1],
+        )
+        .expect("outro");
         assert!(o.extra_inputs.is_empty() && !o.fragment().contains("[in]"));
         assert!(intro_overlay(template("outro-minimal"), &values, FRAMES[0]).is_err());
     }

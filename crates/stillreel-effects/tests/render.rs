@@ -97,11 +97,24 @@ fn every_effect_keeps_size_and_frame_count_in_both_orientations() {
 
 /// The sample picture at `w`×`h` (cover-cropped) for `frames` frames through `vfx`; the frames
 /// `picks` as raw pixels of `pix_fmt` (no encoding, so no codec noise).
-fn sample_frames(vfx: &Vfx, image: &str, w: u32, h: u32, frames: u32, picks: &[u32], pix_fmt: &str) -> Vec<Vec<u8>> {
+fn sample_frames(
+    vfx: &Vfx,
+    image: &str,
+    w: u32,
+    h: u32,
+    frames: u32,
+    picks: &[u32],
+    pix_fmt: &str,
+) -> Vec<Vec<u8>> {
     let ctx = EffectContext::new(w, h, 30, frames, Engine::V25);
     let frag = effect_filter(vfx, &ctx)
         .unwrap()
-        .render(&Pads { input: "base", output: "fx", prefix: "", extra: &[] })
+        .render(&Pads {
+            input: "base",
+            output: "fx",
+            prefix: "",
+            extra: &[],
+        })
         .unwrap();
     let select: Vec<String> = picks.iter().map(|n| format!("eq(n\\,{n})")).collect();
     let graph = format!(
@@ -110,14 +123,30 @@ fn sample_frames(vfx: &Vfx, image: &str, w: u32, h: u32, frames: u32, picks: &[u
         frames - 1,
         select.join("+")
     );
-    let image = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples").join(image);
+    let image = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(image);
     let out = Command::new("ffmpeg")
         .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-i"])
         .arg(&image)
-        .args(["-filter_complex", &graph, "-map", "[o]", "-fps_mode", "passthrough", "-f", "rawvideo", "-"])
+        .args([
+            "-filter_complex",
+            &graph,
+            "-map",
+            "[o]",
+            "-fps_mode",
+            "passthrough",
+            "-f",
+            "rawvideo",
+            "-",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bpp = if pix_fmt == "gray" { 1 } else { 3 };
     let size = (w * h) as usize * bpp;
     assert_eq!(out.stdout.len(), size * picks.len(), "frames out");
@@ -125,7 +154,12 @@ fn sample_frames(vfx: &Vfx, image: &str, w: u32, h: u32, frames: u32, picks: &[u
 }
 
 /// Mean absolute difference of two gray frames of width `w` over a rectangle.
-fn region_diff(a: &[u8], b: &[u8], w: usize, (x0, y0, x1, y1): (usize, usize, usize, usize)) -> f64 {
+fn region_diff(
+    a: &[u8],
+    b: &[u8],
+    w: usize,
+    (x0, y0, x1, y1): (usize, usize, usize, usize),
+) -> f64 {
     let mut sum = 0.0;
     for y in y0..y1 {
         for x in x0..x1 {
@@ -139,28 +173,62 @@ fn region_diff(a: &[u8], b: &[u8], w: usize, (x0, y0, x1, y1): (usize, usize, us
 fn sway_trees_moves_foliage_only() {
     // house-colonial at 640x360: trees left and right, sky above the roof, roof shingles and
     // white siding (textured but not green), the red door.
-    let f = sample_frames(&Vfx::SwayTrees, "house-colonial.jpg", 640, 360, 40, &[0, 12, 24, 36], "gray");
+    let f = sample_frames(
+        &Vfx::SwayTrees,
+        "house-colonial.jpg",
+        640,
+        360,
+        40,
+        &[0, 12, 24, 36],
+        "gray",
+    );
     let foliage = [(20, 90, 100, 180), (525, 70, 600, 170)];
     // The mask is dilated and blurred (about 16 px here), so the still regions keep that far
     // from foliage.
-    let still = [(240, 0, 440, 30), (250, 60, 450, 90), (150, 172, 290, 195), (305, 195, 335, 222)];
+    let still = [
+        (240, 0, 440, 30),
+        (250, 60, 450, 90),
+        (150, 172, 290, 195),
+        (305, 195, 335, 222),
+    ];
     for (a, b) in [(0, 1), (1, 2), (2, 3)] {
-        let moving: Vec<f64> = foliage.iter().map(|r| region_diff(&f[a], &f[b], 640, *r)).collect();
-        let fixed: Vec<f64> = still.iter().map(|r| region_diff(&f[a], &f[b], 640, *r)).collect();
+        let moving: Vec<f64> = foliage
+            .iter()
+            .map(|r| region_diff(&f[a], &f[b], 640, *r))
+            .collect();
+        let fixed: Vec<f64> = still
+            .iter()
+            .map(|r| region_diff(&f[a], &f[b], 640, *r))
+            .collect();
         let min_moving = moving.iter().copied().fold(f64::INFINITY, f64::min);
         let max_fixed = fixed.iter().copied().fold(0.0, f64::max);
-        assert!(min_moving > 0.4, "foliage moves between picks {a} and {b}: {moving:?}");
-        assert!(max_fixed < 0.1 * min_moving, "sky, roof, walls and door stay: {fixed:?} vs {moving:?}");
+        assert!(
+            min_moving > 0.4,
+            "foliage moves between picks {a} and {b}: {moving:?}"
+        );
+        assert!(
+            max_fixed < 0.1 * min_moving,
+            "sky, roof, walls and door stay: {fixed:?} vs {moving:?}"
+        );
     }
 }
 
 #[test]
 fn word_drop_draws_non_ascii_latin_text_at_its_fitted_width() {
     let text = "Été à Zürich 5%";
-    let vfx: Vfx = serde_json::from_str(&format!(r#"{{"type":"word-drop","config":{{"text":"{text}","color":"gold"}}}}"#)).unwrap();
-    let Vfx::WordDrop { config } = &vfx else { unreachable!("word-drop") };
+    let vfx: Vfx = serde_json::from_str(&format!(
+        r#"{{"type":"word-drop","config":{{"text":"{text}","color":"gold"}}}}"#
+    ))
+    .unwrap();
+    let Vfx::WordDrop { config } = &vfx else {
+        unreachable!("word-drop")
+    };
     let (w, h) = (640u32, 360u32);
-    let layout = stillreel_effects::fx::word_drop_layout(&EffectContext::new(w, h, 30, 60, Engine::V25), config).unwrap();
+    let layout = stillreel_effects::fx::word_drop_layout(
+        &EffectContext::new(w, h, 30, 60, Engine::V25),
+        config,
+    )
+    .unwrap();
     assert_eq!(layout.text, text, "nothing removed by sanitizing");
     // On the sample (dark enough sky and house, no gold in it): the settled text at frame 55.
     let f = sample_frames(&vfx, "house-bungalow.jpg", w, h, 60, &[0, 55], "rgb24");
@@ -181,5 +249,43 @@ fn word_drop_draws_non_ascii_latin_text_at_its_fitted_width() {
         (drawn - layout.width).abs() < layout.width * 0.1,
         "drawn {drawn} px wide, laid out {} px (missing glyphs would change it)",
         layout.width
+    );
+}
+
+/// Pixels of a rectangle that differ by more than `by` between two gray frames.
+fn changed(
+    a: &[u8],
+    b: &[u8],
+    w: usize,
+    (x0, y0, x1, y1): (usize, usize, usize, usize),
+    by: u8,
+) -> usize {
+    (y0..y1)
+        .flat_map(|y| (x0..x1).map(move |x| y * w + x))
+        .filter(|&i| a[i].abs_diff(b[i]) > by)
+        .count()
+}
+
+#[test]
+fn starry_night_twinkles_in_the_sky_only() {
+    // house-bungalow at 640x360, no camera move: between two frames only the stars change
+    // (the twinkle slides over the star field), and only where the sky is.
+    let f = sample_frames(
+        &Vfx::StarryNight,
+        "house-bungalow.jpg",
+        640,
+        360,
+        60,
+        &[20, 50],
+        "gray",
+    );
+    let sky = changed(&f[0], &f[1], 640, (300, 5, 620, 110), 6);
+    let house = changed(&f[0], &f[1], 640, (110, 200, 430, 260), 6);
+    let below = changed(&f[0], &f[1], 640, (0, 180, 640, 355), 6);
+    assert!(sky > 30, "stars twinkle in the sky: {sky}");
+    assert_eq!(house, 0, "nothing on the walls");
+    assert!(
+        below < sky / 10,
+        "hardly anything below the roofline: {below} vs {sky}"
     );
 }

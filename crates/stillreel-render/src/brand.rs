@@ -152,7 +152,9 @@ pub fn brand_graph(plan: &BrandPlan) -> Result<String, String> {
     ));
     let mut next_input = 1;
     let mut specs = |n: usize| {
-        let s: Vec<String> = (next_input..next_input + n).map(|i| format!("{i}:v")).collect();
+        let s: Vec<String> = (next_input..next_input + n)
+            .map(|i| format!("{i}:v"))
+            .collect();
         next_input += n;
         s
     };
@@ -277,13 +279,33 @@ impl Renderer {
             intro,
             outro,
         };
-        let relative = |p: &Path| p.strip_prefix(work_dir).map(Path::to_path_buf).unwrap_or_else(|_| p.to_path_buf());
+        let relative = |p: &Path| {
+            p.strip_prefix(work_dir)
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|_| p.to_path_buf())
+        };
         let rel_plan = BrandPlan {
             intro: plan.intro.clone().map(|(g, imgs)| {
-                (g, imgs.into_iter().map(|i| BrandImage { path: relative(&i.path), ..i }).collect())
+                (
+                    g,
+                    imgs.into_iter()
+                        .map(|i| BrandImage {
+                            path: relative(&i.path),
+                            ..i
+                        })
+                        .collect(),
+                )
             }),
             outro: plan.outro.clone().map(|(g, imgs)| {
-                (g, imgs.into_iter().map(|i| BrandImage { path: relative(&i.path), ..i }).collect())
+                (
+                    g,
+                    imgs.into_iter()
+                        .map(|i| BrandImage {
+                            path: relative(&i.path),
+                            ..i
+                        })
+                        .collect(),
+                )
             }),
             ..plan.clone()
         };
@@ -401,18 +423,32 @@ mod tests {
     use stillreel_core::catalog::builtin_templates;
 
     fn slot(id: &str, pairs: &[(&str, &str)]) -> BrandSlot {
-        let t = builtin_templates().iter().find(|t| t.id == id).expect("template");
+        let t = builtin_templates()
+            .iter()
+            .find(|t| t.id == id)
+            .expect("template");
         BrandSlot {
             template: t.clone(),
             values: pairs
                 .iter()
-                .map(|(k, v)| ((*k).to_owned(), TemplateValue::Text { value: (*v).to_owned() }))
+                .map(|(k, v)| {
+                    (
+                        (*k).to_owned(),
+                        TemplateValue::Text {
+                            value: (*v).to_owned(),
+                        },
+                    )
+                })
                 .collect(),
         }
     }
 
     fn plan(ramp: bool) -> BrandPlan {
-        let frame = Frame { width: 1280, height: 720, fps: 30 };
+        let frame = Frame {
+            width: 1280,
+            height: 720,
+            fps: 30,
+        };
         let intro = slot("intro-title-card", &[("headline", "Just listed")]);
         let outro = slot("outro-minimal", &[("brokerage", "Acme")]);
         let values = |s: &BrandSlot| {
@@ -429,9 +465,19 @@ mod tests {
             height: 720,
             fps: 30,
             main_frames: 600,
-            ramp: if ramp { RampPlan::new(&[150; 4], 30) } else { None },
-            intro: Some((intro_overlay(&intro.template, &values(&intro), frame).expect("intro"), vec![])),
-            outro: Some((outro_card(&outro.template, &values(&outro), frame).expect("outro"), vec![])),
+            ramp: if ramp {
+                RampPlan::new(&[150; 4], 30)
+            } else {
+                None
+            },
+            intro: Some((
+                intro_overlay(&intro.template, &values(&intro), frame).expect("intro"),
+                vec![],
+            )),
+            outro: Some((
+                outro_card(&outro.template, &values(&outro), frame).expect("outro"),
+                vec![],
+            )),
         }
     }
 
@@ -443,10 +489,18 @@ mod tests {
 
     #[test]
     fn command_maps_both_streams_and_forces_input_formats() {
-        let cmd = brand_command(&plan(true), Path::new("main.mp4"), &Encoding::default(), Path::new("b.mp4"))
-            .expect("command");
+        let cmd = brand_command(
+            &plan(true),
+            Path::new("main.mp4"),
+            &Encoding::default(),
+            Path::new("b.mp4"),
+        )
+        .expect("command");
         let a = cmd.args.join(" ");
-        assert!(a.contains("-protocol_whitelist file -f mov -i ./main.mp4"), "{a}");
+        assert!(
+            a.contains("-protocol_whitelist file -f mov -i ./main.mp4"),
+            "{a}"
+        );
         assert!(a.contains("-map [b_v] -map [b_a]"));
         assert!(a.contains("-frames:v 582"));
         assert!(a.contains("+faststart"));

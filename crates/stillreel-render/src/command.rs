@@ -203,7 +203,11 @@ pub(crate) fn encode_args(
     fps: u32,
     encoding: &Encoding,
 ) {
-    let level = if width.max(height) > 1280 { "4.1" } else { "3.1" };
+    let level = if width.max(height) > 1280 {
+        "4.1"
+    } else {
+        "3.1"
+    };
     let gop = fps * 2;
     let crf = encoding.crf.to_string();
     let fps = fps.to_string();

@@ -17,9 +17,9 @@ use crate::command::{self, Encoding, MusicInput, StillInput};
 use crate::effect::{EffectFilter, EffectStage};
 use crate::error::{JobFailure, RenderError, Step};
 use crate::fetch::{ExifOrientation, FetchedMedia, Fetcher, MediaClass};
-use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::plan::{ClipPlan, Motion, resolve_motion};
 use crate::progress::{self, Progress};
+use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::runner::Runner;
 use crate::storage::Storage;
 

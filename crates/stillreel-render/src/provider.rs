@@ -26,11 +26,22 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// Where the provider is and how to call it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ProviderConfig {
     pub url: String,
     pub token: Option<String>,
     pub timeout: Duration,
+}
+
+/// The token never reaches a log line.
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("timeout", &self.timeout)
+            .finish()
+    }
 }
 
 impl ProviderConfig {
@@ -63,15 +74,16 @@ impl ProviderConfig {
         }
         let timeout = match timeout_secs.map(str::trim).filter(|t| !t.is_empty()) {
             None => DEFAULT_TIMEOUT_SECS,
-            Some(t) => t
-                .parse::<u64>()
-                .ok()
-                .filter(|&s| s > 0)
-                .ok_or_else(|| format!("STILLREEL_PROVIDER_TIMEOUT_SECS {t:?} must be a positive integer"))?,
+            Some(t) => t.parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(|| {
+                format!("STILLREEL_PROVIDER_TIMEOUT_SECS {t:?} must be a positive integer")
+            })?,
         };
         Ok(Some(ProviderConfig {
             url: url.to_owned(),
-            token: token.map(str::trim).filter(|t| !t.is_empty()).map(str::to_owned),
+            token: token
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
             timeout: Duration::from_secs(timeout),
         }))
     }
@@ -249,7 +261,12 @@ impl Provider {
             let (code, message) = match parsed {
                 Some(ErrorAnswer { error }) => (
                     error.code.map(|c| c.chars().take(64).collect()),
-                    error.message.unwrap_or_default().chars().take(200).collect(),
+                    error
+                        .message
+                        .unwrap_or_default()
+                        .chars()
+                        .take(200)
+                        .collect(),
                 ),
                 None => (None, String::from("no error details")),
             };
@@ -277,12 +294,17 @@ pub fn decode_answer(bytes: &[u8]) -> Result<ProviderOutput, ProviderError> {
         "image" => {
             let format = sniff(&data)
                 .filter(|f| f.class() == MediaClass::Image)
-                .ok_or_else(|| ProviderError::Invalid("data is not a JPEG, PNG or WebP image".into()))?;
+                .ok_or_else(|| {
+                    ProviderError::Invalid("data is not a JPEG, PNG or WebP image".into())
+                })?;
             if imagesize::blob_size(&data).is_err() {
                 return Err(ProviderError::Invalid("image size unreadable".into()));
             }
-            let _ = answer.media_type;
-            Ok(ProviderOutput::Image { bytes: data, format })
+            // `media_type` is informative for images: the content decides.
+            Ok(ProviderOutput::Image {
+                bytes: data,
+                format,
+            })
         }
         "clip" => {
             if data.get(4..8) != Some(b"ftyp") || answer.media_type != "video/mp4" {
@@ -313,16 +335,26 @@ mod tests {
     #[test]
     fn config_from_values() {
         assert_eq!(ProviderConfig::from_values(None, None, None), Ok(None));
-        assert_eq!(ProviderConfig::from_values(Some("  "), Some("t"), None), Ok(None));
-        let c = ProviderConfig::from_values(Some("http://127.0.0.1:9/v1/process"), Some("tok"), Some("7"))
-            .expect("valid")
-            .expect("some");
+        assert_eq!(
+            ProviderConfig::from_values(Some("  "), Some("t"), None),
+            Ok(None)
+        );
+        let c = ProviderConfig::from_values(
+            Some("http://127.0.0.1:9/v1/process"),
+            Some("tok"),
+            Some("7"),
+        )
+        .expect("valid")
+        .expect("some");
         assert_eq!(c.timeout, Duration::from_secs(7));
         assert_eq!(c.token.as_deref(), Some("tok"));
+        assert!(!format!("{c:?}").contains("tok\""), "token redacted: {c:?}");
         assert!(ProviderConfig::from_values(Some("ftp://x/"), None, None).is_err());
         assert!(ProviderConfig::from_values(Some("nope"), None, None).is_err());
         assert!(ProviderConfig::from_values(Some("http://x/"), None, Some("0")).is_err());
-        let d = ProviderConfig::from_values(Some("https://p.example/"), None, None).expect("ok").expect("some");
+        let d = ProviderConfig::from_values(Some("https://p.example/"), None, None)
+            .expect("ok")
+            .expect("some");
         assert_eq!(d.timeout, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
     }
 
@@ -339,19 +371,50 @@ mod tests {
     #[test]
     fn answers_are_checked() {
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x02\0\0\0\x02\x08\x02\0\0\0";
-        let ok = format!(r#"{{"kind":"image","media_type":"image/png","data":"{}"}}"#, BASE64.encode(png));
-        assert!(matches!(decode_answer(ok.as_bytes()), Ok(ProviderOutput::Image { format: MediaFormat::Png, .. })));
+        let ok = format!(
+            r#"{{"kind":"image","media_type":"image/png","data":"{}"}}"#,
+            BASE64.encode(png)
+        );
+        assert!(matches!(
+            decode_answer(ok.as_bytes()),
+            Ok(ProviderOutput::Image {
+                format: MediaFormat::Png,
+                ..
+            })
+        ));
         for bad in [
             "garbage".to_owned(),
             r#"{"kind":"image","media_type":"image/png","data":"!!"}"#.to_owned(),
-            format!(r#"{{"kind":"image","media_type":"image/png","data":"{}"}}"#, BASE64.encode(b"<html>")),
-            format!(r#"{{"kind":"clip","media_type":"video/mp4","data":"{}"}}"#, BASE64.encode(png)),
-            format!(r#"{{"kind":"poem","media_type":"text/plain","data":"{}"}}"#, BASE64.encode(png)),
+            format!(
+                r#"{{"kind":"image","media_type":"image/png","data":"{}"}}"#,
+                BASE64.encode(b"<html>")
+            ),
+            format!(
+                r#"{{"kind":"clip","media_type":"video/mp4","data":"{}"}}"#,
+                BASE64.encode(png)
+            ),
+            format!(
+                r#"{{"kind":"poem","media_type":"text/plain","data":"{}"}}"#,
+                BASE64.encode(png)
+            ),
         ] {
-            assert!(matches!(decode_answer(bad.as_bytes()), Err(ProviderError::Invalid(_))), "{bad}");
+            assert!(
+                matches!(
+                    decode_answer(bad.as_bytes()),
+                    Err(ProviderError::Invalid(_))
+                ),
+                "{bad}"
+            );
         }
         assert!(ProviderError::TimedOut(3).is_transient());
         assert!(!ProviderError::Invalid("x".into()).is_transient());
-        assert!(ProviderError::Refused { status: 503, code: None, message: String::new() }.is_transient());
+        assert!(
+            ProviderError::Refused {
+                status: 503,
+                code: None,
+                message: String::new()
+            }
+            .is_transient()
+        );
     }
 }

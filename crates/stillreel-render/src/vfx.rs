@@ -84,11 +84,16 @@ mod tests {
     #[test]
     fn procedural_effects_read_mv_and_write_fx() {
         for kind in VfxType::procedural() {
-            let Some(vfx) = Vfx::plain(kind) else { continue };
+            let Some(vfx) = Vfx::plain(kind) else {
+                continue;
+            };
             let f = stage(&vfx).filter(&ctx()).expect("builds");
             assert!(f.graph.starts_with("[mv]"), "{kind}");
             assert!(f.graph.ends_with("[fx]"), "{kind}");
-            assert!(!f.graph.contains("[fx_"), "internal labels are prefixed: {kind}");
+            assert!(
+                !f.graph.contains("[fx_"),
+                "internal labels are prefixed: {kind}"
+            );
             assert!(stage(&vfx).generative().is_none());
         }
     }

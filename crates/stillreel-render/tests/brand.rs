@@ -54,9 +54,18 @@ async fn branded_video_has_intro_outro_and_ramp() {
     let server = TestServer::start(
         "127.0.0.1",
         vec![
-            ("/a.jpg", body(common::picture(&media, "a.jpg", 1280, 720), "image/jpeg")),
-            ("/face.png", body(common::picture(&media, "face.png", 300, 400), "image/png")),
-            ("/music.ogg", body(common::tone(&media, "music.ogg", 30.0), "audio/ogg")),
+            (
+                "/a.jpg",
+                body(common::picture(&media, "a.jpg", 1280, 720), "image/jpeg"),
+            ),
+            (
+                "/face.png",
+                body(common::picture(&media, "face.png", 300, 400), "image/png"),
+            ),
+            (
+                "/music.ogg",
+                body(common::tone(&media, "music.ogg", 30.0), "audio/ogg"),
+            ),
         ],
     )
     .await;
@@ -131,11 +140,17 @@ async fn branded_video_has_intro_outro_and_ramp() {
     let ramped_path = store.join(&ramped.video.key);
     let p = probe(&ramped_path);
     let v = stream(&p, "video");
-    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(1280), Some(720)));
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(1280), Some(720))
+    );
     assert_eq!(v["pix_fmt"], "yuv420p");
     assert_eq!(v["r_frame_rate"], "30/1");
     let a = stream(&p, "audio");
-    assert_eq!((a["sample_rate"].as_str(), a["channels"].as_u64()), (Some("48000"), Some(2)));
+    assert_eq!(
+        (a["sample_rate"].as_str(), a["channels"].as_u64()),
+        (Some("48000"), Some(2))
+    );
     // 300 frames, one cut ramped (36 frames saved), plus the 90-frame outro.
     assert_eq!(frames(&p), 300.0 - 36.0 + 90.0);
     let (vd, ad) = (duration(&p, "video"), duration(&p, "audio"));
@@ -175,11 +190,20 @@ async fn branded_video_has_intro_outro_and_ramp() {
         (i32::from(rgb[0]), i32::from(rgb[1]), i32::from(rgb[2]))
     };
     let navy = (0x14, 0x21, 0x3d);
-    let close = |c: (i32, i32, i32)| (c.0 - navy.0).abs() + (c.1 - navy.1).abs() + (c.2 - navy.2).abs() < 24;
+    let close = |c: (i32, i32, i32)| {
+        (c.0 - navy.0).abs() + (c.1 - navy.1).abs() + (c.2 - navy.2).abs() < 24
+    };
     for n in [264 + 20, 264 + 60, 264 + 89] {
-        assert!(close(card(&ramped_path, n)), "outro frame {n}: {:?}", card(&ramped_path, n));
+        assert!(
+            close(card(&ramped_path, n)),
+            "outro frame {n}: {:?}",
+            card(&ramped_path, n)
+        );
     }
-    assert!(!close(card(&ramped_path, 263)), "last main frame is not the card");
+    assert!(
+        !close(card(&ramped_path, 263)),
+        "last main frame is not the card"
+    );
     // The outro is silent and the music is not.
     assert!(common::mean_volume(&ramped_path, 9.0, 2.5) < -60.0);
     assert!(common::mean_volume(&ramped_path, 2.0, 2.0) > -40.0);
@@ -198,9 +222,24 @@ async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
     let main_dir = store.join("videos/one");
     std::fs::create_dir_all(&main_dir).expect("dir");
     common::ffmpeg(&[
-        "-f", "lavfi", "-i", "testsrc2=s=720x1280:r=30:d=5", "-f", "lavfi", "-i",
-        "anullsrc=r=48000:cl=stereo", "-t", "5", "-c:v", "libx264", "-preset", "ultrafast",
-        "-pix_fmt", "yuv420p", "-c:a", "aac",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=720x1280:r=30:d=5",
+        "-f",
+        "lavfi",
+        "-i",
+        "anullsrc=r=48000:cl=stereo",
+        "-t",
+        "5",
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
         main_dir.join("video.mp4").to_str().expect("utf-8"),
     ]);
     let job = BrandJob {

@@ -23,8 +23,10 @@ const FRAMES: &str = "15";
 fn effects() -> Vec<Vfx> {
     let mut v: Vec<Vfx> = VfxType::procedural().filter_map(Vfx::plain).collect();
     v.push(
-        serde_json::from_str(r#"{"type":"word-drop","config":{"text":"Château Ørsted","color":"gold"}}"#)
-            .expect("vfx"),
+        serde_json::from_str(
+            r#"{"type":"word-drop","config":{"text":"Château Ørsted","color":"gold"}}"#,
+        )
+        .expect("vfx"),
     );
     v
 }
@@ -35,7 +37,11 @@ fn sample() -> PathBuf {
 
 /// Renders one truncated clip; returns (width, height, frames, pix_fmt).
 fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u64, u64, String) {
-    let effect = vfx.map(|v| vfx_stage(v).filter(&clip_context(plan, 0)).expect("effect builds"));
+    let effect = vfx.map(|v| {
+        vfx_stage(v)
+            .filter(&clip_context(plan, 0))
+            .expect("effect builds")
+    });
     let still = StillInput {
         path: sample(),
         format: MediaFormat::Jpeg,
@@ -47,7 +53,11 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
     };
     let out = dir.join(name);
     let mut cmd = clip_command(plan, &still, effect.as_ref(), &encoding, &out);
-    let at = cmd.args.iter().position(|a| a == "-frames:v").expect("frames arg");
+    let at = cmd
+        .args
+        .iter()
+        .position(|a| a == "-frames:v")
+        .expect("frames arg");
     cmd.args[at + 1] = FRAMES.to_owned();
     let run = Command::new("ffmpeg")
         .args(&cmd.args)
@@ -57,7 +67,12 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
     assert!(
         run.status.success(),
         "{name}: {}",
-        String::from_utf8_lossy(&run.stderr).lines().rev().take(5).collect::<Vec<_>>().join("\n")
+        String::from_utf8_lossy(&run.stderr)
+            .lines()
+            .rev()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     let p = common::probe(&out);
     let v = common::stream(&p, "video");
@@ -75,7 +90,12 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
 fn every_effect_and_motion_at_every_size() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut jobs: Vec<(String, ClipPlan, Option<Vfx>)> = Vec::new();
-    let motions = [Motion::PushIn, Motion::PushOut, Motion::OrbitLeft, Motion::OrbitRight];
+    let motions = [
+        Motion::PushIn,
+        Motion::PushOut,
+        Motion::OrbitLeft,
+        Motion::OrbitRight,
+    ];
     for resolution in [Resolution::P720, Resolution::P1080] {
         for orientation in [Orientation::Landscape, Orientation::Portrait] {
             let tag = format!("{resolution}-{orientation}");
@@ -99,9 +119,17 @@ fn every_effect_and_motion_at_every_size() {
                     let next = queue.lock().expect("queue").next();
                     let Some((name, plan, vfx)) = next else { break };
                     let got = render(dir.path(), &name, &plan, vfx.as_ref());
-                    let want = (u64::from(plan.width), u64::from(plan.height), 15, "yuv420p".to_owned());
+                    let want = (
+                        u64::from(plan.width),
+                        u64::from(plan.height),
+                        15,
+                        "yuv420p".to_owned(),
+                    );
                     if got != want {
-                        failures.lock().expect("failures").push(format!("{name}: {got:?} != {want:?}"));
+                        failures
+                            .lock()
+                            .expect("failures")
+                            .push(format!("{name}: {got:?} != {want:?}"));
                     }
                 }
             });

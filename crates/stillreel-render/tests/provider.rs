@@ -115,7 +115,10 @@ async fn provider_still_becomes_a_finished_clip() {
     let clip = env.dir.path().join("store").join(&video.clips[0].key);
     let p = probe(&clip);
     let v = stream(&p, "video");
-    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(1280), Some(720)));
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(1280), Some(720))
+    );
     assert_eq!(num(&v["nb_read_frames"]), 150.0);
     assert_eq!(v["pix_fmt"], "yuv420p");
     assert_eq!(stream(&p, "audio")["sample_rate"], "48000");
@@ -140,13 +143,20 @@ async fn provider_clip_is_conformed_to_a_standard_clip() {
     let double = ProviderDouble::start(Mode::Clip).await;
     let video = env
         .renderer(Some(&double), 30)
-        .render_video(&env.job(&Vfx::SpinCeilingFan), &env.work("clip"), &NoObserver)
+        .render_video(
+            &env.job(&Vfx::SpinCeilingFan),
+            &env.work("clip"),
+            &NoObserver,
+        )
         .await
         .expect("rendered from the provider's clip");
     let clip = env.dir.path().join("store").join(&video.clips[0].key);
     let p = probe(&clip);
     let v = stream(&p, "video");
-    assert_eq!((v["width"].as_u64(), v["height"].as_u64()), (Some(1280), Some(720)));
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(1280), Some(720))
+    );
     // A 1 s, 25 fps answer becomes 150 frames at 30 fps (last frame held).
     assert_eq!(num(&v["nb_read_frames"]), 150.0);
     assert_eq!(v["r_frame_rate"], "30/1");
@@ -183,14 +193,21 @@ async fn provider_failures_are_clean() {
     );
     assert_eq!(e, ProviderError::TimedOut(1));
     assert!(e.is_transient());
-    assert!(started.elapsed() < Duration::from_secs(4), "gave up at the timeout");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "gave up at the timeout"
+    );
 
     // Garbage, and a well-formed answer whose image is not one: permanent.
     for mode in [Mode::Garbage, Mode::NotAnImage] {
         let bad = ProviderDouble::start(mode).await;
         let e = provider_error(
             env.renderer(Some(&bad), 10)
-                .render_video(&env.job(&Vfx::SpinCeilingFan), &env.work("bad"), &NoObserver)
+                .render_video(
+                    &env.job(&Vfx::SpinCeilingFan),
+                    &env.work("bad"),
+                    &NoObserver,
+                )
                 .await,
         );
         assert!(matches!(e, ProviderError::Invalid(_)), "{mode:?}: {e:?}");
@@ -204,7 +221,10 @@ async fn provider_failures_are_clean() {
             .render_video(&env.job(&staging()), &env.work("busy"), &NoObserver)
             .await,
     );
-    assert!(matches!(&e, ProviderError::Refused { status: 503, code: Some(c), .. } if c == "overloaded"), "{e:?}");
+    assert!(
+        matches!(&e, ProviderError::Refused { status: 503, code: Some(c), .. } if c == "overloaded"),
+        "{e:?}"
+    );
     assert!(e.is_transient());
 
     // No provider at all.

@@ -24,6 +24,7 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::error::{ApiError, envelope_response};
 use crate::metrics::Metrics;
+use crate::repo::group_commit::CreateWriter;
 use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
 use crate::state::{AppState, AuthCache};
 use crate::storage::{LocalStorage, Storage};
@@ -35,6 +36,8 @@ impl AppState {
     /// the built-in templates, the procedural vfx.
     pub fn new(db: Db, config: Config) -> Self {
         let storage: Arc<dyn Storage> = Arc::new(LocalStorage::new(config.media_dir()));
+        let create_writer =
+            (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
         AppState {
             db,
             config: Arc::new(config),
@@ -43,6 +46,7 @@ impl AppState {
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
             metrics: Arc::new(Metrics::default()),
             auth_cache: Arc::new(AuthCache::default()),
+            create_writer,
         }
     }
 }

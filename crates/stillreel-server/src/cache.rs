@@ -51,7 +51,9 @@ impl VideoCache {
 
     /// Stores an answer read at `generation`, unless something was invalidated since.
     pub fn put(&self, video: Uuid, account: Uuid, json: String, generation: u64) {
-        let Ok(mut entries) = self.entries.lock() else { return };
+        let Ok(mut entries) = self.entries.lock() else {
+            return;
+        };
         // Checked under the lock: invalidate() bumps the counter under the same lock.
         if self.generation.load(Ordering::Acquire) != generation {
             return;
@@ -62,7 +64,14 @@ impl VideoCache {
                 entries.clear();
             }
         }
-        entries.insert(video, Entry { account, json, at: Instant::now() });
+        entries.insert(
+            video,
+            Entry {
+                account,
+                json,
+                at: Instant::now(),
+            },
+        );
     }
 
     /// Forgets `video` (call after changing it).

@@ -54,7 +54,11 @@ pub enum Backend {
 /// A connection pool on either backend. Cheap to clone.
 #[derive(Debug, Clone)]
 pub enum Db {
-    Sqlite { read: SqlitePool, write: SqlitePool, videos: Arc<VideoCache> },
+    Sqlite {
+        read: SqlitePool,
+        write: SqlitePool,
+        videos: Arc<VideoCache>,
+    },
     Postgres(PgPool),
 }
 
@@ -129,7 +133,10 @@ impl Db {
                     // A local file needs no liveness ping before each use; sqlx's default
                     // ping costs a round trip to the connection's thread per query.
                     .test_before_acquire(false)
-                    .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
+                    // A larger page cache for the one writer: inserts touch the same index
+                    // pages again and again, and the default 2 MB stops holding them once
+                    // the tables grow past a few thousand videos.
+                    .connect_with(options.clone().pragma("wal_autocheckpoint", "0").pragma("cache_size", "-32768"))
                     .await?;
                 // Migrate through the writer before readers open, so they see the schema.
                 sqlx::migrate!("./migrations/sqlite").run(&write).await?;
@@ -140,7 +147,11 @@ impl Db {
                     .test_before_acquire(false)
                     .connect_with(options)
                     .await?;
-                return Ok(Db::Sqlite { read, write, videos: Arc::default() });
+                return Ok(Db::Sqlite {
+                    read,
+                    write,
+                    videos: Arc::default(),
+                });
             }
             DatabaseConfig::Postgres(url) => {
                 let options = PgConnectOptions::from_str(url)?;
@@ -207,7 +218,9 @@ impl Db {
     /// (`PRAGMA wal_checkpoint(PASSIVE)`), so the WAL stays small. No-op on PostgreSQL.
     pub async fn checkpoint(&self) -> Result<(), DbError> {
         if let Db::Sqlite { read, .. } = self {
-            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(read).await?;
+            sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(read)
+                .await?;
         }
         Ok(())
     }

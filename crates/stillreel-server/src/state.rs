@@ -10,6 +10,7 @@ use crate::config::Config;
 use crate::db::{Db, DbError};
 use crate::metrics::Metrics;
 use crate::repo::accounts::{self, AccountCtx};
+use crate::repo::group_commit::CreateWriter;
 use crate::storage::Storage;
 
 /// Shared application state. Cheap to clone.
@@ -25,6 +26,8 @@ pub struct AppState {
     pub available_vfx: Arc<RwLock<Vec<VfxType>>>,
     pub metrics: Arc<Metrics>,
     pub auth_cache: Arc<AuthCache>,
+    /// The group-commit writer for `create_video` (SQLite only).
+    pub create_writer: Option<CreateWriter>,
 }
 
 impl AppState {

@@ -29,6 +29,7 @@ both_backends!(
     templates_and_engines,
     files_are_served_with_ranges,
     default_engine_follows_config,
+    concurrent_creates_each_get_their_record,
 );
 
 fn uuid_of(resp: &Resp) -> Uuid {
@@ -1251,4 +1252,41 @@ async fn default_engine_follows_config(app: TestApp) {
     assert_eq!(r.json["ai_engine"], "v24");
     let engines = app.get("/api/v1/get_engines", &acct.api_key).await;
     assert_eq!(engines.json["engines"][0]["default"], true);
+}
+
+async fn concurrent_creates_each_get_their_record(app: TestApp) {
+    // Many creates at once: on SQLite they share transactions (group commit); each must still
+    // get its own record, clips, job and idempotency answer.
+    let acct = app.account().await;
+    let app = std::sync::Arc::new(app);
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let app = app.clone();
+        let key = acct.api_key.clone();
+        tasks.push(tokio::spawn(async move {
+            let body = create_body(1 + i % 3);
+            let idem = format!("batch-{i}");
+            let headers: Vec<(&str, &str)> = if i % 2 == 0 { vec![("idempotency-key", idem.as_str())] } else { vec![] };
+            let r = app.post_with("/api/v1/create_video", &key, &body, &headers).await;
+            assert_eq!(r.status, 200, "{}", r.json);
+            (i, body, r.json)
+        }));
+    }
+    let mut ids = std::collections::HashSet::new();
+    for task in tasks {
+        let (i, body, json) = task.await.expect("task");
+        let id = Uuid::parse_str(json["uuid"].as_str().expect("uuid")).expect("uuid");
+        assert!(ids.insert(id), "a record was shared between requests");
+        let input = render::render_input(app.db(), id).await.expect("input").expect("stored");
+        let render::RenderSource::Create { clips, .. } = input.source else { panic!("create") };
+        assert_eq!(clips.len(), 1 + i % 3, "each video has its own clips");
+        if i % 2 == 0 {
+            let again = app
+                .post_with("/api/v1/create_video", &acct.api_key, &body, &[("idempotency-key", &format!("batch-{i}"))])
+                .await;
+            assert_eq!(again.json, json, "the stored answer is this request's");
+        }
+    }
+    let depth = queue::depth_by_state(app.db()).await.expect("depth");
+    assert_eq!(depth.iter().map(|(_, n)| n).sum::<i64>(), 40, "one job per video");
 }

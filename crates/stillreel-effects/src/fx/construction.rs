@@ -12,32 +12,49 @@ const BUILD: f64 = 1.8;
 pub fn build(ctx: &EffectContext) -> String {
     let (w, h) = (ctx.width, ctx.height);
     let cell = (ctx.short_side() / 12).max(8);
-    let grid = Filter::new("drawgrid")
-        .arg("w", cell)
-        .arg("h", cell)
-        .arg("t", 1)
-        .arg("c", "white@0.22");
-    let sheet = still(
+    // The blueprint (sheet + edges) is composed at half resolution and scaled up once per
+    // frame: edgedetect and blend are the costliest per-frame steps. Lines come out 2 px wide,
+    // which reads better as a drawing anyway; the full-size sheet is the half one scaled up, so
+    // the two match.
+    let (hw, hh) = (w / 4 * 2, h / 4 * 2);
+    // The sheet is drawn in yuv444p so its 1 px grid keeps clean colour when scaled up.
+    let sheet_filters = |extra: &[Filter]| {
+        let mut f = vec![
+            Filter::new("format").arg("pix_fmts", "yuv444p"),
+            Filter::new("drawgrid")
+                .arg("w", (cell / 2).max(4))
+                .arg("h", (cell / 2).max(4))
+                .arg("t", 1)
+                .arg("c", "white@0.22"),
+        ];
+        f.extend_from_slice(extra);
+        f
+    };
+    let source = format!("color=c=0x1b4f8c:s={hw}x{hh}:r={}", ctx.fps);
+    let half_sheet = still(ctx, &source, &sheet_filters(&[]), "fx_hsheet");
+    let full_sheet = still(
         ctx,
-        &format!("color=c=0x1b4f8c:s={w}x{h}:r={}", ctx.fps),
-        &[
+        &source,
+        &sheet_filters(&[
+            Filter::new("scale")
+                .arg("w", w)
+                .arg("h", h)
+                .arg("flags", "bilinear"),
             Filter::new("format").arg("pix_fmts", "yuv420p"),
-            grid,
-        ],
+        ]),
         "fx_sheet",
     );
     let end = ctx.frame_at(BUILD_AT + BUILD);
-    // Edges at half resolution: edgedetect is the costliest per-frame step; scaled up, the lines
-    // come out 2 px wide, which reads better as a drawing anyway.
-    let (hw, hh) = (w / 4 * 2, h / 4 * 2);
     let start = ctx.frame_at(BUILD_AT);
     format!(
         "[in]{norm},split[fx_photo][fx_src];\
          [fx_src]trim=end_frame={end},scale={hw}:{hh},format=gray,edgedetect=low=0.06:high=0.18,\
-         scale={w}:{h}:flags=bilinear,format=yuv420p,lutyuv=y=clip(val*1.3\\,0\\,255):u=128:v=128[fx_lines];\
-         {sheet};[fx_sheet]split[fx_sheet1][fx_sheet2];\
-         [fx_sheet2][fx_lines]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1[fx_bp];\
-         [fx_sheet1][fx_bp]{x1}[fx_drawn];\
+         format=yuv444p,lutyuv=y=clip(val*1.3\\,0\\,255):u=128:v=128[fx_lines];\
+         {half_sheet};\
+         [fx_hsheet][fx_lines]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1,\
+         scale={w}:{h}:flags=bilinear,format=yuv420p[fx_bp];\
+         {full_sheet};\
+         [fx_sheet][fx_bp]{x1}[fx_drawn];\
          [fx_photo]trim=start_frame={start},setpts=PTS-STARTPTS[fx_late];\
          [fx_drawn][fx_late]{x2},format=yuv420p[out]",
         norm = super::normalize(ctx),

@@ -28,18 +28,13 @@ pub fn build(ctx: &EffectContext) -> String {
     let travel_q = (period * 2.0).ceil() as u32 / 2 * 2 + 2;
     let (sw, sh) = (qw + travel_q, qh);
     let scale = f64::from(w) / f64::from(qw);
-    let (full_w, full_h) = (
-        ((f64::from(sw) * scale).round() as u32) / 2 * 2,
-        h,
-    );
+    let (full_w, full_h) = (((f64::from(sw) * scale).round() as u32) / 2 * 2, h);
     let travel = full_w - w;
     let (c, s) = (SLANT.cos(), SLANT.sin());
     // Shadow strength 0..1: a smooth slat profile (narrow light gaps), times a broad falloff so
     // the lower-left stays mostly lit (the light patch has an edge).
-    let slat = format!(
-        "clip((sin(2*PI*(X*{s:.4}+Y*{c:.4})/{period:.3})+0.35)*1.6,0,1)"
-    );
-    let patch = format!("clip(1.25-0.9*(W-X)/W-0.35*Y/H,0.15,1)");
+    let slat = format!("clip((sin(2*PI*(X*{s:.4}+Y*{c:.4})/{period:.3})+0.35)*1.6,0,1)");
+    let patch = "clip(1.25-0.9*(W-X)/W-0.35*Y/H,0.15,1)";
     let pattern = still(
         ctx,
         &format!("color=c=gray:s={sw}x{sh}:r={fps}"),

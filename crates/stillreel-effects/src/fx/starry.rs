@@ -1,6 +1,6 @@
 //! `starry-night`: a night grade (dark, blue, navy sky gradient), lit windows kept warm, and a
-//! twinkling star field only where the picture has sky: upper part, bright in the original,
-//! low texture. The star field is drawn once; a smooth noise field sliding over it makes the
+//! twinkling star field only where the picture has sky: upper part, blue in the original
+//! (B − R > 0), low texture. The star field is drawn once; a smooth noise field sliding over it makes the
 //! stars twinkle; the sky mask is recomputed per frame at quarter resolution so the stars stay
 //! in the sky while the camera moves.
 
@@ -14,31 +14,32 @@ pub fn build(ctx: &EffectContext) -> String {
     let fps = ctx.fps;
     let (hw, hh) = (w / 4 * 2, h / 4 * 2);
     // Stars: sparse random points at half resolution (soft 2 px dots after scaling), plus a few
-    // bigger ones from quarter resolution.
+    // bigger ones from quarter resolution; both drawn and combined once, then repeated.
     let stars = |seed: u32, density: f64, sw: u32, sh: u32, label: &str| {
-        still(
-            ctx,
-            &format!("color=c=black:s={sw}x{sh}:r={fps}"),
-            &[
-                Filter::new("format").arg("pix_fmts", "gray"),
-                Filter::new("geq").arg(
-                    "lum",
-                    format!(
-                        "if(lt(random({seed}),{density}),120+135*random({}),0)",
-                        seed + 1
-                    ),
+        format!(
+            "color=c=black:s={sw}x{sh}:r={fps},trim=end_frame=1,{},{},{},{}[{label}]",
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("geq").arg(
+                "lum",
+                format!(
+                    "if(lt(random({seed}),{density}),120+135*random({}),0)",
+                    seed + 1
                 ),
-                Filter::new("scale")
-                    .arg("w", hw)
-                    .arg("h", hh)
-                    .arg("flags", "bicubic"),
-                Filter::new("lut").arg("y", "clip(val*1.6,0,255)"),
-            ],
-            label,
+            ),
+            Filter::new("scale")
+                .arg("w", hw)
+                .arg("h", hh)
+                .arg("flags", "bicubic"),
+            Filter::new("lut").arg("y", "clip(val*1.6,0,255)"),
         )
     };
-    let small = stars(1, 0.006, hw, hh, "fx_st1");
-    let big = stars(3, 0.0012, qw, qh, "fx_st2");
+    let small = stars(1, 0.008, hw, hh, "fx_st1");
+    let big = stars(3, 0.002, qw, qh, "fx_st2");
+    let star_field = format!(
+        "{small};{big};[fx_st1][fx_st2]blend=all_mode=lighten,loop=loop={}:size=1:start=0,\
+         setpts=N/{fps}/TB[fx_stars]",
+        ctx.frames - 1
+    );
     // Twinkle: smooth noise twice the frame width, slid sideways over the clip.
     let twinkle = still(
         ctx,
@@ -60,44 +61,42 @@ pub fn build(ctx: &EffectContext) -> String {
         .arg("h", hh)
         .arg("x", format!("{}*t/{:.3}", hw, ctx.seconds()))
         .arg("y", 0);
-    // Sky mask: bright, untextured, upper.
-    let ramp = vertical_gradient(
+    // Sky mask: blue, untextured, upper.
+    // The "upper part" weight: 1 down to 35 % of the height, fading to 0 at 70 %.
+    let ramp = still(
         ctx,
-        &["0xffffff@1", "0xffffff@1", "0x000000@1"],
-        0.7,
-        "fx_ramp0",
+        &format!("color=c=black:s={qw}x{qh}:r={fps}"),
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("geq").arg("lum", "255*clip((0.7*H-Y)/(0.35*H),0,1)"),
+        ],
+        "fx_ramp",
     );
     format!(
         "[in]{norm},split=4[fx_base][fx_lit][fx_wsrc][fx_skysrc];\
          {mask};\
-         [fx_skysrc]scale={qw}:{qh},format=gray,split[fx_l][fx_e];\
-         [fx_l]{bright}[fx_bright];\
+         [fx_skysrc]scale={qw}:{qh},format=rgba,split[fx_q1][fx_q2];[fx_q1]format=gray[fx_e];\
+         [fx_q2]format=rgba,colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue}[fx_blue];\
          [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
-         {ramp};[fx_ramp0]format=gray,scale={qw}:{qh}[fx_ramp];\
-         [fx_bright][fx_flat]blend=all_mode=multiply[fx_bf];\
+         {ramp};\
+         [fx_blue][fx_flat]blend=all_mode=multiply[fx_bf];\
          [fx_bf][fx_ramp]blend=all_mode=multiply,scale={hw}:{hh}[fx_sky];\
-         {small};{big};{twinkle};\
-         [fx_st1][fx_st2]blend=all_mode=lighten[fx_stars];\
+         {star_field};{twinkle};\
          [fx_tw]{slide}[fx_twc];\
          [fx_stars][fx_twc]blend=all_mode=multiply[fx_twinkled];\
-         [fx_twinkled][fx_sky]blend=all_mode=multiply,scale={w}:{h}:flags=bicubic[fx_star_a];\
-         {white};[fx_white][fx_star_a]alphamerge[fx_starlayer];\
+         [fx_twinkled][fx_sky]blend=all_mode=multiply,scale={w}:{h}:flags=bicubic,format=yuv420p[fx_star_a];\
          [fx_base]eq=brightness=-0.16:contrast=1.1:saturation=0.55:gamma=0.72,\
          {cool}[fx_night0];\
          {navy};[fx_night0][fx_navy]overlay=format=yuv420[fx_night1];\
-         [fx_night1][fx_starlayer]overlay=format=yuv420[fx_night2];\
+         [fx_night1][fx_star_a]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1[fx_night2];\
          {windows},format=yuv420p[out]",
         norm = super::normalize(ctx),
         cool = super::tint(14, -9),
         mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
-        bright = Filter::new("lut").arg("y", "clip((val-95)*3,0,255)"),
+        // Sky is blue (B − R above 0, clouds a little, blue sky a lot); white walls and trim are
+        // not, so no star lands on a bright flat wall.
+        blue = Filter::new("lut").arg("y", "clip((val-10)*7,0,255)"),
         flat = Filter::new("lut").arg("y", "clip((val-150)*3,0,255)"),
-        white = still(
-            ctx,
-            &format!("color=c=white:s={w}x{h}:r={fps}"),
-            &[Filter::new("format").arg("pix_fmts", "yuv420p")],
-            "fx_white"
-        ),
         navy = vertical_gradient(
             ctx,
             &["0x050a24@0.8", "0x0a1440@0.55", "0x0a1440@0.0"],

@@ -44,7 +44,7 @@ pub fn build(ctx: &EffectContext) -> String {
         .arg("y", 0);
     format!(
         "[in]{norm},split[fx_pic][fx_msrc];\
-         [fx_msrc]scale={qw}:{qh},split[fx_c][fx_t];\
+         [fx_msrc]scale={qw}:{qh},format=rgba,split[fx_c][fx_t];\
          [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green}[fx_green];\
          [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
          [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\

@@ -45,7 +45,9 @@ pub struct ProviderDouble {
 
 impl ProviderDouble {
     pub async fn start(mode: Mode) -> ProviderDouble {
-        let listener = TcpListener::bind(("127.0.0.1", 0)).await.expect("bind provider double");
+        let listener = TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .expect("bind provider double");
         let addr = listener.local_addr().expect("addr");
         let seen = Arc::new(Mutex::new(Seen::default()));
         let record = Arc::clone(&seen);
@@ -56,12 +58,11 @@ impl ProviderDouble {
                     let Some((head, body)) = read_request(&mut socket).await else {
                         return;
                     };
-                    let auth = head
-                        .lines()
-                        .find_map(|l| {
-                            let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case("authorization").then(|| v.trim().to_owned())
-                        });
+                    let auth = head.lines().find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("authorization")
+                            .then(|| v.trim().to_owned())
+                    });
                     let json: Option<serde_json::Value> = serde_json::from_slice(&body).ok();
                     if let Ok(mut s) = record.lock() {
                         s.authorization = auth;
@@ -103,7 +104,8 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<(String, Vec
         .lines()
         .find_map(|l| {
             let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length").then(|| v.trim().parse().ok())?
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
         })
         .unwrap_or(0);
     while data.len() < head_end + length {
@@ -143,8 +145,13 @@ async fn answer(mode: Mode, json: Option<serde_json::Value>) -> (u16, Vec<u8>) {
     let made = tokio::task::spawn_blocking(move || tint(&data, clip))
         .await
         .expect("tint thread");
-    let (kind, media_type) = if clip { ("clip", "video/mp4") } else { ("image", "image/png") };
-    let body = serde_json::json!({"kind": kind, "media_type": media_type, "data": BASE64.encode(made)});
+    let (kind, media_type) = if clip {
+        ("clip", "video/mp4")
+    } else {
+        ("image", "image/png")
+    };
+    let body =
+        serde_json::json!({"kind": kind, "media_type": media_type, "data": BASE64.encode(made)});
     (200, body.to_string().into_bytes())
 }
 
@@ -160,9 +167,21 @@ fn tint(image: &[u8], clip: bool) -> Vec<u8> {
         cmd.args(["-loop", "1"]);
     }
     cmd.arg("-i").arg(&input);
-    cmd.args(["-vf", "scale=640:-2,colorchannelmixer=gg=0.25:bb=0.25,format=yuv420p"]);
+    cmd.args([
+        "-vf",
+        "scale=640:-2,colorchannelmixer=gg=0.25:bb=0.25,format=yuv420p",
+    ]);
     if clip {
-        cmd.args(["-t", "1", "-r", "25", "-c:v", "libx264", "-preset", "ultrafast"]);
+        cmd.args([
+            "-t",
+            "1",
+            "-r",
+            "25",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+        ]);
     } else {
         cmd.args(["-frames:v", "1"]);
     }

@@ -45,8 +45,8 @@ pub fn generate_key() -> Result<String, DbError> {
 
 /// Creates an account with its default project and one API key.
 pub async fn create(db: &Db, name: &str, clip_limit: usize) -> Result<NewAccount, DbError> {
-    let account = Uuid::new_v4();
-    let default_project = Uuid::new_v4();
+    let account = Uuid::now_v7();
+    let default_project = Uuid::now_v7();
     let api_key = generate_key()?;
     let now = now_ms();
     let limit = i32::try_from(clip_limit)
@@ -125,7 +125,7 @@ async fn insert_project(
 
 /// Creates a (non-default) project.
 pub async fn create_project(db: &Db, account: Uuid, name: &str) -> Result<Project, DbError> {
-    let id = Uuid::new_v4();
+    let id = Uuid::now_v7();
     let now = now_ms();
     let mut tx = db.begin().await?;
     insert_project(&mut tx, account, id, name, false, now).await?;

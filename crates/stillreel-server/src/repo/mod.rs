@@ -6,8 +6,10 @@
 //! - [`render`]: what the render worker calls: its input, and status/progress updates that
 //!   only ever move forward (`queued → in_progress → complete | error`, progress never down).
 //! - [`idempotency`]: `Idempotency-Key` records.
+//! - [`group_commit`]: `create_video` inserts batched into shared transactions (SQLite).
 
 pub mod accounts;
+pub mod group_commit;
 pub mod idempotency;
 pub mod render;
 pub mod videos;

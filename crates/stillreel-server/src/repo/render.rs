@@ -196,10 +196,20 @@ pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result
     let sql = "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL RETURNING video_id";
     let video: Option<Uuid> = match db {
         Db::Sqlite { write, .. } => {
-            sqlx::query_scalar(sql).bind(clip_key).bind(now_ms()).bind(clip_id).fetch_optional(write).await?
+            sqlx::query_scalar(sql)
+                .bind(clip_key)
+                .bind(now_ms())
+                .bind(clip_id)
+                .fetch_optional(write)
+                .await?
         }
         Db::Postgres(pool) => {
-            sqlx::query_scalar(sql).bind(clip_key).bind(now_ms()).bind(clip_id).fetch_optional(pool).await?
+            sqlx::query_scalar(sql)
+                .bind(clip_key)
+                .bind(now_ms())
+                .bind(clip_id)
+                .fetch_optional(pool)
+                .await?
         }
     };
     if let Some(video) = video {

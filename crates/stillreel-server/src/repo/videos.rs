@@ -218,7 +218,13 @@ fn clip_insert_sql(rows: usize) -> String {
 }
 
 /// One clip row per image, not yet rendered.
-async fn insert_clips(tx: &mut Tx, video: Uuid, account: Uuid, request: &CreateVideoRequest, now: i64) -> Result<(), DbError> {
+async fn insert_clips(
+    tx: &mut Tx,
+    video: Uuid,
+    account: Uuid,
+    request: &CreateVideoRequest,
+    now: i64,
+) -> Result<(), DbError> {
     let sql = clip_insert_sql(request.image_inputs.len());
     on_tx!(tx, conn => {
         let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -230,7 +236,7 @@ async fn insert_clips(tx: &mut Tx, video: Uuid, account: Uuid, request: &CreateV
             .bind(now);
         for (position, input) in request.image_inputs.iter().enumerate() {
             query = query
-                .bind(Uuid::new_v4())
+                .bind(Uuid::now_v7())
                 .bind(i64::try_from(position).unwrap_or(i64::MAX))
                 .bind(input.image_url.clone())
                 .bind(input.camera_motion.as_str())
@@ -250,14 +256,28 @@ pub async fn insert_create(
     project: Uuid,
     request: &CreateVideoRequest,
 ) -> Result<Video, DbError> {
-    let id = Uuid::new_v4();
+    let id = Uuid::now_v7();
     let now = now_ms();
     let (o, r, e) = (request.orientation, request.resolution, request.ai_engine);
     let branding = branding_of(request.branding.as_ref(), request.image_inputs.len());
     match tx {
-        Tx::Sqlite(t) => insert_create_sqlite(&mut **t, id, account, project, request, branding.as_ref(), now).await?,
+        Tx::Sqlite(t) => {
+            insert_create_sqlite(t, id, account, project, request, branding.as_ref(), now).await?
+        }
         Tx::Postgres(_) => {
-            insert_video_row(tx, id, account, project, "create", &to_json(request)?, o, r, e, now).await?;
+            insert_video_row(
+                tx,
+                id,
+                account,
+                project,
+                "create",
+                &to_json(request)?,
+                o,
+                r,
+                e,
+                now,
+            )
+            .await?;
             insert_clips(tx, id, account, request, now).await?;
             if let Some((templates, ramp)) = &branding {
                 insert_branding_row(tx, id, templates, *ramp, now).await?;
@@ -304,7 +324,14 @@ async fn insert_create_sqlite(
         if row > 0 {
             sql.push_str(", ");
         }
-        sql.push_str(&format!("(${}, $1, $2, ${}, ${}, ${}, ${}, $5, $6, $7, $8, $8)", b + 1, b + 2, b + 3, b + 4, b + 5));
+        sql.push_str(&format!(
+            "(${}, $1, $2, ${}, ${}, ${}, ${}, $5, $6, $7, $8, $8)",
+            b + 1,
+            b + 2,
+            b + 3,
+            b + 4,
+            b + 5
+        ));
     }
     sql.push(';');
     if branding.is_some() {
@@ -331,7 +358,7 @@ async fn insert_create_sqlite(
         .bind(branding.is_some_and(|(_, ramp)| *ramp));
     for (position, input) in request.image_inputs.iter().enumerate() {
         query = query
-            .bind(Uuid::new_v4())
+            .bind(Uuid::now_v7())
             .bind(i64::try_from(position).unwrap_or(i64::MAX))
             .bind(input.image_url.clone())
             .bind(input.camera_motion.as_str())
@@ -352,7 +379,7 @@ pub async fn insert_combine(
     engine: Engine,
     clips: Vec<VideoClip>,
 ) -> Result<Video, DbError> {
-    let id = Uuid::new_v4();
+    let id = Uuid::now_v7();
     let now = now_ms();
     let (o, r) = (request.orientation, request.resolution);
     insert_video_row(

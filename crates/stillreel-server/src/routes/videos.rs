@@ -14,6 +14,7 @@ use super::QueryPairs;
 use crate::error::ApiError;
 use crate::extract::{Auth, IdempotencyKey, JsonBody};
 use crate::repo::accounts::{self, AccountCtx};
+use crate::repo::group_commit::NewVideo;
 use crate::repo::idempotency::{self, Begin};
 use crate::repo::videos;
 use crate::state::AppState;
@@ -147,6 +148,16 @@ pub async fn create_video(
             };
             let request = validate_create_video(&body, &options)?;
             let project = project_of(&state, ctx, request.project).await?;
+            if let Some(writer) = &state.create_writer {
+                let new = NewVideo {
+                    account: ctx.account_id,
+                    project,
+                    request,
+                    idempotency_key: key,
+                };
+                let (_, json) = writer.create(new).await?;
+                return Ok(json);
+            }
             let mut tx = state.db.begin().await?;
             let video = videos::insert_create(&mut tx, ctx.account_id, project, &request).await?;
             let json = to_json(&video)?;
@@ -273,7 +284,10 @@ pub async fn get_video(
     query: QueryPairs,
 ) -> Result<Response, ApiError> {
     let id = query.uuid("uuid")?;
-    let cache = state.db.video_cache().filter(|_| state.config.get_video_cache);
+    let cache = state
+        .db
+        .video_cache()
+        .filter(|_| state.config.get_video_cache);
     if let Some(json) = cache.and_then(|c| c.get(id, ctx.account_id)) {
         return Ok(json_response(json));
     }
