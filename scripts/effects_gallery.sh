@@ -31,12 +31,14 @@ effect catch-the-sunshine '{"type":"catch-the-sunshine"}' house-colonial.jpg 60
 effect pencil-sketch '{"type":"pencil-sketch"}' house-bungalow.jpg 65
 effect construction '{"type":"construction"}' house-modern.webp 70
 effect starry-night '{"type":"starry-night"}' house-bungalow.jpg 100
-# sway-trees moves by a few pixels: beside the frame, what moved, i.e. the difference from the
-# same clip without the effect (amplified 6x): only the trees light up.
+# sway-trees moves by a few pixels: beside a frame of the real render, what moves: the
+# difference between frames 30 and 45 of the effect on the still picture (no camera move, no
+# encoding, amplified 8x). Only the trees light up.
+cargo build -q --release -p stillreel-effects --example fragment
 sway=$("$BIN" clip "$WORK/sway" 1280x720 push-in '{"type":"sway-trees"}' samples/house-colonial.jpg | field clip)
-plain=$("$BIN" clip "$WORK/plain" 1280x720 push-in none samples/house-colonial.jpg | field clip)
-ffmpeg -hide_banner -loglevel error -nostdin -y -i "$sway" -i "$plain" -filter_complex \
-  "[0:v]select=eq(n\\,40),split[s1][s2];[1:v]select=eq(n\\,40)[p];[s2][p]blend=all_mode=difference,lutyuv=y=clip(val*6\\,0\\,255):u=128:v=128[d];[s1][d]hstack,scale=1280:-2" \
+frag=$(target/release/examples/fragment '{"type":"sway-trees"}' 1280 720 150)
+ffmpeg -hide_banner -loglevel error -nostdin -y -i samples/house-colonial.jpg -i "$sway" -filter_complex \
+  "[0:v]scale=1280:720:force_original_aspect_ratio=increase,crop=1280:720,format=yuv420p,loop=loop=149:size=1:start=0,setpts=N/30/TB[base];$frag;[fx]select='eq(n\\,30)+eq(n\\,45)',tblend=all_mode=difference,lutyuv=y=clip(val*8\\,0\\,255):u=128:v=128,setpts=0[d];[1:v]select=eq(n\\,40),setpts=0[s];[s][d]hstack,scale=1280:-2" \
   -frames:v 1 "$OUT/sway-trees.png"
 echo "$OUT/sway-trees.png"
 effect shadows '{"type":"shadows"}' living-room.png 60

@@ -2,30 +2,11 @@
 //! ≤ 10 µs median natively). Run: `cargo bench -p stillreel-core --bench validate`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use stillreel_core::builder::{CreateVideoBuilder, full_branding};
-use stillreel_core::{CameraMotion, Options, Vfx, WordDropColor, WordDropConfig};
+use stillreel_core::Options;
 
-/// A realistic 20-image body: mixed motions, effects on some images, word-drop text, branding.
+/// A realistic 20-image body (see `builder::showcase`).
 fn body() -> String {
-    let mut request = CreateVideoBuilder::new()
-        .images(20)
-        .motion(CameraMotion::PushIn)
-        .branding(full_branding())
-        .build();
-    for (i, input) in request.image_inputs.iter_mut().enumerate() {
-        input.vfx = match i % 4 {
-            0 => Some(Vfx::DayToTwilight),
-            1 => Some(Vfx::WordDrop {
-                config: WordDropConfig {
-                    text: "Just Listed €1.2M".chars().take(16).collect(),
-                    color: WordDropColor::Gold,
-                },
-            }),
-            2 => Some(Vfx::Shadows),
-            _ => None,
-        };
-    }
-    serde_json::to_string(&request).unwrap_or_default()
+    serde_json::to_string(&stillreel_core::builder::showcase(20)).unwrap_or_default()
 }
 
 fn bench(c: &mut Criterion) {

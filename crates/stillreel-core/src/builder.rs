@@ -174,6 +174,30 @@ impl CombineBuilder {
     }
 }
 
+/// A realistic body of `count` images: push-in everywhere; day-to-twilight, word-drop and
+/// shadows on three of every four images; full branding. The benchmark's and profiler's input.
+pub fn showcase(count: usize) -> CreateVideoRequest {
+    let mut request = CreateVideoBuilder::new()
+        .images(count)
+        .motion(CameraMotion::PushIn)
+        .branding(full_branding())
+        .build();
+    for (i, input) in request.image_inputs.iter_mut().enumerate() {
+        input.vfx = match i % 4 {
+            0 => Some(Vfx::DayToTwilight),
+            1 => Some(Vfx::WordDrop {
+                config: crate::types::WordDropConfig {
+                    text: "Just Listed €1.2".to_owned(),
+                    color: crate::types::WordDropColor::Gold,
+                },
+            }),
+            2 => Some(Vfx::Shadows),
+            _ => None,
+        };
+    }
+    request
+}
+
 /// An image input with the default motion and no effect.
 pub fn image(url: &str) -> ImageInput {
     ImageInput {

@@ -110,21 +110,15 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
     )
     .and_then(|items| {
         let path = root.key("image_inputs");
-        let mut ok = Some(Vec::with_capacity(items.len()));
-        for (i, item) in items.iter().enumerate() {
-            let input = rules::image::check(
+        check_each(items, &mut errors, |i, item, errors| {
+            rules::image::check(
                 item,
                 &path.index(i),
                 ai_engine,
                 options.available_vfx,
-                &mut errors,
-            );
-            match (input, ok.as_mut()) {
-                (Some(input), Some(list)) => list.push(input),
-                _ => ok = None,
-            }
-        }
-        ok
+                errors,
+            )
+        })
     });
     let orientation = reader::enum_or(
         map,
@@ -196,15 +190,9 @@ fn combine_video_clips(
     )
     .and_then(|items| {
         let path = root.key("video_clip_uuids");
-        let mut ok = Some(Vec::with_capacity(items.len()));
-        for (i, item) in items.iter().enumerate() {
-            let parsed = uuid_value(item, &path.index(i), &mut errors);
-            match (parsed, ok.as_mut()) {
-                (Some(id), Some(list)) => list.push(id),
-                _ => ok = None,
-            }
-        }
-        ok
+        check_each(items, &mut errors, |i, item, errors| {
+            uuid_value(item, &path.index(i), errors)
+        })
     });
     let orientation = reader::enum_required(map, &root, "orientation", &mut errors);
     let resolution = reader::enum_required(map, &root, "resolution", &mut errors);
@@ -290,6 +278,22 @@ fn finish<T>(errors: Errors, build: impl FnOnce() -> Option<T>) -> Result<T, Rej
             "the body is invalid",
         )])
     })
+}
+
+/// Checks every element (so every error is reported); the values when all are valid.
+fn check_each<'a, T>(
+    items: &'a [Json<'a>],
+    errors: &mut Errors,
+    mut check: impl FnMut(usize, &'a Json<'a>, &mut Errors) -> Option<T>,
+) -> Option<Vec<T>> {
+    let mut values = Some(Vec::with_capacity(items.len()));
+    for (i, item) in items.iter().enumerate() {
+        match (check(i, item, errors), values.as_mut()) {
+            (Some(value), Some(list)) => list.push(value),
+            _ => values = None,
+        }
+    }
+    values
 }
 
 /// A required, non-empty array bounded by the clip limit.

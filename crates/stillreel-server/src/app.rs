@@ -163,6 +163,7 @@ fn api() -> Router<AppState> {
 pub fn router(state: AppState) -> Router {
     let web_dir = state.config.web_dir.clone();
     let media_root = state.config.media_dir();
+    let samples_root = state.config.samples_dir.clone();
     let routed = Router::new()
         .nest("/api/v1", api())
         .route("/healthz", get(ops::healthz))
@@ -170,7 +171,8 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(ops::metrics))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn(label_route))
-        .merge(files::media(&media_root));
+        .merge(files::media(&media_root))
+        .merge(files::samples(&samples_root));
     let routed = files::with_web(routed, &web_dir, route_not_found);
 
     let layers = ServiceBuilder::new()

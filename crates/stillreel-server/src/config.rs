@@ -50,6 +50,12 @@ pub struct Config {
     /// `STILLREEL_GET_VIDEO_CACHE` (`on`/`off`, default on): the in-process `get_video` cache
     /// on SQLite (see `cache.rs`; PostgreSQL never uses it).
     pub get_video_cache: bool,
+    /// `STILLREEL_SAMPLES_DIR`: the bundled sample pictures, served at `/samples/` and read
+    /// directly by the renderer (so the README's demo works offline).
+    pub samples_dir: PathBuf,
+    /// `STILLREEL_JOB_LEASE_SECS` (default 30): how long a render job's lease lasts without a
+    /// heartbeat; a crashed worker's job is back in the queue after about this long.
+    pub job_lease_secs: u64,
 }
 
 impl Config {
@@ -139,6 +145,19 @@ impl Config {
                 });
             }
         };
+        let samples_dir =
+            PathBuf::from(get("STILLREEL_SAMPLES_DIR").unwrap_or_else(|| "./samples".to_owned()));
+        let job_lease_secs = match get("STILLREEL_JOB_LEASE_SECS") {
+            None => 30,
+            Some(text) => text
+                .parse::<u64>()
+                .ok()
+                .filter(|&s| (3..=3600).contains(&s))
+                .ok_or_else(|| ConfigError {
+                    var: "STILLREEL_JOB_LEASE_SECS",
+                    message: format!("{text:?} is not a whole number of seconds from 3 to 3600"),
+                })?,
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -150,6 +169,8 @@ impl Config {
             ffmpeg,
             web_dir,
             get_video_cache,
+            samples_dir,
+            job_lease_secs,
         })
     }
 
@@ -189,6 +210,8 @@ mod tests {
         assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
         assert_eq!(c.web_dir, PathBuf::from("./web/dist"));
         assert!(c.get_video_cache);
+        assert_eq!(c.samples_dir, PathBuf::from("./samples"));
+        assert_eq!(c.job_lease_secs, 30);
     }
 
     #[test]
@@ -230,6 +253,7 @@ mod tests {
             ("STILLREEL_PUBLIC_URL", "ftp://x"),
             ("STILLREEL_DATABASE_URL", "mysql://x"),
             ("STILLREEL_GET_VIDEO_CACHE", "maybe"),
+            ("STILLREEL_JOB_LEASE_SECS", "1"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

@@ -136,7 +136,12 @@ impl Db {
                     // A larger page cache for the one writer: inserts touch the same index
                     // pages again and again, and the default 2 MB stops holding them once
                     // the tables grow past a few thousand videos.
-                    .connect_with(options.clone().pragma("wal_autocheckpoint", "0").pragma("cache_size", "-32768"))
+                    .connect_with(
+                        options
+                            .clone()
+                            .pragma("wal_autocheckpoint", "0")
+                            .pragma("cache_size", "-32768"),
+                    )
                     .await?;
                 // Migrate through the writer before readers open, so they see the schema.
                 sqlx::migrate!("./migrations/sqlite").run(&write).await?;

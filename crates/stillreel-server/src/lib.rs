@@ -19,6 +19,7 @@ pub mod routes;
 pub mod serve;
 pub mod state;
 pub mod storage;
+pub mod worker;
 
 pub use app::router;
 pub use config::Config;

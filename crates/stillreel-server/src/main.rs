@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use stillreel_server::{AppState, Config, Db, repo, serve};
+use stillreel_server::{AppState, Config, Db, repo, serve, worker};
 use tracing_subscriber::EnvFilter;
 
 const DEFAULT_CLIP_LIMIT: u16 = stillreel_core::limits::DEFAULT_CLIP_LIMIT as u16;
@@ -116,14 +116,20 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         workers,
         "stillreel listening"
     );
-    if workers > 0 {
-        // The render worker lives in stillreel-render; until it is wired in here, jobs stay
-        // queued for a node that runs one.
-        tracing::warn!(
-            workers,
-            "no render worker is linked into this build; jobs stay queued"
-        );
-    }
-    serve::serve(listener, state, serve::shutdown_signal()).await?;
+    // Validation and /get_engines offer exactly what the linked renderer can draw.
+    let renderer = worker::build_renderer(&state)?;
+    state.set_available_vfx(renderer.available_vfx());
+    let workers = worker::start(
+        state.clone(),
+        renderer,
+        worker::WorkerSettings::from_config(&state.config),
+    );
+    // On SIGTERM the workers stop claiming and finish (or hand back) their renders while the
+    // API still answers; then the HTTP server drains and the database closes.
+    let shutdown = async move {
+        serve::shutdown_signal().await;
+        workers.shutdown().await;
+    };
+    serve::serve(listener, state, shutdown).await?;
     Ok(())
 }

@@ -251,6 +251,26 @@ pub async fn fail(
     Ok(changed == 1)
 }
 
+/// Hands a job back to the queue without counting the attempt (a worker shutting down before
+/// it finished), if `worker_id` still holds it. `false`: the lease was lost.
+pub async fn release(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = write!(
+        db,
+        sqlx::query(
+            "UPDATE jobs
+             SET state = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
+                 run_after = $1, last_error = 'released at shutdown', lease_owner = NULL,
+                 lease_expires_at = NULL, updated_at = $1
+             WHERE id = $2 AND state = 'running' AND lease_owner = $3",
+        )
+        .bind(now)
+        .bind(job_id)
+        .bind(worker_id)
+    );
+    Ok(changed == 1)
+}
+
 /// Exponential back-off for retry `attempt` (1-based): 10 s, 40 s, 160 s, ... capped at 1 h.
 pub fn backoff(attempt: i32) -> Duration {
     let exp = u32::try_from(attempt.saturating_sub(1))

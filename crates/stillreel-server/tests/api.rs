@@ -1266,8 +1266,14 @@ async fn concurrent_creates_each_get_their_record(app: TestApp) {
         tasks.push(tokio::spawn(async move {
             let body = create_body(1 + i % 3);
             let idem = format!("batch-{i}");
-            let headers: Vec<(&str, &str)> = if i % 2 == 0 { vec![("idempotency-key", idem.as_str())] } else { vec![] };
-            let r = app.post_with("/api/v1/create_video", &key, &body, &headers).await;
+            let headers: Vec<(&str, &str)> = if i % 2 == 0 {
+                vec![("idempotency-key", idem.as_str())]
+            } else {
+                vec![]
+            };
+            let r = app
+                .post_with("/api/v1/create_video", &key, &body, &headers)
+                .await;
             assert_eq!(r.status, 200, "{}", r.json);
             (i, body, r.json)
         }));
@@ -1277,16 +1283,30 @@ async fn concurrent_creates_each_get_their_record(app: TestApp) {
         let (i, body, json) = task.await.expect("task");
         let id = Uuid::parse_str(json["uuid"].as_str().expect("uuid")).expect("uuid");
         assert!(ids.insert(id), "a record was shared between requests");
-        let input = render::render_input(app.db(), id).await.expect("input").expect("stored");
-        let render::RenderSource::Create { clips, .. } = input.source else { panic!("create") };
+        let input = render::render_input(app.db(), id)
+            .await
+            .expect("input")
+            .expect("stored");
+        let render::RenderSource::Create { clips, .. } = input.source else {
+            panic!("create")
+        };
         assert_eq!(clips.len(), 1 + i % 3, "each video has its own clips");
         if i % 2 == 0 {
             let again = app
-                .post_with("/api/v1/create_video", &acct.api_key, &body, &[("idempotency-key", &format!("batch-{i}"))])
+                .post_with(
+                    "/api/v1/create_video",
+                    &acct.api_key,
+                    &body,
+                    &[("idempotency-key", &format!("batch-{i}"))],
+                )
                 .await;
             assert_eq!(again.json, json, "the stored answer is this request's");
         }
     }
     let depth = queue::depth_by_state(app.db()).await.expect("depth");
-    assert_eq!(depth.iter().map(|(_, n)| n).sum::<i64>(), 40, "one job per video");
+    assert_eq!(
+        depth.iter().map(|(_, n)| n).sum::<i64>(),
+        40,
+        "one job per video"
+    );
 }

@@ -45,7 +45,7 @@ pub fn build(ctx: &EffectContext) -> String {
     format!(
         "[in]{norm},split[fx_pic][fx_msrc];\
          [fx_msrc]scale={qw}:{qh},format=rgba,split[fx_c][fx_t];\
-         [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green}[fx_green];\
+         [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
          [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
          [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
          {wave};{mid};\
@@ -55,7 +55,10 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_ymap]format=yuv420p[fx_ymapc];\
          [fx_pic][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
         norm = super::normalize(ctx),
-        green = Filter::new("lut").arg("y", "clip((val-12)*5,0,255)"),
-        textured = Filter::new("lut").arg("y", "clip(val*4,0,255)"),
+        // Clearly green (dark green shutters fall below), then eroded by 2 quarter-res pixels:
+        // a thin green rim along a path or a wall is not foliage, and without it the edge of
+        // that path would count as "textured green" and bend.
+        green = Filter::new("lut").arg("y", "clip((val-20)*5,0,255)"),
+        textured = Filter::new("lut").arg("y", "clip(val*6,0,255)"),
     )
 }

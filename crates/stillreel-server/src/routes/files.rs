@@ -22,6 +22,15 @@ pub fn media(root: &Path) -> Router<AppState> {
     )
 }
 
+/// `GET /samples/{name}`: the bundled sample pictures (`STILLREEL_SAMPLES_DIR`), so the
+/// README's demo has images to point at without any outside server.
+pub fn samples(root: &Path) -> Router<AppState> {
+    Router::new().nest_service(
+        "/samples",
+        ServeDir::new(root).append_index_html_on_directories(false),
+    )
+}
+
 /// Adds the web form's files at `/` to `router`, or, when the directory is missing, a page
 /// saying how to build it. Paths that match nothing else end in `not_found` (enveloped 404).
 pub fn with_web<H, T>(router: Router<AppState>, dir: &Path, not_found: H) -> Router<AppState>

@@ -1,0 +1,530 @@
+//! The render worker: `STILLREEL_WORKERS` loops per process that claim jobs from the queue
+//! and drive `stillreel-render` for them.
+//!
+//! One job, one lease: claimed with a lease, renewed by a heartbeat task while the render runs
+//! (outside any transaction), settled only after a last heartbeat proved the lease is still
+//! ours, so a job rescued by another process never completes twice. The record moves
+//! `queued → in_progress → complete | error` through `repo::render`, whose conditional updates
+//! also make a job that runs twice harmless. Clips stored by an earlier attempt are reused
+//! (`RenderObserver::existing_clip`), so a rescued job does not render them again.
+//!
+//! Transient failures (a fetch timeout, a full disk, a database hiccup) go back to the queue
+//! with back-off while attempts remain; anything else fails the video at once.
+
+mod files;
+mod observer;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use stillreel_core::JobError;
+use stillreel_render::{
+    AllowList, BrandJob, BrandSlot, ClipRequest, CombineJob, FetchConfig, Fetcher, JobFailure,
+    LocalStorage, Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob,
+    vfx_stage,
+};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use uuid::Uuid;
+
+use crate::config::Config;
+use crate::db::{Db, DbError};
+use crate::queue::{self, Job, JobKind};
+use crate::repo::render::{self as repo, RenderInput, RenderSource};
+use crate::state::AppState;
+
+pub use self::files::ServerFiles;
+use self::observer::{DbObserver, Target};
+
+/// How long running renders may go on after SIGTERM before they are handed back to the queue.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// Timing of the worker loops.
+#[derive(Debug, Clone)]
+pub struct WorkerSettings {
+    /// Job loops in this process (`STILLREEL_WORKERS`; 0 = none).
+    pub workers: usize,
+    /// Lease taken on a job (`STILLREEL_JOB_LEASE_SECS`).
+    pub lease: Duration,
+    /// How often a running job's lease is renewed (a third of the lease).
+    pub heartbeat: Duration,
+    /// How often expired leases are put back in the queue (half the lease, at most 15 s):
+    /// a crashed process's jobs run again within lease + this, under a minute by default.
+    pub requeue_every: Duration,
+    /// Pause between polls of an empty queue.
+    pub idle_poll: Duration,
+    /// See [`SHUTDOWN_GRACE`].
+    pub grace: Duration,
+}
+
+impl WorkerSettings {
+    pub fn from_config(config: &Config) -> Self {
+        let lease = Duration::from_secs(config.job_lease_secs.max(3));
+        WorkerSettings {
+            workers: config.workers,
+            lease,
+            heartbeat: lease / 3,
+            requeue_every: (lease / 2).clamp(Duration::from_secs(1), Duration::from_secs(15)),
+            idle_poll: Duration::from_millis(500),
+            grace: SHUTDOWN_GRACE,
+        }
+    }
+}
+
+/// A configuration the renderer cannot start with.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error("STILLREEL_FETCH_ALLOW: {0}")]
+    Allow(String),
+    #[error("STILLREEL_PUBLIC_URL: {0}")]
+    PublicUrl(String),
+    #[error("generative provider: {0}")]
+    Provider(String),
+}
+
+/// The renderer this deployment runs: ffmpeg from the config, the fetcher with the allow-list
+/// and the server's own files, storage in the media directory served at `/files`, and the
+/// generative provider when `STILLREEL_PROVIDER_URL` is set.
+pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
+    let config = &state.config;
+    let allow = AllowList::parse(&config.fetch_allow.join(","))
+        .map_err(|e| WorkerError::Allow(e.0.clone()))?;
+    let public_url = reqwest::Url::parse(&config.public_url)
+        .map_err(|e| WorkerError::PublicUrl(e.to_string()))?;
+    let own = ServerFiles::new(
+        Arc::clone(&state.storage),
+        config.samples_dir.clone(),
+        public_url.path(),
+    );
+    let fetcher = Fetcher::new(
+        FetchConfig {
+            allow,
+            public_url: Some(public_url),
+            ..FetchConfig::default()
+        },
+        Some(Arc::new(own)),
+    );
+    // The same directory and URL prefix as the server's `LocalStorage` and `GET /files`.
+    let storage = Arc::new(LocalStorage::new(config.media_dir(), "/files"));
+    let provider = ProviderConfig::from_env()
+        .map_err(WorkerError::Provider)?
+        .map(Provider::new)
+        .transpose()
+        .map_err(WorkerError::Provider)?;
+    let render_config = RenderConfig {
+        ffmpeg: config.ffmpeg.clone(),
+        ..RenderConfig::default()
+    };
+    Ok(Renderer::new(render_config, fetcher, storage).with_provider(provider))
+}
+
+/// The running worker loops of this process.
+#[derive(Debug)]
+pub struct Workers {
+    stop: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// Stops claiming jobs, lets running renders finish (for at most the grace period, after
+    /// which they are handed back to the queue) and waits for the loops to end.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        for task in self.tasks {
+            let _ = task.await;
+        }
+    }
+}
+
+/// What every loop shares.
+#[derive(Debug)]
+struct Ctx {
+    db: Db,
+    state: AppState,
+    renderer: Renderer,
+    settings: WorkerSettings,
+    /// Distinguishes this process's leases from other processes'.
+    node: Uuid,
+}
+
+/// Starts `settings.workers` job loops (and the lease rescuer) on `state`.
+pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> Workers {
+    let (stop, stopped) = watch::channel(false);
+    let mut tasks = Vec::new();
+    if settings.workers > 0 {
+        let ctx = Arc::new(Ctx {
+            db: state.db.clone(),
+            state,
+            renderer,
+            settings,
+            node: Uuid::new_v4(),
+        });
+        tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
+        for n in 0..ctx.settings.workers {
+            tasks.push(tokio::spawn(job_loop(Arc::clone(&ctx), stopped.clone(), n)));
+        }
+        tracing::info!(workers = ctx.settings.workers, lease_secs = ctx.settings.lease.as_secs(), "render workers started");
+    }
+    Workers { stop, tasks }
+}
+
+async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
+    let mut tick = tokio::time::interval(ctx.settings.requeue_every);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.changed() => return,
+        }
+        match queue::requeue_expired(&ctx.db).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(jobs = n, "put back jobs whose worker lease expired"),
+            Err(err) => tracing::warn!(error = %err, "lease rescue failed"),
+        }
+    }
+}
+
+async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
+    let worker_id = format!("{}/{n}", ctx.node);
+    while !*stop.borrow() {
+        match queue::claim(&ctx.db, &worker_id, ctx.settings.lease).await {
+            Ok(Some(job)) => run_job(&ctx, &worker_id, job, stop.clone()).await,
+            Ok(None) => {
+                tokio::select! {
+                    () = tokio::time::sleep(ctx.settings.idle_poll) => {}
+                    _ = stop.changed() => {}
+                }
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "claiming a job failed");
+                tokio::time::sleep(ctx.settings.idle_poll * 4).await;
+            }
+        }
+    }
+}
+
+/// Why a job did not produce a file.
+#[derive(Debug)]
+enum Failure {
+    /// The renderer's verdict.
+    Job(JobFailure),
+    /// The database failed around the render: worth another attempt.
+    Db(DbError),
+    /// The job cannot be done and retrying will not help.
+    Permanent(JobError),
+}
+
+impl From<DbError> for Failure {
+    fn from(err: DbError) -> Self {
+        Failure::Db(err)
+    }
+}
+
+impl Failure {
+    fn is_transient(&self) -> bool {
+        match self {
+            Failure::Job(f) => f.is_transient(),
+            Failure::Db(_) => true,
+            Failure::Permanent(_) => false,
+        }
+    }
+
+    fn job_error(&self) -> JobError {
+        match self {
+            Failure::Job(f) => JobError {
+                code: f.code().to_owned(),
+                message: f.user_message(),
+                field: f.field().map(str::to_owned),
+            },
+            Failure::Db(_) => render_failed("the video could not be rendered"),
+            Failure::Permanent(e) => e.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Job(e) => write!(f, "{e}"),
+            Failure::Db(e) => write!(f, "database: {e}"),
+            Failure::Permanent(e) => write!(f, "{}: {}", e.code, e.message),
+        }
+    }
+}
+
+fn render_failed(message: &str) -> JobError {
+    JobError {
+        code: "render_failed".to_owned(),
+        message: message.to_owned(),
+        field: None,
+    }
+}
+
+/// How a job ended.
+enum Outcome {
+    /// The work is done (file stored, or nothing left to do); record it.
+    Done(Option<StoredVideo>),
+    Failed(Failure),
+    /// Another worker may own the job now: touch nothing.
+    LeaseLost,
+    /// Shutting down and the grace period ran out: give the job back.
+    HandBack,
+}
+
+async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
+    tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), attempt = job.attempts, "job claimed");
+    let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
+    let heartbeat = {
+        let db = ctx.db.clone();
+        let (id, owner, lease, every) = (
+            job.id,
+            worker_id.to_owned(),
+            ctx.settings.lease,
+            ctx.settings.heartbeat,
+        );
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                match queue::heartbeat(&db, id, &owner, lease).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let _ = lost_tx.send(());
+                        return;
+                    }
+                    Err(err) => tracing::warn!(job = id, error = %err, "heartbeat failed"),
+                }
+            }
+        })
+    };
+    let work_dir = work_root(&ctx.state.config).join(format!("job-{}-{}", job.id, job.attempts));
+    let grace = ctx.settings.grace;
+    let outcome = tokio::select! {
+        outcome = process(ctx, &job, &work_dir) => outcome,
+        _ = lost_rx => Outcome::LeaseLost,
+        () = async move {
+            let _ = stop.wait_for(|s| *s).await;
+            tokio::time::sleep(grace).await;
+        } => Outcome::HandBack,
+    };
+    heartbeat.abort();
+    if let Err(err) = settle(ctx, worker_id, &job, outcome).await {
+        // The lease runs out and the job is rescued: it will be settled by the next attempt.
+        tracing::warn!(job = job.id, error = %err, "could not record the job's outcome");
+    }
+    let _ = tokio::fs::remove_dir_all(&work_dir).await;
+}
+
+/// Does the job's work. Never writes the final status: [`settle`] does, under the lease.
+async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) -> Outcome {
+    let input = match repo::render_input(&ctx.db, job.video_id).await {
+        Ok(Some(input)) => input,
+        // The video is gone: nothing to do.
+        Ok(None) => return Outcome::Done(None),
+        Err(err) => return Outcome::Failed(Failure::Db(err)),
+    };
+    let result = match job.kind {
+        JobKind::Render | JobKind::Combine => main_video(ctx, &input, work_dir).await,
+        JobKind::Branding => branded(ctx, &input, work_dir).await,
+    };
+    match result {
+        Ok(video) => Outcome::Done(video),
+        Err(failure) => Outcome::Failed(failure),
+    }
+}
+
+fn key_prefix(video_id: Uuid) -> String {
+    format!("videos/{video_id}")
+}
+
+/// Renders (or combines) the main video. `None`: it was already complete.
+async fn main_video(
+    ctx: &Ctx,
+    input: &RenderInput,
+    work_dir: &std::path::Path,
+) -> Result<Option<StoredVideo>, Failure> {
+    if input.video_key.is_some() {
+        return Ok(None);
+    }
+    repo::start_video(&ctx.db, input.video_id).await?;
+    let (observer, writer) = match &input.source {
+        RenderSource::Create { clips, .. } => DbObserver::spawn(
+            ctx.db.clone(),
+            Target::Video(input.video_id),
+            clips
+                .iter()
+                .map(|c| (c.clip.id, c.clip.clip_key.clone()))
+                .collect(),
+        ),
+        RenderSource::Combine { .. } => {
+            DbObserver::spawn(ctx.db.clone(), Target::Video(input.video_id), Vec::new())
+        }
+    };
+    let result = match &input.source {
+        RenderSource::Create { request, clips } => {
+            let job = VideoJob {
+                key_prefix: key_prefix(input.video_id),
+                clips: clips
+                    .iter()
+                    .map(|c| ClipRequest {
+                        image_url: c.clip.image_url.clone(),
+                        camera_motion: c.clip.camera_motion,
+                        effect: c.clip.vfx.as_ref().map(vfx_stage),
+                    })
+                    .collect(),
+                orientation: input.orientation,
+                resolution: input.resolution,
+                engine: input.engine,
+                audio_url: request.audio_url.clone(),
+            };
+            ctx.renderer.render_video(&job, work_dir, &observer).await
+        }
+        RenderSource::Combine { request, clip_keys } => {
+            let job = CombineJob {
+                key_prefix: key_prefix(input.video_id),
+                clip_keys: clip_keys.clone(),
+                orientation: input.orientation,
+                resolution: input.resolution,
+                audio_url: request.audio_url.clone(),
+            };
+            ctx.renderer.combine(&job, work_dir, &observer).await
+        }
+    };
+    // Every clip the renderer stored is recorded before the video can complete.
+    drop(observer);
+    let _ = writer.await;
+    result.map(Some).map_err(Failure::Job)
+}
+
+/// Renders the branded copy of a complete video.
+async fn branded(
+    ctx: &Ctx,
+    input: &RenderInput,
+    work_dir: &std::path::Path,
+) -> Result<Option<StoredVideo>, Failure> {
+    let Some(branding) = &input.branding else {
+        return Ok(None);
+    };
+    let Some(main_key) = input.video_key.clone() else {
+        return Err(Failure::Permanent(render_failed(
+            "the main video is not complete, so it cannot be branded",
+        )));
+    };
+    let resolve = |slot: &Option<stillreel_core::TemplateSlot>| match slot {
+        None => Ok(None),
+        Some(slot) => BrandSlot::resolve(slot, ctx.state.templates)
+            .map(Some)
+            .ok_or_else(|| {
+                Failure::Permanent(render_failed(&format!(
+                    "template {:?} is not in this server's catalog",
+                    slot.template
+                )))
+            }),
+    };
+    let intro = resolve(&branding.templates.intro)?;
+    let outro = resolve(&branding.templates.outro)?;
+    let clip_count = match &input.source {
+        RenderSource::Create { clips, .. } => clips.len(),
+        RenderSource::Combine { clip_keys, .. } => clip_keys.len(),
+    };
+    repo::start_branding(&ctx.db, input.video_id).await?;
+    let job = BrandJob {
+        key_prefix: key_prefix(input.video_id),
+        main_key,
+        clip_frames: BrandJob::standard_clips(clip_count),
+        orientation: input.orientation,
+        resolution: input.resolution,
+        intro,
+        outro,
+        speed_ramp: branding.speed_ramp,
+    };
+    let (observer, writer) =
+        DbObserver::spawn(ctx.db.clone(), Target::Branding(input.video_id), Vec::new());
+    let result = ctx.renderer.render_branded(&job, work_dir, &observer).await;
+    drop(observer);
+    let _ = writer.await;
+    result.map(|b| Some(b.video)).map_err(Failure::Job)
+}
+
+/// Records how the job ended, each write only while the lease is provably ours.
+async fn settle(ctx: &Ctx, worker_id: &str, job: &Job, outcome: Outcome) -> Result<(), DbError> {
+    let db = &ctx.db;
+    match outcome {
+        Outcome::LeaseLost => {
+            tracing::warn!(job = job.id, "lease lost; another worker owns the job now");
+            Ok(())
+        }
+        Outcome::HandBack => {
+            queue::release(db, job.id, worker_id).await?;
+            tracing::info!(job = job.id, "shutting down: job handed back to the queue");
+            Ok(())
+        }
+        Outcome::Done(video) => {
+            // A last heartbeat proves the lease is ours and keeps it for a whole lease more:
+            // nobody can rescue the job while the result is written.
+            if !queue::heartbeat(db, job.id, worker_id, ctx.settings.lease).await? {
+                tracing::warn!(job = job.id, "lease lost before completion; result dropped");
+                return Ok(());
+            }
+            match (job.kind, video) {
+                (JobKind::Branding, Some(video)) => {
+                    repo::complete_branding(db, job.video_id, &video.key).await?;
+                }
+                (JobKind::Branding, None) => {}
+                (_, Some(video)) => {
+                    repo::complete_video(db, job.video_id, &video.key).await?;
+                    enqueue_branding(db, job.video_id).await?;
+                }
+                // Already complete (an earlier attempt died before closing its job): make
+                // sure the branded render was queued.
+                (_, None) => enqueue_branding(db, job.video_id).await?,
+            }
+            queue::complete(db, job.id, worker_id).await?;
+            tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), "job complete");
+            Ok(())
+        }
+        Outcome::Failed(failure) => {
+            if !queue::heartbeat(db, job.id, worker_id, ctx.settings.lease).await? {
+                tracing::warn!(job = job.id, "lease lost before recording a failure");
+                return Ok(());
+            }
+            if failure.is_transient() && job.attempts < job.max_attempts {
+                let delay = queue::backoff(job.attempts);
+                tracing::warn!(job = job.id, attempt = job.attempts, retry_in_secs = delay.as_secs(), error = %failure, "job failed; will retry");
+                queue::fail(db, job.id, worker_id, &failure.to_string(), Some(delay)).await?;
+                return Ok(());
+            }
+            tracing::warn!(job = job.id, video = %job.video_id, error = %failure, "job failed");
+            let error = failure.job_error();
+            match job.kind {
+                JobKind::Branding => repo::fail_branding(db, job.video_id, &error).await?,
+                _ => repo::fail_video(db, job.video_id, &error).await?,
+            };
+            queue::fail(db, job.id, worker_id, &failure.to_string(), None).await?;
+            Ok(())
+        }
+    }
+}
+
+/// Queues the branded render of a complete video that asked for one, unless already queued.
+async fn enqueue_branding(db: &Db, video_id: Uuid) -> Result<(), DbError> {
+    let Some(input) = repo::render_input(db, video_id).await? else {
+        return Ok(());
+    };
+    if input.branding.is_none() {
+        return Ok(());
+    }
+    let jobs = queue::jobs_of_video(db, video_id).await?;
+    if jobs.iter().any(|(kind, _, _)| *kind == JobKind::Branding) {
+        return Ok(());
+    }
+    let mut tx = db.begin().await?;
+    queue::enqueue(&mut tx, video_id, JobKind::Branding).await?;
+    tx.commit().await
+}
+
+/// Where a job's scratch files go (for tests and operators).
+pub fn work_root(config: &Config) -> PathBuf {
+    config.data_dir.join("work")
+}

@@ -1,0 +1,91 @@
+//! The server's own files, for the renderer's fetcher: a media URL under the public URL is
+//! read from disk instead of over the network (no allow-list entry needed for ourselves, and
+//! the README's demo works offline).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use stillreel_render::OwnFiles;
+
+use crate::storage::{Storage, check_key};
+
+/// `/files/{key}` from storage, `/samples/{name}` from the samples directory.
+#[derive(Debug, Clone)]
+pub struct ServerFiles {
+    storage: Arc<dyn Storage>,
+    samples: PathBuf,
+    /// The public URL's path (`""` or e.g. `/stillreel`), which every URL path starts with.
+    base_path: String,
+}
+
+impl ServerFiles {
+    pub fn new(storage: Arc<dyn Storage>, samples: PathBuf, base_path: &str) -> Self {
+        ServerFiles {
+            storage,
+            samples,
+            base_path: base_path.trim_end_matches('/').to_owned(),
+        }
+    }
+
+    /// The local file for a URL path, by the routes that serve it (pure lookup, no I/O).
+    pub fn resolve(&self, url_path: &str) -> Option<PathBuf> {
+        let path = url_path.strip_prefix(self.base_path.as_str())?;
+        if let Some(key) = path.strip_prefix("/files/") {
+            return self.storage.local_path(key).ok();
+        }
+        if let Some(name) = path.strip_prefix("/samples/") {
+            // The same key rules: plain segments, no `..`, nothing percent-encoded.
+            check_key(name).ok()?;
+            return Some(self.samples.join(name));
+        }
+        None
+    }
+}
+
+impl OwnFiles for ServerFiles {
+    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
+        self.resolve(url_path).filter(|p| p.is_file())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::LocalStorage;
+
+    #[test]
+    fn maps_files_and_samples_and_nothing_else() {
+        let files = ServerFiles::new(
+            Arc::new(LocalStorage::new("/data/media")),
+            PathBuf::from("/srv/samples"),
+            "/",
+        );
+        assert_eq!(
+            files.resolve("/files/videos/a/clip-000.mp4"),
+            Some(PathBuf::from("/data/media/videos/a/clip-000.mp4"))
+        );
+        assert_eq!(
+            files.resolve("/samples/house-colonial.jpg"),
+            Some(PathBuf::from("/srv/samples/house-colonial.jpg"))
+        );
+        for refused in [
+            "/samples/../etc/passwd",
+            "/samples/a%2Fb.jpg",
+            "/files/../x",
+            "/api/v1/get_video",
+            "/samplesx/a.jpg",
+        ] {
+            assert_eq!(files.resolve(refused), None, "{refused}");
+        }
+        let prefixed = ServerFiles::new(
+            Arc::new(LocalStorage::new("/m")),
+            PathBuf::from("/s"),
+            "/reel/",
+        );
+        assert_eq!(
+            prefixed.resolve("/reel/samples/a.jpg"),
+            Some(PathBuf::from("/s/a.jpg"))
+        );
+        assert_eq!(prefixed.resolve("/samples/a.jpg"), None);
+    }
+}
