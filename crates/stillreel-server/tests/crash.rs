@@ -1,0 +1,263 @@
+//! Crash safety of the render queue with the real binary: `kill -9` of `stillreel serve` in the
+//! middle of a render, a restart, and the video completes with every clip recorded once, the
+//! clips stored before the crash reused rather than rendered again.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Backend, TestDb};
+use serde_json::{Value, json};
+use stillreel_server::Db;
+use stillreel_server::queue::{self, JobKind};
+
+fn bin(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("RUST_LOG", "info,sqlx=warn")
+        .env("STILLREEL_DATA_DIR", data_dir);
+    cmd
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// Starts `stillreel serve` in a process group of its own (so `kill -9` of the group also
+/// takes its ffmpeg children, as a machine crash would), logging to `log`.
+fn serve(data_dir: &Path, port: u16, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("log file");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let child = bin(data_dir)
+        .arg("serve")
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("STILLREEL_SAMPLES_DIR", samples)
+        .env("STILLREEL_WORKERS", "1")
+        .env("STILLREEL_JOB_LEASE_SECS", "3")
+        .env("STILLREEL_WEB_DIR", data_dir.join("no-web"))
+        .stdout(Stdio::null())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .expect("start stillreel serve");
+    let started = Instant::now();
+    while request(port, "GET", "/healthz", "", None).is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child
+}
+
+/// One HTTP/1.1 request; `(status, JSON body)`, or `None` when the server cannot be reached.
+fn request(port: u16, method: &str, path: &str, key: &str, body: Option<&Value>) -> Option<(u16, Value)> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .ok()?;
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).ok()?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+}
+
+fn get_video(port: u16, key: &str, uuid: &str) -> Value {
+    let (status, json) = request(port, "GET", &format!("/api/v1/get_video?uuid={uuid}"), key, None)
+        .expect("server answers");
+    assert_eq!(status, 200, "{json}");
+    json
+}
+
+fn kill_group(child: &mut Child, signal: &str) {
+    let group = format!("-{}", child.id());
+    let status = Command::new("kill")
+        .args([signal, "--", &group])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill {signal} {group}");
+    let _ = child.wait();
+}
+
+fn clip_file(data_dir: &Path, clip_url: &str) -> PathBuf {
+    let key = clip_url
+        .split_once("/files/")
+        .map(|(_, k)| k)
+        .expect("clip url under /files/");
+    data_dir.join("media").join(key)
+}
+
+fn probe_duration(path: &Path) -> f64 {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .expect("run ffprobe");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("duration")
+}
+
+#[test]
+fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let db = runtime
+        .block_on(TestDb::new(Backend::Sqlite))
+        .expect("sqlite test db");
+    let data_dir = db.dir.path().to_owned();
+    let log = data_dir.join("serve.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+
+    let out = bin(&data_dir)
+        .args(["accounts", "create", "crash"])
+        .output()
+        .expect("accounts create");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
+    let key = account["api_key"].as_str().expect("api_key").to_owned();
+
+    let port = free_port();
+    let mut server = serve(&data_dir, port, &log);
+    let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
+    let body = json!({
+        "image_inputs": [
+            {"image_url": sample("house-colonial.jpg")},
+            {"image_url": sample("house-bungalow.jpg")},
+            {"image_url": sample("living-room.png")},
+        ],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let (status, created) =
+        request(port, "POST", "/api/v1/create_video", &key, Some(&body)).expect("create");
+    assert_eq!(status, 200, "{created}");
+    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+
+    // Wait until some, not all, clips are stored, then crash.
+    let started = Instant::now();
+    let before = loop {
+        let video = get_video(port, &key, &uuid);
+        let listed = video["video_clips"].as_array().map_or(0, Vec::len);
+        assert_ne!(
+            video["status"], "complete",
+            "the video completed before the crash could happen; log:\n{}",
+            show_log()
+        );
+        assert_ne!(video["status"], "error", "{video}\n{}", show_log());
+        if listed >= 1 {
+            break video;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no clip after 120 s: {video}\n{}",
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    kill_group(&mut server, "-KILL");
+    let stored_before: Vec<(String, PathBuf, u64, i64)> = before["video_clips"]
+        .as_array()
+        .expect("clips")
+        .iter()
+        .map(|c| {
+            let url = c["clip_url"].as_str().expect("clip_url").to_owned();
+            let path = clip_file(&data_dir, &url);
+            let meta = std::fs::metadata(&path).expect("stored clip exists");
+            (url, path, meta.ino(), meta.mtime_nsec() + meta.mtime() * 1_000_000_000)
+        })
+        .collect();
+    assert!(
+        stored_before.len() < 3,
+        "every clip was stored before the crash: {before}"
+    );
+
+    // Restart: the lease runs out, the job is rescued and resumes.
+    let mut server = serve(&data_dir, port, &log);
+    let started = Instant::now();
+    let done = loop {
+        let video = get_video(port, &key, &uuid);
+        if video["status"] == "complete" {
+            break video;
+        }
+        assert_ne!(video["status"], "error", "{video}\n{}", show_log());
+        assert!(
+            started.elapsed() < Duration::from_secs(150),
+            "not complete 150 s after the restart: {video}\n{}",
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    kill_group(&mut server, "-TERM");
+
+    let clips = done["video_clips"].as_array().expect("clips");
+    assert_eq!(clips.len(), 3, "{done}");
+    let mut ids: Vec<&str> = clips.iter().map(|c| c["uuid"].as_str().unwrap_or("")).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "clip records are unique: {done}");
+    let mut urls: Vec<&str> = clips.iter().map(|c| c["clip_url"].as_str().unwrap_or("")).collect();
+    urls.sort_unstable();
+    urls.dedup();
+    assert_eq!(urls.len(), 3, "clip files are unique: {done}");
+    for (url, path, ino, mtime) in &stored_before {
+        assert!(
+            clips.iter().any(|c| c["clip_url"] == url.as_str()),
+            "{url} still listed"
+        );
+        let meta = std::fs::metadata(path).expect("clip still stored");
+        assert_eq!(
+            (meta.ino(), meta.mtime_nsec() + meta.mtime() * 1_000_000_000),
+            (*ino, *mtime),
+            "{url} was rendered again after the restart"
+        );
+    }
+    for clip in clips {
+        let path = clip_file(&data_dir, clip["clip_url"].as_str().expect("clip_url"));
+        let d = probe_duration(&path);
+        assert!((d - 5.0).abs() <= 0.1, "clip duration {d}");
+    }
+    let video = clip_file(&data_dir, done["video_url"].as_str().expect("video_url"));
+    let d = probe_duration(&video);
+    assert!((d - 15.0).abs() <= 0.1, "video duration {d}");
+
+    // One render job, done, on its second attempt after the lease expired.
+    let jobs = runtime.block_on(async {
+        let db = Db::connect(&db.config).await.expect("connect");
+        let id = uuid.parse().expect("uuid");
+        let jobs = queue::jobs_of_video(&db, id).await.expect("jobs");
+        db.close().await;
+        jobs
+    });
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert_eq!(jobs[0].0, JobKind::Render);
+    assert_eq!(jobs[0].1, "done", "{jobs:?}");
+    assert_eq!(jobs[0].2.as_deref(), Some("lease expired"), "{jobs:?}");
+}

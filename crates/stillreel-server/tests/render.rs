@@ -1,0 +1,256 @@
+//! The render worker end to end, over HTTP with real ffmpeg, on SQLite and PostgreSQL:
+//! bundled samples become a video (checked with ffprobe), a bad image fails only its own
+//! video, and stored clips combine into a new one.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{Backend, TestApp};
+use serde_json::{Value, json};
+use stillreel_server::config::Config;
+use stillreel_server::worker::{self, WorkerSettings, Workers};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_sqlite() {
+    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, configure).await {
+        samples_render_bad_image_fails_alone_and_clips_combine(app).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn render_postgres() {
+    if let Some(app) = TestApp::spawn_with(Backend::Postgres, configure).await {
+        samples_render_bad_image_fails_alone_and_clips_combine(app).await;
+    }
+}
+
+/// The bundled samples, and 127.0.0.1 allow-listed for the local server of the bad image.
+fn configure(config: &mut Config) {
+    config.samples_dir = samples_dir();
+    config.fetch_allow = vec!["127.0.0.1".to_owned()];
+}
+
+fn samples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
+}
+
+/// Starts two render loops on the server.
+async fn rendering_app(app: TestApp) -> (TestApp, Workers) {
+    let renderer = worker::build_renderer(&app.state).expect("renderer");
+    app.state.set_available_vfx(renderer.available_vfx());
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 2;
+    settings.idle_poll = Duration::from_millis(100);
+    let workers = worker::start(app.state.clone(), renderer, settings);
+    (app, workers)
+}
+
+/// A local server that answers every request with an HTML page labelled as a JPEG.
+async fn html_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf).await;
+                let body = "<!doctype html><html><body>not a picture</body></html>";
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(body.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/listing/photo.jpg")
+}
+
+/// Polls `get_video` until the video is final; checks on the way that status never moves
+/// back and progress never decreases.
+async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
+    let order = |s: &str| match s {
+        "queued" => 0,
+        "in_progress" => 1,
+        _ => 2,
+    };
+    let (mut last_status, mut last_progress) = (0, 0);
+    let started = Instant::now();
+    loop {
+        let r = app
+            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        let status = r.json["status"].as_str().expect("status").to_owned();
+        let progress = r.json["progress"].as_u64().expect("progress");
+        assert!(order(&status) >= last_status, "status went back: {}", r.json);
+        assert!(progress >= last_progress, "progress went down: {}", r.json);
+        (last_status, last_progress) = (order(&status), progress);
+        if status == "complete" || status == "error" {
+            return r.json;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "video {uuid} not final after 240 s: {}",
+            r.json
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// ffprobe's view of a file: (format duration, streams).
+fn probe(path: &Path) -> (f64, Vec<Value>) {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries"])
+        .arg("format=duration:stream=codec_type,codec_name,width,height,pix_fmt,sample_rate,channels,r_frame_rate")
+        .args(["-of", "json"])
+        .arg(path)
+        .output()
+        .expect("run ffprobe");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("ffprobe json");
+    let duration = json["format"]["duration"]
+        .as_str()
+        .and_then(|d| d.parse().ok())
+        .expect("duration");
+    (duration, json["streams"].as_array().cloned().unwrap_or_default())
+}
+
+/// Downloads an absolute URL of this server to a temp file and probes it.
+async fn fetch_and_probe(app: &TestApp, url: &str, dir: &Path, name: &str) -> (f64, Vec<Value>) {
+    let path = url
+        .strip_prefix(&app.base)
+        .unwrap_or_else(|| panic!("{url} is not under {}", app.base));
+    let r = app.get(path, "").await;
+    assert_eq!(r.status, 200, "GET {url}");
+    assert_eq!(
+        r.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("video/mp4"),
+        "content type of {url}"
+    );
+    let file = dir.join(name);
+    std::fs::write(&file, &r.bytes).expect("write download");
+    probe(&file)
+}
+
+#[track_caller]
+fn assert_standard_720p(duration: f64, streams: &[Value], seconds: f64, what: &str) {
+    assert!(
+        (duration - seconds).abs() <= 0.1,
+        "{what}: duration {duration}, expected {seconds}"
+    );
+    let video = streams
+        .iter()
+        .find(|s| s["codec_type"] == "video")
+        .unwrap_or_else(|| panic!("{what}: no video stream"));
+    assert_eq!(video["codec_name"], "h264", "{what}");
+    assert_eq!(video["width"], 1280, "{what}");
+    assert_eq!(video["height"], 720, "{what}");
+    assert_eq!(video["pix_fmt"], "yuv420p", "{what}");
+    assert_eq!(video["r_frame_rate"], "30/1", "{what}");
+    let audio = streams
+        .iter()
+        .find(|s| s["codec_type"] == "audio")
+        .unwrap_or_else(|| panic!("{what}: no audio stream"));
+    assert_eq!(audio["codec_name"], "aac", "{what}");
+    assert_eq!(audio["sample_rate"], "48000", "{what}");
+}
+
+async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let bad_url = html_server().await;
+
+    // The bundled samples are served, so a browser (and the README's demo) can see them.
+    let r = app.get("/samples/house-colonial.jpg", "").await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("image/jpeg")
+    );
+
+    let good = json!({
+        "image_inputs": [
+            {"image_url": sample("house-colonial.jpg")},
+            {"image_url": sample("living-room.png")},
+        ],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let bad = json!({
+        "image_inputs": [
+            {"image_url": sample("house-modern.webp")},
+            {"image_url": bad_url},
+        ],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let r = app.post("/api/v1/create_video", key, &good).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let good_id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let r = app.post("/api/v1/create_video", key, &bad).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let bad_id = r.json["uuid"].as_str().expect("uuid").to_owned();
+
+    let failed = wait_final(&app, key, &bad_id).await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_eq!(failed["error"]["code"], "media_unsupported", "{failed}");
+    assert_eq!(
+        failed["error"]["field"], "image_inputs[1].image_url",
+        "{failed}"
+    );
+    assert_eq!(failed["video_url"], "", "{failed}");
+
+    let done = wait_final(&app, key, &good_id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(done["progress"], 100, "{done}");
+    assert!(done.get("error").is_none_or(Value::is_null), "{done}");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let video_url = done["video_url"].as_str().expect("video_url");
+    let (duration, streams) = fetch_and_probe(&app, video_url, dir.path(), "video.mp4").await;
+    assert_standard_720p(duration, &streams, 10.0, "main video");
+
+    let clips = done["video_clips"].as_array().expect("video_clips");
+    assert_eq!(clips.len(), 2, "{done}");
+    let mut clip_ids = Vec::new();
+    for (i, clip) in clips.iter().enumerate() {
+        let expected = if i == 0 {
+            sample("house-colonial.jpg")
+        } else {
+            sample("living-room.png")
+        };
+        assert_eq!(clip["image_url"], expected.as_str(), "input order");
+        let url = clip["clip_url"].as_str().expect("clip_url");
+        let (d, s) = fetch_and_probe(&app, url, dir.path(), &format!("clip-{i}.mp4")).await;
+        assert_standard_720p(d, &s, 5.0, &format!("clip {i}"));
+        clip_ids.push(clip["uuid"].as_str().expect("clip uuid").to_owned());
+    }
+    assert_ne!(clip_ids[0], clip_ids[1]);
+
+    // Combine: stored clips, stream copy, in request order (a clip may repeat).
+    let request = json!({
+        "video_clip_uuids": [clip_ids[1], clip_ids[0], clip_ids[1]],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let r = app.post("/api/v1/combine_video_clips", key, &request).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let combined_id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let combined = wait_final(&app, key, &combined_id).await;
+    assert_eq!(combined["status"], "complete", "{combined}");
+    let url = combined["video_url"].as_str().expect("video_url");
+    assert_ne!(url, video_url);
+    let (duration, streams) = fetch_and_probe(&app, url, dir.path(), "combined.mp4").await;
+    assert_standard_720p(duration, &streams, 15.0, "combined video");
+
+    workers.shutdown().await;
+    app.stop().await;
+}
