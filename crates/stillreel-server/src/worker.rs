@@ -164,7 +164,11 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
         for n in 0..ctx.settings.workers {
             tasks.push(tokio::spawn(job_loop(Arc::clone(&ctx), stopped.clone(), n)));
         }
-        tracing::info!(workers = ctx.settings.workers, lease_secs = ctx.settings.lease.as_secs(), "render workers started");
+        tracing::info!(
+            workers = ctx.settings.workers,
+            lease_secs = ctx.settings.lease.as_secs(),
+            "render workers started"
+        );
     }
     Workers { stop, tasks }
 }

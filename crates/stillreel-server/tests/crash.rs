@@ -67,7 +67,13 @@ fn serve(data_dir: &Path, port: u16, log: &Path) -> Child {
 }
 
 /// One HTTP/1.1 request; `(status, JSON body)`, or `None` when the server cannot be reached.
-fn request(port: u16, method: &str, path: &str, key: &str, body: Option<&Value>) -> Option<(u16, Value)> {
+fn request(
+    port: u16,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&Value>,
+) -> Option<(u16, Value)> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
@@ -89,20 +95,26 @@ fn request(port: u16, method: &str, path: &str, key: &str, body: Option<&Value>)
 }
 
 fn get_video(port: u16, key: &str, uuid: &str) -> Value {
-    let (status, json) = request(port, "GET", &format!("/api/v1/get_video?uuid={uuid}"), key, None)
-        .expect("server answers");
+    let (status, json) = request(
+        port,
+        "GET",
+        &format!("/api/v1/get_video?uuid={uuid}"),
+        key,
+        None,
+    )
+    .expect("server answers");
     assert_eq!(status, 200, "{json}");
     json
 }
 
-fn kill_group(child: &mut Child, signal: &str) {
+fn kill_group(child: &mut Child, signal: &str) -> std::process::ExitStatus {
     let group = format!("-{}", child.id());
     let status = Command::new("kill")
         .args([signal, "--", &group])
         .status()
         .expect("run kill");
     assert!(status.success(), "kill {signal} {group}");
-    let _ = child.wait();
+    child.wait().expect("wait for the server")
 }
 
 fn clip_file(data_dir: &Path, clip_url: &str) -> PathBuf {
@@ -115,11 +127,22 @@ fn clip_file(data_dir: &Path, clip_url: &str) -> PathBuf {
 
 fn probe_duration(path: &Path) -> f64 {
     let out = Command::new("ffprobe")
-        .args(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0"])
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            "format=duration",
+            "-of",
+            "csv=p=0",
+        ])
         .arg(path)
         .output()
         .expect("run ffprobe");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .trim()
         .parse()
@@ -140,7 +163,11 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         .args(["accounts", "create", "crash"])
         .output()
         .expect("accounts create");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
     let key = account["api_key"].as_str().expect("api_key").to_owned();
 
@@ -167,7 +194,8 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         let video = get_video(port, &key, &uuid);
         let listed = video["video_clips"].as_array().map_or(0, Vec::len);
         assert_ne!(
-            video["status"], "complete",
+            video["status"],
+            "complete",
             "the video completed before the crash could happen; log:\n{}",
             show_log()
         );
@@ -182,7 +210,7 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
-    kill_group(&mut server, "-KILL");
+    let _ = kill_group(&mut server, "-KILL");
     let stored_before: Vec<(String, PathBuf, u64, i64)> = before["video_clips"]
         .as_array()
         .expect("clips")
@@ -191,7 +219,12 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
             let url = c["clip_url"].as_str().expect("clip_url").to_owned();
             let path = clip_file(&data_dir, &url);
             let meta = std::fs::metadata(&path).expect("stored clip exists");
-            (url, path, meta.ino(), meta.mtime_nsec() + meta.mtime() * 1_000_000_000)
+            (
+                url,
+                path,
+                meta.ino(),
+                meta.mtime_nsec() + meta.mtime() * 1_000_000_000,
+            )
         })
         .collect();
     assert!(
@@ -215,15 +248,26 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         );
         std::thread::sleep(Duration::from_millis(200));
     };
-    kill_group(&mut server, "-TERM");
+    let exit = kill_group(&mut server, "-TERM");
+    assert!(
+        exit.success(),
+        "SIGTERM ends serve cleanly: {exit}\n{}",
+        show_log()
+    );
 
     let clips = done["video_clips"].as_array().expect("clips");
     assert_eq!(clips.len(), 3, "{done}");
-    let mut ids: Vec<&str> = clips.iter().map(|c| c["uuid"].as_str().unwrap_or("")).collect();
+    let mut ids: Vec<&str> = clips
+        .iter()
+        .map(|c| c["uuid"].as_str().unwrap_or(""))
+        .collect();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), 3, "clip records are unique: {done}");
-    let mut urls: Vec<&str> = clips.iter().map(|c| c["clip_url"].as_str().unwrap_or("")).collect();
+    let mut urls: Vec<&str> = clips
+        .iter()
+        .map(|c| c["clip_url"].as_str().unwrap_or(""))
+        .collect();
     urls.sort_unstable();
     urls.dedup();
     assert_eq!(urls.len(), 3, "clip files are unique: {done}");
@@ -260,4 +304,76 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
     assert_eq!(jobs[0].0, JobKind::Render);
     assert_eq!(jobs[0].1, "done", "{jobs:?}");
     assert_eq!(jobs[0].2.as_deref(), Some("lease expired"), "{jobs:?}");
+}
+
+#[test]
+fn sigterm_mid_render_lets_the_render_finish_before_exit() {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let db = runtime
+        .block_on(TestDb::new(Backend::Sqlite))
+        .expect("sqlite test db");
+    let data_dir = db.dir.path().to_owned();
+    let log = data_dir.join("serve.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let out = bin(&data_dir)
+        .args(["accounts", "create", "term"])
+        .output()
+        .expect("accounts create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
+    let key = account["api_key"].as_str().expect("api_key").to_owned();
+
+    let port = free_port();
+    let mut server = serve(&data_dir, port, &log);
+    let body = json!({
+        "image_inputs": [{"image_url": format!("http://127.0.0.1:{port}/samples/house-bungalow.jpg")}],
+        "resolution": "720p",
+    });
+    let (status, created) =
+        request(port, "POST", "/api/v1/create_video", &key, Some(&body)).expect("create");
+    assert_eq!(status, 200, "{created}");
+    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+    let started = Instant::now();
+    while get_video(port, &key, &uuid)["status"] != "in_progress" {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}",
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SIGTERM to the server alone (not its ffmpeg): it stops claiming, finishes the render.
+    let status = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let exit = server.wait().expect("wait for the server");
+    assert!(exit.success(), "{exit}\n{}", show_log());
+
+    let (video, jobs) = runtime.block_on(async {
+        let db = Db::connect(&db.config).await.expect("connect");
+        let id = uuid.parse().expect("uuid");
+        let input = stillreel_server::repo::render::render_input(&db, id)
+            .await
+            .expect("input")
+            .expect("video");
+        let jobs = queue::jobs_of_video(&db, id).await.expect("jobs");
+        db.close().await;
+        (input.video_key, jobs)
+    });
+    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    assert_eq!(
+        jobs[0].1,
+        "done",
+        "finished before exit: {jobs:?}\n{}",
+        show_log()
+    );
+    let key = video.expect("video complete before exit");
+    let d = probe_duration(&data_dir.join("media").join(key));
+    assert!((d - 5.0).abs() <= 0.1, "video duration {d}");
 }

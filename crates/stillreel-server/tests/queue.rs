@@ -15,6 +15,7 @@ both_backends!(
     expired_leases_are_requeued_then_failed,
     fail_with_and_without_retry,
     concurrent_claimers_never_share_a_job,
+    release_hands_back_without_counting_the_attempt,
 );
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -242,4 +243,31 @@ async fn concurrent_claimers_never_share_a_job(app: TestApp) {
     }
     assert_eq!(claimed.len(), 24, "every job claimed exactly once");
     assert_eq!(claimed.iter().copied().collect::<HashSet<_>>(), videos);
+}
+
+async fn release_hands_back_without_counting_the_attempt(app: TestApp) {
+    let acct = app.account().await;
+    let video = new_video(&app, &acct.api_key).await;
+    let db = app.db();
+    let job = queue::claim(db, "w1", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
+    assert_eq!(job.attempts, 1);
+    assert!(
+        !queue::release(db, job.id, "w2").await.expect("release"),
+        "only the holder releases"
+    );
+    assert!(queue::release(db, job.id, "w1").await.expect("release"));
+    assert_eq!(state_of(&app, video).await, "queued");
+    assert!(
+        !queue::release(db, job.id, "w1").await.expect("release"),
+        "a released job is no longer held"
+    );
+    let again = queue::claim(db, "w2", LEASE)
+        .await
+        .expect("claim")
+        .expect("the released job");
+    assert_eq!(again.id, job.id);
+    assert_eq!(again.attempts, 1, "the released attempt did not count");
 }

@@ -89,7 +89,11 @@ async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
         assert_eq!(r.status, 200, "{}", r.json);
         let status = r.json["status"].as_str().expect("status").to_owned();
         let progress = r.json["progress"].as_u64().expect("progress");
-        assert!(order(&status) >= last_status, "status went back: {}", r.json);
+        assert!(
+            order(&status) >= last_status,
+            "status went back: {}",
+            r.json
+        );
         assert!(progress >= last_progress, "progress went down: {}", r.json);
         (last_status, last_progress) = (order(&status), progress);
         if status == "complete" || status == "error" {
@@ -113,13 +117,20 @@ fn probe(path: &Path) -> (f64, Vec<Value>) {
         .arg(path)
         .output()
         .expect("run ffprobe");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).expect("ffprobe json");
     let duration = json["format"]["duration"]
         .as_str()
         .and_then(|d| d.parse().ok())
         .expect("duration");
-    (duration, json["streams"].as_array().cloned().unwrap_or_default())
+    (
+        duration,
+        json["streams"].as_array().cloned().unwrap_or_default(),
+    )
 }
 
 /// Downloads an absolute URL of this server to a temp file and probes it.

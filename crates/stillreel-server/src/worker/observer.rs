@@ -62,7 +62,12 @@ impl RenderObserver for DbObserver {
     }
 }
 
-async fn write_notes(db: Db, target: Target, ids: Vec<Uuid>, mut rx: mpsc::UnboundedReceiver<Note>) {
+async fn write_notes(
+    db: Db,
+    target: Target,
+    ids: Vec<Uuid>,
+    mut rx: mpsc::UnboundedReceiver<Note>,
+) {
     while let Some(first) = rx.recv().await {
         let mut notes = vec![first];
         while let Ok(more) = rx.try_recv() {
