@@ -1,4 +1,4 @@
-//! The case table: every JSON file in `tests/cases/` is a list of request bodies with the exact
+//! The case table: every JSON file in the repository's `tests/cases/` is a list of request bodies with the exact
 //! outcome each must have. The wasm module runs the same files in Chromium.
 //! Each case is its own named test (libtest-mimic), so a failure names the rule that broke.
 
@@ -115,9 +115,9 @@ fn check(case: &Case) -> Result<(), Failed> {
 
 fn main() {
     let args = Arguments::from_args();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("tests/cases exists")
+        .expect("the case table exists at tests/cases")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();

@@ -40,7 +40,7 @@ fn native_outcome(endpoint: &str, options: Option<&Value>, json: &str) -> Value 
 
 #[test]
 fn compiled_in_case_files_are_every_case_file() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../stillreel-core/tests/cases");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases");
     let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
         .expect("the core's case directory exists")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())

@@ -1,6 +1,6 @@
 //! The core's case table, shared by the native snapshot test and the browser test.
 //! The files are compiled in (a wasm test cannot read the disk); `native.rs` fails when this
-//! list and `crates/stillreel-core/tests/cases/` disagree.
+//! list and `tests/cases/` disagree.
 
 #![allow(dead_code)]
 
@@ -9,7 +9,7 @@ use serde_json::Value;
 
 macro_rules! case_files {
     ($($name:literal),+ $(,)?) => {
-        &[$(($name, include_str!(concat!("../../../stillreel-core/tests/cases/", $name)))),+]
+        &[$(($name, include_str!(concat!("../../../../tests/cases/", $name)))),+]
     };
 }
 
