@@ -1,6 +1,7 @@
 //! The render worker end to end, over HTTP with real ffmpeg, on SQLite and PostgreSQL:
 //! bundled samples become a video (checked with ffprobe), a bad image fails only its own
-//! video, and stored clips combine into a new one.
+//! video, and stored clips combine into a new one; every orientation × resolution renders at
+//! its size while missing, oversized, disguised and damaged media fail with their codes.
 
 mod common;
 
@@ -261,6 +262,156 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     assert_ne!(url, video_url);
     let (duration, streams) = fetch_and_probe(&app, url, dir.path(), "combined.mp4").await;
     assert_standard_720p(duration, &streams, 15.0, "combined video");
+
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sizes_and_error_paths_sqlite() {
+    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, configure).await {
+        every_size_renders_and_each_bad_medium_fails_with_its_code(app).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sizes_and_error_paths_postgres() {
+    if let Some(app) = TestApp::spawn_with(Backend::Postgres, configure).await {
+        every_size_renders_and_each_bad_medium_fails_with_its_code(app).await;
+    }
+}
+
+/// A local media server with one route per way a medium can be bad.
+async fn bad_media_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut buf = [0u8; 4096];
+                let n = socket.read(&mut buf).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&buf[..n]);
+                let path = request.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let (status, body): (&str, Vec<u8>) = match path.as_str() {
+                    // An HLS playlist named like a picture: ffmpeg would open it as HLS.
+                    "/playlist.png" => (
+                        "200 OK",
+                        b"#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n"
+                            .to_vec(),
+                    ),
+                    // Over the 10 MiB limit, starting like a JPEG.
+                    "/huge.jpg" => {
+                        let mut body = vec![0xFF, 0xD8, 0xFF, 0xE0];
+                        body.resize(11 * 1024 * 1024, 0x55);
+                        ("200 OK", body)
+                    }
+                    // A JPEG header and then nothing a decoder can use: the renderer's decode
+                    // check fails, and a damaged picture is the client's medium, not our fault.
+                    "/corrupt.jpg" => {
+                        let mut body = vec![
+                            0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, b'J', b'F', b'I', b'F', 0,
+                        ];
+                        body.extend(std::iter::repeat_n(0x42, 4096));
+                        ("200 OK", body)
+                    }
+                    _ => ("404 Not Found", b"gone".to_vec()),
+                };
+                let head = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(&body).await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = format!("{}/samples/house-bungalow.jpg", app.base);
+    let media = bad_media_server().await;
+
+    // Bad media first in the queue, good renders of every size beside them.
+    let bad = [
+        ("/missing.jpg", "media_unreachable"),
+        ("/huge.jpg", "media_too_large"),
+        ("/playlist.png", "media_unsupported"),
+        ("/corrupt.jpg", "media_unsupported"),
+    ];
+    let mut bad_ids = Vec::new();
+    for (path, _) in bad {
+        let body = json!({"image_inputs": [{"image_url": sample}, {"image_url": format!("{media}{path}")}]});
+        let r = app.post("/api/v1/create_video", key, &body).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        bad_ids.push(r.json["uuid"].as_str().expect("uuid").to_owned());
+    }
+    let sizes = [
+        ("landscape", "720p", 1280, 720),
+        ("portrait", "720p", 720, 1280),
+        ("landscape", "1080p", 1920, 1080),
+        ("portrait", "1080p", 1080, 1920),
+    ];
+    let mut good_ids = Vec::new();
+    for (orientation, resolution, _, _) in sizes {
+        let body = json!({"image_inputs": [{"image_url": sample, "camera_motion": "push-in"}],
+                          "orientation": orientation, "resolution": resolution});
+        let r = app.post("/api/v1/create_video", key, &body).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        good_ids.push(r.json["uuid"].as_str().expect("uuid").to_owned());
+    }
+
+    for ((path, code), id) in bad.iter().zip(&bad_ids) {
+        let failed = wait_final(&app, key, id).await;
+        assert_eq!(failed["status"], "error", "{path}: {failed}");
+        assert_eq!(failed["error"]["code"], *code, "{path}: {failed}");
+        assert_eq!(
+            failed["error"]["field"], "image_inputs[1].image_url",
+            "{path}: {failed}"
+        );
+        assert!(
+            !failed["error"]["message"].as_str().unwrap_or("").is_empty(),
+            "{failed}"
+        );
+        assert_eq!(failed["video_url"], "", "{path}: {failed}");
+    }
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    for ((orientation, resolution, width, height), id) in sizes.iter().zip(&good_ids) {
+        let done = wait_final(&app, key, id).await;
+        assert_eq!(
+            done["status"], "complete",
+            "{orientation} {resolution}: {done}"
+        );
+        let url = done["video_url"].as_str().expect("video_url");
+        let name = format!("{orientation}-{resolution}.mp4");
+        let (duration, streams) = fetch_and_probe(&app, url, dir.path(), &name).await;
+        assert!((duration - 5.0).abs() <= 0.1, "{name}: duration {duration}");
+        let video = streams
+            .iter()
+            .find(|s| s["codec_type"] == "video")
+            .expect("video stream");
+        assert_eq!(
+            (video["width"].clone(), video["height"].clone()),
+            (json!(width), json!(height)),
+            "{name}"
+        );
+        assert_eq!(video["codec_name"], "h264", "{name}");
+        assert_eq!(video["pix_fmt"], "yuv420p", "{name}");
+        assert_eq!(video["r_frame_rate"], "30/1", "{name}");
+        assert!(
+            streams
+                .iter()
+                .any(|s| s["codec_type"] == "audio" && s["codec_name"] == "aac"),
+            "{name}: audio"
+        );
+    }
 
     workers.shutdown().await;
     app.stop().await;
