@@ -5,8 +5,8 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 use stillreel_core::{
-    ClipFacts, ErrorCode, FieldError, Options, check_combine_clips, validate_combine_video_clips,
-    validate_create_video,
+    ClipFacts, ErrorCode, FieldError, Options, VfxType, check_combine_clips,
+    validate_combine_video_clips, validate_create_video,
 };
 use uuid::Uuid;
 
@@ -104,6 +104,17 @@ async fn project_of(
     }
 }
 
+/// The core's options for this deployment and account: the account's clip limit, the
+/// catalog, the vfx the linked renderer can draw, the operator's default engine.
+fn rule_options<'a>(state: &'a AppState, ctx: &AccountCtx, vfx: &'a [VfxType]) -> Options<'a> {
+    Options {
+        clip_limit: ctx.clip_limit,
+        templates: state.templates,
+        available_vfx: vfx,
+        default_engine: state.config.default_engine,
+    }
+}
+
 fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
     serde_json::to_string(value).map_err(|err| ApiError::Internal(format!("serialize: {err}")))
 }
@@ -140,12 +151,7 @@ pub async fn create_video(
         &body,
         |key| async {
             let vfx = state.available_vfx();
-            let options = Options {
-                clip_limit: ctx.clip_limit,
-                templates: state.templates,
-                available_vfx: &vfx,
-                default_engine: state.config.default_engine,
-            };
+            let options = rule_options(&state, &ctx, &vfx);
             let request = validate_create_video(&body, &options)?;
             let project = project_of(&state, ctx, request.project).await?;
             if let Some(writer) = &state.create_writer {
@@ -197,12 +203,7 @@ pub async fn combine_video_clips(
 ) -> Result<Response, ApiError> {
     idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
         let vfx = state.available_vfx();
-        let options = Options {
-            clip_limit: ctx.clip_limit,
-            templates: state.templates,
-            available_vfx: &vfx,
-            default_engine: state.config.default_engine,
-        };
+        let options = rule_options(&state, &ctx, &vfx);
         let request = validate_combine_video_clips(&body, &options)?;
         let found =
             videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
