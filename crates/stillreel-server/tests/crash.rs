@@ -149,6 +149,21 @@ fn probe_duration(path: &Path) -> f64 {
         .expect("duration")
 }
 
+/// Creates an account with the CLI (no server running) and returns its API key.
+fn create_account(data_dir: &Path, name: &str) -> String {
+    let out = bin(data_dir)
+        .args(["accounts", "create", name])
+        .output()
+        .expect("accounts create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
+    account["api_key"].as_str().expect("api_key").to_owned()
+}
+
 #[test]
 fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
@@ -159,17 +174,7 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
     let log = data_dir.join("serve.log");
     let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
 
-    let out = bin(&data_dir)
-        .args(["accounts", "create", "crash"])
-        .output()
-        .expect("accounts create");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
-    let key = account["api_key"].as_str().expect("api_key").to_owned();
+    let key = create_account(&data_dir, "crash");
 
     let port = free_port();
     let mut server = serve(&data_dir, port, &log);
@@ -315,17 +320,7 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     let data_dir = db.dir.path().to_owned();
     let log = data_dir.join("serve.log");
     let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
-    let out = bin(&data_dir)
-        .args(["accounts", "create", "term"])
-        .output()
-        .expect("accounts create");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let account: Value = serde_json::from_slice(&out.stdout).expect("account json");
-    let key = account["api_key"].as_str().expect("api_key").to_owned();
+    let key = create_account(&data_dir, "term");
 
     let port = free_port();
     let mut server = serve(&data_dir, port, &log);
