@@ -43,7 +43,7 @@ try {
     await page.goto(`${site.url}/index.html?batches=${values.batches}&per=${values.per}`);
     const result = await page.waitForFunction(() => window.benchResult, null, { timeout: 300000 }).then((h) => h.jsonValue());
     runs.push(result);
-    console.log(`run ${run + 1}: wasm ${result.wasm_median_us.toFixed(2)} µs, ajv ${result.ajv_median_us.toFixed(2)} µs, ratio ${result.ratio.toFixed(2)}, JSON round trip ${result.json_round_trip_median_us.toFixed(2)} µs`);
+    console.log(`run ${run + 1}: wasm ${result.wasm_median_us.toFixed(2)} µs, with normalized read ${result.wasm_with_normalized_median_us.toFixed(2)} µs, ajv ${result.ajv_median_us.toFixed(2)} µs, ratio ${result.ratio.toFixed(2)} (${result.ratio_with_normalized.toFixed(2)}), JSON round trip ${result.json_round_trip_median_us.toFixed(2)} µs`);
     await page.close();
   }
 } finally {
@@ -59,6 +59,8 @@ const summary = {
   wasm_median_us: median(runs.map((r) => r.wasm_median_us)),
   ajv_median_us: median(runs.map((r) => r.ajv_median_us)),
   ratio: median(runs.map((r) => r.ratio)),
+  wasm_with_normalized_median_us: median(runs.map((r) => r.wasm_with_normalized_median_us)),
+  ratio_with_normalized: median(runs.map((r) => r.ratio_with_normalized)),
   json_round_trip_median_us: median(runs.map((r) => r.json_round_trip_median_us)),
   browser: runs[0].user_agent,
 };

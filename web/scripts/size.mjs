@@ -1,9 +1,18 @@
 // Size of what a browser downloads for validation: the .wasm, the wasm-bindgen glue and the
 // wrapper, raw and gzipped (level 9). Fails above the budget in /wasm-pack.toml.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadConfig, webDir } from './config.mjs';
+
+/** The JS snippets wasm-bindgen writes for `inline_js` (pkg/snippets/<crate>-<hash>/). */
+function snippets(outDir) {
+  const dir = resolve(outDir, 'snippets');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true })
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => resolve(dir, name));
+}
 
 export function measure(config = loadConfig()) {
   const files = [
@@ -12,6 +21,7 @@ export function measure(config = loadConfig()) {
     resolve(webDir, 'src/browser.js'),
     resolve(webDir, 'src/exports.js'),
     resolve(webDir, 'src/helpers.js'),
+    ...snippets(config.outDir),
   ];
   const rows = files.map((file) => {
     const bytes = readFileSync(file);

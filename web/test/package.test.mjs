@@ -35,6 +35,49 @@ test('a valid create_video body comes back normalized', () => {
   assert.equal(Object.getPrototypeOf(result.normalized), Object.prototype);
 });
 
+test('normalized is built on first read and then behaves as a plain member', () => {
+  const body = { image_inputs: [image(), image('https://example.com/b.jpg', { camera_motion: 'push-in' })] };
+  const result = validateCreateVideo(body);
+  assert.deepEqual(Object.keys(result), ['ok', 'errors', 'normalized']);
+  const first = result.normalized;
+  assert.equal(result.normalized, first, 'the same object on every read');
+  first.resolution = '1080p';
+  assert.equal(result.normalized.resolution, '1080p', 'changes to it are kept');
+  // JSON, spreading and structured cloning see the value, as with a data member.
+  assert.equal(JSON.parse(JSON.stringify(result)).normalized.resolution, '1080p');
+  assert.equal({ ...result }.normalized, first);
+  assert.deepEqual(structuredClone(result).normalized, first);
+  result.normalized = { replaced: true };
+  assert.deepEqual(result.normalized, { replaced: true });
+  // Unread, it still serializes in full.
+  const unread = validateCreateVideo(body);
+  assert.deepEqual(JSON.parse(JSON.stringify(unread)), { ok: true, errors: [], normalized: validateCreateVideo(body).normalized });
+  assert.equal(unread.normalized.image_inputs[1].camera_motion, 'push-in');
+});
+
+test('normalized is the body as validated: later changes to body or options do not reach it', () => {
+  const body = { image_inputs: [image()] };
+  const options = { default_engine: 'v24' };
+  const result = validateCreateVideo(body, options);
+  body.image_inputs[0].image_url = 'ftp://changed.example/a.jpg';
+  body.resolution = '1080p';
+  options.default_engine = 'v25';
+  assert.equal(result.normalized.image_inputs[0].image_url, 'https://example.com/a.jpg');
+  assert.equal(result.normalized.resolution, '720p');
+  assert.equal(result.normalized.ai_engine, 'v24');
+  // The other validators keep theirs the same way.
+  const project = { name: ' Elm ' };
+  const made = validateCreateProject(project);
+  project.name = '';
+  assert.deepEqual(made.normalized, { name: 'Elm' });
+  const second = '0b1e4f0c-58a4-4c57-9a3e-2f7f5d0d9a11';
+  const combine = { video_clip_uuids: [UUID, second], orientation: 'portrait', resolution: '1080p' };
+  const joined = validateCombineVideoClips(combine);
+  combine.video_clip_uuids = [];
+  assert.equal(joined.ok, true, JSON.stringify(joined.errors));
+  assert.deepEqual(joined.normalized.video_clip_uuids, [UUID, second]);
+});
+
 test('every mistake is reported with the server path and code', () => {
   const result = validateCreateVideo({
     image_inputs: [

@@ -1,5 +1,6 @@
 //! The adapter's three helpers: JS value in, JS value out, and the one way to throw.
 
+use js_sys::JsString;
 use serde::{Deserialize, Serialize};
 use stillreel_core::{Engine, Options, Template, TemplateList, VfxType};
 use wasm_bindgen::prelude::*;
@@ -27,13 +28,37 @@ pub fn to_js_large<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError>
     js_sys::JSON::parse(&text).map_err(|_| fail("stillreel: cannot convert the result"))
 }
 
-/// A request body as JSON text, so the core parses it with the server's parser and rules.
+/// A value as JSON text: the JS string `JSON.stringify` made, and its copy in wasm memory.
 /// `JSON.stringify` throws on cycles and BigInt, and gives `undefined` for `undefined`.
+#[derive(Debug)]
+pub struct JsonText {
+    /// The text as a JS string (kept to validate again later without stringifying again).
+    pub js: JsString,
+    /// The same text in wasm memory, for the core.
+    pub text: String,
+}
+
+impl JsonText {
+    /// A request body: a JS value that `JSON.stringify` can write.
+    pub fn of_body(body: &JsValue) -> Result<Self, JsError> {
+        let js = js_sys::JSON::stringify(body)
+            .map_err(|_| fail("the body cannot be turned into JSON (cyclic, or holds a BigInt)"))?;
+        let text = js
+            .as_string()
+            .ok_or_else(|| fail("the body must be a JSON object, not undefined"))?;
+        Ok(Self { js, text })
+    }
+
+    /// JSON text that is already a JS string (a body kept from an earlier call).
+    pub fn of_text(js: JsString) -> Self {
+        let text = String::from(&js);
+        Self { js, text }
+    }
+}
+
+/// A request body as JSON text, so the core parses it with the server's parser and rules.
 pub fn body_json(body: &JsValue) -> Result<String, JsError> {
-    let text = js_sys::JSON::stringify(body)
-        .map_err(|_| fail("the body cannot be turned into JSON (cyclic, or holds a BigInt)"))?;
-    text.as_string()
-        .ok_or_else(|| fail("the body must be a JSON object, not undefined"))
+    JsonText::of_body(body).map(|json| json.text)
 }
 
 /// A value given as JSON, `undefined` and `null` meaning "not given".
@@ -71,6 +96,28 @@ pub struct OptionsWire {
 impl OptionsWire {
     pub fn from_js(value: &JsValue) -> Result<Self, JsError> {
         Ok(from_js(value, "invalid options")?.unwrap_or_default())
+    }
+
+    /// The options and their JSON text (`undefined` when not given), to read them again later
+    /// exactly as they were.
+    pub fn snapshot(value: &JsValue) -> Result<(Self, JsValue), JsError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok((Self::default(), JsValue::UNDEFINED));
+        }
+        let json = JsonText::of_body(value)?;
+        let options = serde_json::from_str(&json.text)
+            .map_err(|err| fail(&format!("invalid options: {err}")))?;
+        Ok((options, json.js.into()))
+    }
+
+    /// Options from [`OptionsWire::snapshot`]'s text.
+    pub fn from_snapshot(text: &JsValue) -> Result<Self, JsError> {
+        match text.as_string() {
+            None => Ok(Self::default()),
+            Some(text) => {
+                serde_json::from_str(&text).map_err(|err| fail(&format!("invalid options: {err}")))
+            }
+        }
     }
 
     /// Borrows these as core [`Options`], the built-in defaults filling the gaps.

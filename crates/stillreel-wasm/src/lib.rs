@@ -17,7 +17,8 @@ mod io;
 mod ts;
 
 pub use forms::*;
-use io::{OptionsWire, body_json, fail, to_js_large};
+use io::{JsonText, OptionsWire, fail, to_js_large};
+use js_sys::JsString;
 
 /// The result of validating a body: every error, or the body with every default filled in.
 #[derive(Debug, Serialize)]
@@ -48,14 +49,135 @@ impl<T> Outcome<T> {
             Err(Rejection::Malformed(message)) => Err(message),
         }
     }
+}
 
-    /// [`Outcome::from_core`] for JavaScript: a malformed body throws.
-    fn respond(result: Result<T, Rejection>) -> Result<JsValue, JsError>
-    where
-        T: Serialize,
-    {
-        to_js_large(&Self::from_core(result).map_err(|message| fail(&message))?)
+/// The three validators, named for the lazy `normalized` of an accepted body (below).
+#[derive(Debug, Clone, Copy)]
+enum Validator {
+    CreateVideo = 0,
+    CombineVideoClips = 1,
+    CreateProject = 2,
+}
+
+impl Validator {
+    fn from_code(code: u32) -> Option<Self> {
+        [
+            Self::CreateVideo,
+            Self::CombineVideoClips,
+            Self::CreateProject,
+        ]
+        .into_iter()
+        .find(|v| *v as u32 == code)
     }
+
+    /// The core's answer for a body's JSON text.
+    fn run(self, json: &str, options: &OptionsWire) -> Result<Box<dyn AsJson>, Rejection> {
+        fn boxed<T: Serialize + 'static>(value: T) -> Box<dyn AsJson> {
+            Box::new(value)
+        }
+        let options = options.as_options();
+        match self {
+            Self::CreateVideo => stillreel_core::validate_create_video(json, &options).map(boxed),
+            Self::CombineVideoClips => {
+                stillreel_core::validate_combine_video_clips(json, &options).map(boxed)
+            }
+            Self::CreateProject => stillreel_core::validate_create_project(json).map(boxed),
+        }
+    }
+
+    /// Validates `body` and answers `{ok, errors, normalized}`; a malformed body throws.
+    ///
+    /// For an accepted body, `normalized` is built when first read: the getter of
+    /// [`accepted`] runs the same validator on the same JSON text and options again and
+    /// returns the normalized body. A form validates on every keystroke and reads `normalized`
+    /// once, at submit; writing a 20-image body's normalized JSON, decoding it and parsing it
+    /// into objects on every call was 13 of the 34 µs a validation took in Chromium
+    /// (docs/BENCHMARKS.md). Every rule and the whole normalization run on every call; only
+    /// the conversion to JavaScript objects waits. The text is a snapshot, so later changes to
+    /// `body` or `options` do not reach `normalized`, and nothing is held in wasm memory.
+    /// (Holding the normalized Rust value for a FinalizationRegistry to free was tried: wasm
+    /// memory grew without bound in a synchronous loop, where finalizers never run.)
+    fn respond(self, body: &JsValue, options: &JsValue) -> Result<JsValue, JsError> {
+        let body = JsonText::of_body(body)?;
+        let (wire, options) = OptionsWire::snapshot(options)?;
+        match Outcome::from_core(self.run(&body.text, &wire)).map_err(|message| fail(&message))? {
+            Outcome { ok: true, .. } => Ok(RENORMALIZE
+                .with(|renormalize| accepted(renormalize, self as u32, &body.js, &options))),
+            rejected => to_js_large(&Outcome::<()> {
+                ok: false,
+                errors: rejected.errors,
+                normalized: None,
+            }),
+        }
+    }
+
+    /// The normalized body of an earlier accepted call, as JavaScript objects.
+    fn normalized(self, body: JsString, options: &JsValue) -> Result<JsValue, JsError> {
+        let body = JsonText::of_text(body);
+        let options = OptionsWire::from_snapshot(options)?;
+        let normalized = self
+            .run(&body.text, &options)
+            .map_err(|_| fail("stillreel: the body no longer validates"))?;
+        let text = normalized
+            .json()
+            .map_err(|err| fail(&format!("stillreel: cannot convert the result: {err}")))?;
+        js_sys::JSON::parse(&text).map_err(|_| fail("stillreel: cannot convert the result"))
+    }
+}
+
+/// A normalized request of any of the three kinds, written as the server's JSON.
+trait AsJson {
+    fn json(&self) -> serde_json::Result<String>;
+}
+
+impl<T: Serialize> AsJson for T {
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
+    }
+}
+
+thread_local! {
+    /// The getter's way back into wasm: one JS function for the module's lifetime.
+    static RENORMALIZE: JsValue = {
+        let closure = Closure::<dyn Fn(u32, JsString, JsValue) -> Result<JsValue, JsValue>>::new(
+            |code: u32, body: JsString, options: JsValue| {
+                Validator::from_code(code)
+                    .ok_or_else(|| fail("stillreel: unknown validator"))
+                    .and_then(|validator| validator.normalized(body, &options))
+                    .map_err(JsValue::from)
+            },
+        );
+        closure.into_js_value()
+    };
+}
+
+#[wasm_bindgen(inline_js = r#"
+// `{ok: true, errors: [], normalized}`: `normalized` is made on first read by running the
+// validator again on the kept JSON text, then kept. It is an own, enumerable, writable member
+// like any other: JSON.stringify, spreading, structuredClone and assignment behave as with a
+// plain value.
+export function accepted(renormalize, validator, body, options) {
+  let value;
+  let pending = true;
+  return {
+    ok: true,
+    errors: [],
+    get normalized() {
+      if (pending) { value = renormalize(validator, body, options); pending = false; }
+      return value;
+    },
+    set normalized(next) { value = next; pending = false; },
+  };
+}
+"#)]
+extern "C" {
+    /// The outcome of an accepted body.
+    fn accepted(
+        renormalize: &JsValue,
+        validator: u32,
+        body: &JsString,
+        options: &JsValue,
+    ) -> JsValue;
 }
 
 /// Validates a `POST /create_video` body as the server would.
@@ -64,11 +186,7 @@ pub fn validate_create_video(
     body: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let (json, options) = (body_json(&body)?, OptionsWire::from_js(&options)?);
-    Outcome::respond(stillreel_core::validate_create_video(
-        &json,
-        &options.as_options(),
-    ))
+    Validator::CreateVideo.respond(&body, &options)
 }
 
 /// Validates a `POST /combine_video_clips` body as the server would, before it looks the clips
@@ -81,16 +199,11 @@ pub fn validate_combine_video_clips(
     body: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let (json, options) = (body_json(&body)?, OptionsWire::from_js(&options)?);
-    Outcome::respond(stillreel_core::validate_combine_video_clips(
-        &json,
-        &options.as_options(),
-    ))
+    Validator::CombineVideoClips.respond(&body, &options)
 }
 
 /// Validates a `POST /create_project` body as the server would.
 #[wasm_bindgen(js_name = validateCreateProject, unchecked_return_type = "ValidationResult<CreateProjectRequest>")]
 pub fn validate_create_project(body: JsValue) -> Result<JsValue, JsError> {
-    let json = body_json(&body)?;
-    Outcome::respond(stillreel_core::validate_create_project(&json))
+    Validator::CreateProject.respond(&body, &JsValue::UNDEFINED)
 }
