@@ -12,10 +12,9 @@ import { repoDir } from '../scripts/config.mjs';
 import { stills, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
-// Screenshots refresh the committed ones in docs/ only when asked, so a CI run leaves the tree clean.
-const docs = process.env.STILLREEL_E2E_SHOTS_TO_DOCS === '1'
-  ? resolve(repoDir, 'docs')
-  : resolve(repoDir, 'target', 'e2e-shots');
+// Screenshots of the form go in docs/ (issue 6); STILLREEL_E2E_SHOTS_DIR sends them elsewhere,
+// e.g. to keep a working tree clean.
+const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
 mkdirSync(docs, { recursive: true });
 
 const site = await target();
