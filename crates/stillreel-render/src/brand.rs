@@ -321,6 +321,8 @@ impl Renderer {
         })?;
         let total = cmd.planned_frames;
         let runner = self.runner();
+        // Dropping this future (lease lost, shutdown) kills the ffmpeg runs below.
+        let _give_up = runner.cancel.on_drop();
         let dir = work_dir.to_path_buf();
         let (tx, rx) = std_mpsc::channel::<u32>();
         let handle = tokio::task::spawn_blocking(move || {

@@ -101,6 +101,10 @@ pub enum RenderError {
         limit_secs: u64,
         stderr_tail: String,
     },
+    /// The render was given up (its job's lease was lost, or the server is stopping) and
+    /// ffmpeg was killed. Never stored: the job is settled by whoever owns it now.
+    #[error("ffmpeg at {step} was stopped: the render was given up")]
+    Cancelled { step: Step },
     /// ffmpeg could not be started (missing binary, permissions).
     #[error("could not start ffmpeg at {step}: {source}")]
     Spawn { step: Step, source: std::io::Error },
@@ -118,6 +122,7 @@ impl RenderError {
         match self {
             RenderError::Failed { step, .. }
             | RenderError::TimedOut { step, .. }
+            | RenderError::Cancelled { step }
             | RenderError::Spawn { step, .. }
             | RenderError::Io { step, .. }
             | RenderError::Effect { step, .. } => *step,
@@ -188,7 +193,9 @@ impl JobFailure {
         match self {
             JobFailure::Media { error, .. } => error.transient,
             // A spawn failure or full disk may pass; a deterministic ffmpeg failure will not.
-            JobFailure::Render(RenderError::Spawn { .. } | RenderError::Io { .. }) => true,
+            JobFailure::Render(
+                RenderError::Spawn { .. } | RenderError::Io { .. } | RenderError::Cancelled { .. },
+            ) => true,
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),
         }

@@ -269,6 +269,8 @@ impl Renderer {
         let done_before: u64 = (clips.len() as u64) * u64::from(clip_frames());
         let (tx, mut rx) = mpsc::unbounded_channel::<Note>();
         let runner = self.runner();
+        // Dropping this future (lease lost, shutdown) kills the ffmpeg runs below.
+        let _give_up = runner.cancel.on_drop();
         let storage = Arc::clone(&self.storage);
         let parallelism = self.config.clip_parallelism.max(1);
         let encoding = self.config.encoding.clone();
@@ -475,6 +477,8 @@ impl Renderer {
             Path::new("video.mp4"),
         );
         let runner = self.runner();
+        // Dropping this future (lease lost, shutdown) kills the ffmpeg runs below.
+        let _give_up = runner.cancel.on_drop();
         let dir = work_dir.to_path_buf();
         let (tx, rx) = std_mpsc::channel::<u32>();
         let handle = tokio::task::spawn_blocking(move || {

@@ -1,9 +1,10 @@
 //! Runs ffmpeg: an explicit binary, progress from its stats lines, a wall-time limit that kills
-//! the process, and the tail of stderr kept for the error.
+//! the process, cancellation that kills it too, and the tail of stderr kept for the error.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use ffmpeg_sidecar::command::FfmpegCommand;
@@ -17,6 +18,42 @@ const TAIL_LINES: usize = 12;
 /// Characters of stderr kept for an error.
 const TAIL_CHARS: usize = 2000;
 
+/// How often a run looks at its [`Cancel`] flag while ffmpeg is quiet.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+
+/// A flag that stops the runs of one render. ffmpeg runs on blocking threads, which a dropped
+/// future does not stop: without this, a job whose lease was lost, or a server shutting down,
+/// left ffmpeg running to the end and threw its output away.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// Kills the runs that share this flag, and refuses new ones.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// A guard that cancels when dropped. The async code that awaits a blocking run holds it,
+    /// so dropping that future (a `select!` that chose another branch) kills ffmpeg.
+    pub fn on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+}
+
+/// Cancels its [`Cancel`] when dropped.
+#[derive(Debug)]
+pub struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// How ffmpeg is run.
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -24,6 +61,8 @@ pub struct Runner {
     pub ffmpeg: PathBuf,
     /// Wall time after which a run is killed.
     pub time_limit: Duration,
+    /// Set when the render no longer wants the result: the run kills ffmpeg.
+    pub cancel: Cancel,
 }
 
 impl Runner {
@@ -37,7 +76,11 @@ impl Runner {
         {
             ffmpeg = cwd.join(ffmpeg);
         }
-        Runner { ffmpeg, time_limit }
+        Runner {
+            ffmpeg,
+            time_limit,
+            cancel: Cancel::default(),
+        }
     }
 
     /// Runs `cmd` in `dir`, calling `progress` with frames done (`0..=planned_frames`, never
@@ -49,6 +92,9 @@ impl Runner {
         dir: &Path,
         progress: &mut dyn FnMut(u32),
     ) -> Result<(), RenderError> {
+        if self.cancel.is_cancelled() {
+            return Err(RenderError::Cancelled { step });
+        }
         let mut command = FfmpegCommand::new_with_path(&self.ffmpeg);
         command.args(&cmd.args);
         command.as_inner_mut().current_dir(dir);
@@ -75,9 +121,20 @@ impl Runner {
         let mut tail: VecDeque<String> = VecDeque::new();
         let mut best = 0u32;
         let mut timed_out = false;
+        let mut cancelled = false;
         loop {
+            if self.cancel.is_cancelled() {
+                cancelled = true;
+                let _ = child.kill();
+                break;
+            }
             let left = self.time_limit.saturating_sub(started.elapsed());
-            match rx.recv_timeout(left) {
+            if left.is_zero() {
+                timed_out = true;
+                let _ = child.kill();
+                break;
+            }
+            match rx.recv_timeout(left.min(CANCEL_POLL)) {
                 Ok(FfmpegEvent::Progress(p)) => {
                     let frames = p.frame.min(cmd.planned_frames);
                     if frames > best {
@@ -91,11 +148,8 @@ impl Runner {
                 Ok(FfmpegEvent::Error(e)) if e.contains("No streams found") => {}
                 Ok(FfmpegEvent::Error(e)) => remember(&mut tail, e),
                 Ok(_) => {}
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    timed_out = true;
-                    let _ = child.kill();
-                    break;
-                }
+                // Quiet for a while: look at the flag and the clock again.
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
         }
@@ -106,6 +160,9 @@ impl Runner {
         drop(rx);
         let _ = reader.join();
         let stderr_tail = join_tail(&tail);
+        if cancelled {
+            return Err(RenderError::Cancelled { step });
+        }
         if timed_out {
             return Err(RenderError::TimedOut {
                 step,

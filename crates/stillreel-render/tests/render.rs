@@ -619,3 +619,67 @@ async fn effect_hook_and_time_limit() {
         &rgb[..3]
     );
 }
+
+/// Processes named ffmpeg whose working directory is inside `dir` (Linux `/proc`).
+fn ffmpeg_running_in(dir: &Path) -> Vec<u32> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+            comm.trim() == "ffmpeg" && cwd.starts_with(&dir)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_render_kills_its_ffmpeg() {
+    // What the worker does when a job's lease is lost or the server stops: it drops the render
+    // future. ffmpeg runs on blocking threads, so only the cancel flag stops it.
+    let env = Env::new(RenderConfig::default()).await;
+    let job = env.job(
+        &[
+            ("/wide.jpg", CameraMotion::PushIn),
+            ("/wide.jpg", CameraMotion::PushOut),
+            ("/wide.jpg", CameraMotion::OrbitLeft),
+        ],
+        Orientation::Landscape,
+        Resolution::P1080,
+        Engine::V25,
+    );
+    let work = env.work("dropped");
+    let observer = Recorder::default();
+    let seen = tokio::select! {
+        result = env.renderer.render_video(&job, &work, &observer) => {
+            panic!("the render ended before ffmpeg was seen: {result:?}")
+        }
+        pids = async {
+            loop {
+                let pids = ffmpeg_running_in(&work);
+                if !pids.is_empty() {
+                    return pids;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        } => pids,
+    };
+    // The render future is dropped here.
+    assert!(!seen.is_empty());
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while !ffmpeg_running_in(&work).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "ffmpeg still running 3 s after the render was dropped: {:?}",
+            ffmpeg_running_in(&work)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // No run starts after the drop either (the other clips were refused, not started).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(ffmpeg_running_in(&work).is_empty());
+}

@@ -13,6 +13,7 @@
 
 mod files;
 mod observer;
+mod scratch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -146,6 +147,8 @@ struct Ctx {
     settings: WorkerSettings,
     /// Distinguishes this process's leases from other processes'.
     node: Uuid,
+    /// This process's scratch folder (`<data dir>/work/<node>`).
+    scratch: scratch::Scratch,
 }
 
 /// Starts `settings.workers` job loops (and the lease rescuer) on `state`.
@@ -153,12 +156,33 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Vec::new();
     if settings.workers > 0 {
+        let node = Uuid::new_v4();
+        let root = work_root(&state.config);
+        let scratch = match scratch::Scratch::claim(&root, node) {
+            Ok(scratch) => scratch,
+            Err(err) => {
+                tracing::error!(dir = %root.display(), error = %err, "cannot make the scratch folder; no render workers");
+                return Workers { stop, tasks };
+            }
+        };
+        // Scratch folders of processes that died without cleaning up (kill -9, a crash).
+        let keep = scratch.dir().to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let removed = scratch::sweep(&root, &keep);
+            if !removed.is_empty() {
+                tracing::info!(
+                    folders = removed.len(),
+                    "removed scratch folders of processes that are gone"
+                );
+            }
+        });
         let ctx = Arc::new(Ctx {
             db: state.db.clone(),
             state,
             renderer,
             settings,
-            node: Uuid::new_v4(),
+            node,
+            scratch,
         });
         tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
         for n in 0..ctx.settings.workers {
@@ -302,7 +326,7 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
             }
         })
     };
-    let work_dir = work_root(&ctx.state.config).join(format!("job-{}-{}", job.id, job.attempts));
+    let work_dir = ctx.scratch.job_dir(job.id, job.attempts);
     let grace = ctx.settings.grace;
     let outcome = tokio::select! {
         outcome = process(ctx, &job, &work_dir) => outcome,
@@ -528,7 +552,7 @@ async fn enqueue_branding(db: &Db, video_id: Uuid) -> Result<(), DbError> {
     tx.commit().await
 }
 
-/// Where a job's scratch files go (for tests and operators).
+/// Where jobs' scratch files go: one folder per process below it (`worker/scratch.rs`).
 pub fn work_root(config: &Config) -> PathBuf {
     config.data_dir.join("work")
 }

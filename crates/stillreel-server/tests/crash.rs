@@ -150,6 +150,21 @@ fn probe_duration(path: &Path) -> f64 {
 }
 
 /// Creates an account with the CLI (no server running) and returns its API key.
+/// The per-process scratch folders under `work/`.
+fn node_dirs(work: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(work)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
 fn create_account(data_dir: &Path, name: &str) -> String {
     let out = bin(data_dir)
         .args(["accounts", "create", name])
@@ -216,6 +231,17 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let _ = kill_group(&mut server, "-KILL");
+    // The killed process leaves its scratch folder behind: `work/<its node id>/job-…`.
+    let work = data_dir.join("work");
+    let left_behind = node_dirs(&work);
+    assert_eq!(left_behind.len(), 1, "{left_behind:?}");
+    assert!(
+        std::fs::read_dir(&left_behind[0])
+            .expect("scratch folder")
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("job-")),
+        "the killed render's folder is there"
+    );
     let stored_before: Vec<(String, PathBuf, u64, i64)> = before["video_clips"]
         .as_array()
         .expect("clips")
@@ -253,12 +279,21 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
         );
         std::thread::sleep(Duration::from_millis(200));
     };
+    // The new process removed the dead one's scratch folder when it started.
+    let now = node_dirs(&work);
+    assert!(
+        !now.contains(&left_behind[0]),
+        "the dead process's scratch folder is gone: {now:?}"
+    );
+    assert_eq!(now.len(), 1, "only the running process's own: {now:?}");
     let exit = kill_group(&mut server, "-TERM");
     assert!(
         exit.success(),
         "SIGTERM ends serve cleanly: {exit}\n{}",
         show_log()
     );
+    // And a clean stop leaves no scratch folder at all.
+    assert_eq!(node_dirs(&work), Vec::<PathBuf>::new(), "{}", show_log());
 
     let clips = done["video_clips"].as_array().expect("clips");
     assert_eq!(clips.len(), 3, "{done}");

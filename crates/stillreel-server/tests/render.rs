@@ -416,3 +416,107 @@ async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp
     workers.shutdown().await;
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_lease_kills_ffmpeg_sqlite() {
+    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, short_lease).await {
+        a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lost_lease_kills_ffmpeg_postgres() {
+    if let Some(app) = TestApp::spawn_with(Backend::Postgres, short_lease).await {
+        a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app).await;
+    }
+}
+
+/// The samples, and a 3 s lease: the heartbeat runs every second.
+fn short_lease(config: &mut Config) {
+    configure(config);
+    config.job_lease_secs = 3;
+}
+
+/// Processes named ffmpeg whose working directory is inside `dir` (Linux `/proc`).
+fn ffmpeg_running_in(dir: &Path) -> Vec<u32> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+            comm.trim() == "ffmpeg" && cwd.starts_with(&dir)
+        })
+        .collect()
+}
+
+/// Another worker takes the job over (its lease owner changes under the running render): the
+/// heartbeat notices, the render is dropped, and its ffmpeg is killed instead of running on.
+/// Nothing is written for the job by the worker that lost it.
+async fn a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let key = app.account().await.api_key;
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let body = json!({
+        "image_inputs": [
+            {"image_url": sample("house-colonial.jpg"), "camera_motion": "push-in"},
+            {"image_url": sample("house-bungalow.jpg"), "camera_motion": "push-out"},
+            {"image_url": sample("living-room.png"), "camera_motion": "orbit-left"},
+        ],
+        "resolution": "1080p",
+    });
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let uuid = r.json["uuid"].as_str().expect("uuid").to_owned();
+
+    let work = worker::work_root(&app.state.config);
+    let started = Instant::now();
+    while ffmpeg_running_in(&work).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no ffmpeg started within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stolen = "UPDATE jobs SET lease_owner = 'another-node/0' WHERE state = 'running'";
+    let taken = match &app.state.db {
+        stillreel_server::db::Db::Sqlite { write, .. } => sqlx::query(stolen)
+            .execute(write)
+            .await
+            .map(|r| r.rows_affected()),
+        stillreel_server::db::Db::Postgres(pool) => sqlx::query(stolen)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+    .expect("take the lease");
+    assert_eq!(taken, 1);
+    let stolen_at = Instant::now();
+
+    // One heartbeat (1 s) to notice, 0.1 s for the runner to see the flag.
+    while !ffmpeg_running_in(&work).is_empty() {
+        assert!(
+            stolen_at.elapsed() < Duration::from_secs(4),
+            "ffmpeg still running {:?} after the lease was lost: {:?}",
+            stolen_at.elapsed(),
+            ffmpeg_running_in(&work)
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The job belongs to the other node: still running, under its name; the video is not
+    // failed or completed by the worker that lost it.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        ffmpeg_running_in(&work).is_empty(),
+        "no new run for the lost job"
+    );
+    let r = app
+        .get(&format!("/api/v1/get_video?uuid={uuid}"), &key)
+        .await;
+    assert_eq!(r.json["status"], "in_progress", "{}", r.json);
+    workers.shutdown().await;
+}

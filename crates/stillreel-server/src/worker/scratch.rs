@@ -1,0 +1,138 @@
+//! Scratch space for renders: `<data dir>/work/<node>/job-<id>-<attempt>`, one folder per
+//! process (`node` is the process's random id).
+//!
+//! A process holds an exclusive lock on `<node>/.lock` for as long as it lives; the kernel
+//! drops the lock when the process dies, however it dies. At start each process removes the
+//! folders of the others whose lock it can take: their owner is gone (killed with `kill -9`,
+//! crashed), so their scratch files would otherwise stay forever. Folders of live processes
+//! that share the data directory stay locked and are left alone.
+
+use std::fs::{File, TryLockError};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use uuid::Uuid;
+
+const LOCK_FILE: &str = ".lock";
+
+/// This process's scratch folder, locked while the value lives.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: PathBuf,
+    /// Held, never read: the lock lives as long as the open file.
+    _lock: Option<File>,
+}
+
+impl Scratch {
+    /// Creates and locks `root/<node>`. Without a lock (a file system that refuses it) the
+    /// folder still works; it is only not protected from another process's sweep.
+    pub fn claim(root: &Path, node: Uuid) -> io::Result<Self> {
+        let dir = root.join(node.to_string());
+        std::fs::create_dir_all(&dir)?;
+        let file = File::create(dir.join(LOCK_FILE))?;
+        let lock = match file.try_lock() {
+            Ok(()) => Some(file),
+            Err(err) => {
+                tracing::warn!(dir = %dir.display(), error = %err, "cannot lock the scratch folder");
+                None
+            }
+        };
+        Ok(Self { dir, _lock: lock })
+    }
+
+    /// The folder of one attempt at one job.
+    pub fn job_dir(&self, job_id: i64, attempt: i32) -> PathBuf {
+        self.dir.join(format!("job-{job_id}-{attempt}"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    /// A process that stops cleanly leaves nothing behind (its jobs' folders are already gone).
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Removes the scratch folders under `root` of processes that are gone, never `keep`.
+/// Returns the folders removed.
+pub fn sweep(root: &Path, keep: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let is_node_dir = entry.file_type().is_ok_and(|t| t.is_dir())
+            && path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| Uuid::parse_str(n).is_ok());
+        if !is_node_dir || path == keep {
+            continue;
+        }
+        // No lock file: the process died between making the folder and locking it.
+        let owner_gone = match File::open(path.join(LOCK_FILE)) {
+            Ok(file) => match file.try_lock() {
+                Ok(()) => true,
+                Err(TryLockError::WouldBlock) => false,
+                Err(TryLockError::Error(_)) => false,
+            },
+            Err(err) => err.kind() == io::ErrorKind::NotFound,
+        };
+        if owner_gone {
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => removed.push(path),
+                Err(err) => {
+                    tracing::warn!(dir = %path.display(), error = %err, "cannot remove a dead process's scratch folder");
+                }
+            }
+        }
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweeps_folders_of_dead_processes_and_keeps_locked_ones() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let alive = Scratch::claim(root.path(), Uuid::new_v4()).expect("claim");
+        let other = Scratch::claim(root.path(), Uuid::new_v4()).expect("claim");
+        std::fs::create_dir_all(other.job_dir(7, 1)).expect("job dir");
+        // A process that is gone: its folder exists, nobody holds its lock.
+        let dead = root.path().join(Uuid::new_v4().to_string());
+        std::fs::create_dir_all(dead.join("job-3-1")).expect("dead dir");
+        File::create(dead.join(LOCK_FILE)).expect("lock file");
+        // Died before locking.
+        let unlocked = root.path().join(Uuid::new_v4().to_string());
+        std::fs::create_dir_all(&unlocked).expect("unlocked dir");
+        // Not ours to touch.
+        let foreign = root.path().join("notes");
+        std::fs::create_dir_all(&foreign).expect("foreign dir");
+
+        let mut removed = sweep(root.path(), alive.dir());
+        removed.sort();
+        let mut expected = vec![dead.clone(), unlocked.clone()];
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(alive.dir().exists());
+        assert!(
+            other.job_dir(7, 1).exists(),
+            "a live process's folder stays"
+        );
+        assert!(foreign.exists());
+
+        // A process that stops cleanly removes its own folder.
+        let other_dir = other.dir().to_path_buf();
+        drop(other);
+        assert!(!other_dir.exists());
+        assert!(sweep(root.path(), alive.dir()).is_empty());
+        assert!(alive.dir().exists());
+    }
+}
