@@ -9,8 +9,14 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 
-# The browser form and its wasm package (web/dist), rebuilt only when missing.
-if [ ! -f web/dist/index.html ]; then
+# The browser form and its wasm package (web/dist), rebuilt when missing or older than any of
+# its sources (after a pull, a stale form would validate with old rules).
+stale_web() {
+  [ ! -f web/dist/index.html ] && return 0
+  [ -n "$(find crates/stillreel-core crates/stillreel-wasm web/src web/form web/package-lock.json wasm-pack.toml \
+      -newer web/dist/index.html -type f -print -quit 2>/dev/null)" ]
+}
+if stale_web; then
   (cd web && { cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null || npm ci --no-audit --no-fund; } && npm run build)
 fi
 
