@@ -24,6 +24,7 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::error::{ApiError, envelope_response};
 use crate::metrics::Metrics;
+use crate::rate_limit::AccountLimiter;
 use crate::repo::group_commit::CreateWriter;
 use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
 use crate::state::{AppState, AuthCache};
@@ -38,6 +39,9 @@ impl AppState {
         let storage: Arc<dyn Storage> = Arc::new(LocalStorage::new(config.media_dir()));
         let create_writer =
             (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
+        let rate_limiter = config
+            .rate_limit
+            .map(|limit| Arc::new(AccountLimiter::new(limit)));
         AppState {
             db,
             config: Arc::new(config),
@@ -47,6 +51,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             auth_cache: Arc::new(AuthCache::default()),
             create_writer,
+            rate_limiter,
         }
     }
 }

@@ -4,7 +4,9 @@
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use stillreel_core::Engine;
 
@@ -23,6 +25,68 @@ pub enum DatabaseConfig {
     Sqlite(PathBuf),
     /// A PostgreSQL URL (`postgres://` or `postgresql://`).
     Postgres(String),
+}
+
+/// A per-account request budget: `requests` per `period`, refilled evenly (see `rate_limit.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub requests: NonZeroU32,
+    pub period: Period,
+}
+
+/// The period of a [`RateLimit`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    Second,
+    Minute,
+    Hour,
+}
+
+impl Period {
+    pub fn duration(self) -> Duration {
+        Duration::from_secs(match self {
+            Period::Second => 1,
+            Period::Minute => 60,
+            Period::Hour => 3600,
+        })
+    }
+}
+
+impl RateLimit {
+    /// Parses `STILLREEL_RATE_LIMIT`: `off` (no limit) or `<N>/<unit>`, N ≥ 1, unit `s`/`sec`/
+    /// `second`, `m`/`min`/`minute` or `h`/`hour`. The caller treats unset and empty as `off`.
+    pub fn parse(text: &str) -> Result<Option<RateLimit>, String> {
+        let text = text.trim();
+        if text.eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let expected =
+            "expected off or <N>/<unit> with N at least 1 and unit s, min or h (e.g. 120/min)";
+        let Some((count, unit)) = text.split_once('/') else {
+            return Err(format!("{text:?}: {expected}"));
+        };
+        let (count, unit) = (count.trim(), unit.trim());
+        // Digits only: `u32::from_str` would also take a sign (`+5`).
+        let requests = Some(count)
+            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|c| c.parse::<NonZeroU32>().ok())
+            .ok_or_else(|| {
+                format!("{text:?}: {count:?} is not a whole number of at least 1; {expected}")
+            })?;
+        let period = match unit.to_ascii_lowercase().as_str() {
+            "s" | "sec" | "second" => Period::Second,
+            "m" | "min" | "minute" => Period::Minute,
+            "h" | "hour" => Period::Hour,
+            _ => return Err(format!("{text:?}: {unit:?} is not a unit; {expected}")),
+        };
+        // governor refills one request every period / N, counted in nanoseconds.
+        if (period.duration() / requests.get()).is_zero() {
+            return Err(format!(
+                "{text:?}: more than one request per nanosecond cannot be limited"
+            ));
+        }
+        Ok(Some(RateLimit { requests, period }))
+    }
 }
 
 /// The whole configuration of `stillreel`.
@@ -56,6 +120,8 @@ pub struct Config {
     /// `STILLREEL_JOB_LEASE_SECS` (default 30): how long a render job's lease lasts without a
     /// heartbeat; a crashed worker's job is back in the queue after about this long.
     pub job_lease_secs: u64,
+    /// `STILLREEL_RATE_LIMIT` (default off): requests per account and period, per process.
+    pub rate_limit: Option<RateLimit>,
 }
 
 impl Config {
@@ -158,6 +224,13 @@ impl Config {
                     message: format!("{text:?} is not a whole number of seconds from 3 to 3600"),
                 })?,
         };
+        let rate_limit = match get("STILLREEL_RATE_LIMIT") {
+            None => None,
+            Some(text) => RateLimit::parse(&text).map_err(|message| ConfigError {
+                var: "STILLREEL_RATE_LIMIT",
+                message,
+            })?,
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -171,6 +244,7 @@ impl Config {
             get_video_cache,
             samples_dir,
             job_lease_secs,
+            rate_limit,
         })
     }
 
@@ -212,6 +286,7 @@ mod tests {
         assert!(c.get_video_cache);
         assert_eq!(c.samples_dir, PathBuf::from("./samples"));
         assert_eq!(c.job_lease_secs, 30);
+        assert_eq!(c.rate_limit, None);
     }
 
     #[test]
@@ -227,6 +302,7 @@ mod tests {
             ("STILLREEL_FFMPEG", "/opt/ffmpeg"),
             ("STILLREEL_WEB_DIR", "/srv/web"),
             ("STILLREEL_GET_VIDEO_CACHE", "off"),
+            ("STILLREEL_RATE_LIMIT", "120/min"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -242,6 +318,7 @@ mod tests {
         assert_eq!(c.web_dir, PathBuf::from("/srv/web"));
         assert_eq!(c.media_dir(), PathBuf::from("/srv/sr/media"));
         assert!(!c.get_video_cache);
+        assert_eq!(c.rate_limit, RateLimit::parse("120/m").expect("valid"));
     }
 
     #[test]
@@ -254,9 +331,74 @@ mod tests {
             ("STILLREEL_DATABASE_URL", "mysql://x"),
             ("STILLREEL_GET_VIDEO_CACHE", "maybe"),
             ("STILLREEL_JOB_LEASE_SECS", "1"),
+            ("STILLREEL_RATE_LIMIT", "120"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);
         }
+    }
+
+    fn limit(n: u32, period: Period) -> Option<RateLimit> {
+        Some(RateLimit {
+            requests: NonZeroU32::new(n).expect("n > 0"),
+            period,
+        })
+    }
+
+    #[test]
+    fn rate_limit_forms() {
+        for (text, expected) in [
+            ("off", None),
+            ("OFF", None),
+            ("5/s", limit(5, Period::Second)),
+            ("5/sec", limit(5, Period::Second)),
+            ("5/second", limit(5, Period::Second)),
+            ("120/m", limit(120, Period::Minute)),
+            ("120/min", limit(120, Period::Minute)),
+            ("120/minute", limit(120, Period::Minute)),
+            (" 120 / Min ", limit(120, Period::Minute)),
+            ("1/h", limit(1, Period::Hour)),
+            ("1000/hour", limit(1000, Period::Hour)),
+            ("1000000000/s", limit(1_000_000_000, Period::Second)),
+            ("4294967295/h", limit(u32::MAX, Period::Hour)),
+        ] {
+            assert_eq!(RateLimit::parse(text), Ok(expected), "{text}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_rejects_everything_else() {
+        for text in [
+            "on",
+            "120",
+            "/min",
+            "120/",
+            "0/min",
+            "-1/min",
+            "+5/s",
+            "1.5/s",
+            "1e3/s",
+            "5/ms",
+            "5/day",
+            "5/hours",
+            "5/min/s",
+            "five/s",
+            "5 per min",
+            "4294967296/h",
+            "2000000000/s",
+        ] {
+            let err = RateLimit::parse(text).expect_err(text);
+            assert!(err.contains(text.trim()), "{text}: {err}");
+        }
+        // Through the environment, empty is unset (no limit) like every other variable.
+        assert_eq!(
+            config(&[("STILLREEL_RATE_LIMIT", "  ")])
+                .expect("valid")
+                .rate_limit,
+            None
+        );
+        let err = config(&[("STILLREEL_RATE_LIMIT", "10/fortnight")]).expect_err("unit");
+        assert_eq!(err.var, "STILLREEL_RATE_LIMIT");
+        assert!(err.to_string().contains("e.g. 120/min"), "{err}");
     }
 }

@@ -35,6 +35,9 @@ pub enum ApiError {
     Validation(Vec<FieldError>),
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
+    /// Over the operator's per-account limit; `retry_after` is whole seconds, at least 1.
+    #[error("too many requests for this API key; retry in {retry_after} s")]
+    RateLimited { retry_after: u64 },
     #[error("the service is not ready")]
     Unavailable,
     #[error("internal error: {0}")]
@@ -92,6 +95,7 @@ impl ApiError {
             ApiError::IdempotencyKeyReused => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
             }
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
@@ -160,7 +164,13 @@ impl IntoResponse for ApiError {
             }
             other => (other.to_string(), &[]),
         };
-        envelope_response(status, code, message, details)
+        let mut response = envelope_response(status, code, message, details);
+        if let ApiError::RateLimited { retry_after } = self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, retry_after.into());
+        }
+        response
     }
 }
 
@@ -191,6 +201,23 @@ mod tests {
         assert_eq!(json["error"]["message"], "2 fields are invalid");
         assert_eq!(json["error"]["details"][1]["field"], "b[0]");
         assert_eq!(json["error"]["details"][1]["code"], "invalid_url");
+    }
+
+    #[tokio::test]
+    async fn rate_limited_says_when_to_retry() {
+        let response = ApiError::RateLimited { retry_after: 7 }.into_response();
+        assert_eq!(
+            response.headers().get(axum::http::header::RETRY_AFTER),
+            Some(&axum::http::HeaderValue::from(7u64))
+        );
+        let (status, json) = body(ApiError::RateLimited { retry_after: 7 }).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(json["error"]["code"], "rate_limited");
+        assert_eq!(
+            json["error"]["message"],
+            "too many requests for this API key; retry in 7 s"
+        );
+        assert_eq!(json["error"]["details"], serde_json::json!([]));
     }
 
     #[tokio::test]

@@ -16,6 +16,8 @@ use crate::repo::accounts::AccountCtx;
 use crate::state::AppState;
 
 /// The calling account (CONTRACT §2): `Authorization: <key>` or `Authorization: Bearer <key>`.
+/// A verified key also counts one request against the account's rate limit, when the operator
+/// set one (`rate_limit.rs`); unknown keys are refused before, so they spend nobody's budget.
 #[derive(Debug, Clone, Copy)]
 pub struct Auth(pub AccountCtx);
 
@@ -40,10 +42,17 @@ impl FromRequestParts<AppState> for Auth {
             .and_then(|v| v.to_str().ok())
             .and_then(key_of)
             .ok_or(ApiError::Unauthorized)?;
-        match state.auth_cache.authenticate(&state.db, key).await? {
-            Some(ctx) => Ok(Auth(ctx)),
-            None => Err(ApiError::Unauthorized),
+        let ctx = state
+            .auth_cache
+            .authenticate(&state.db, key)
+            .await?
+            .ok_or(ApiError::Unauthorized)?;
+        if let Some(limiter) = &state.rate_limiter {
+            limiter
+                .check(ctx.account_id)
+                .map_err(|retry_after| ApiError::RateLimited { retry_after })?;
         }
+        Ok(Auth(ctx))
     }
 }
 

@@ -14,6 +14,7 @@ pub mod extract;
 pub mod metrics;
 pub mod openapi;
 pub mod queue;
+pub mod rate_limit;
 pub mod repo;
 pub mod routes;
 pub mod serve;

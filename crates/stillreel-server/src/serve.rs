@@ -1,5 +1,5 @@
 //! Running the server: bind, serve until SIGTERM/SIGINT, then stop accepting and let requests
-//! in flight finish; periodic queue and idempotency maintenance alongside.
+//! in flight finish; periodic queue, idempotency and rate-limit maintenance alongside.
 
 use std::future::Future;
 use std::time::Duration;
@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 use crate::db::{Db, DbError};
 use crate::repo::accounts::{self, NewAccount};
 use crate::state::AppState;
-use crate::{queue, repo};
+use crate::{queue, rate_limit, repo};
 
 /// How often expired job leases are put back and old idempotency keys deleted.
 const MAINTENANCE_EVERY: Duration = Duration::from_secs(30);
@@ -61,12 +61,19 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let maintenance = tokio::spawn(maintain(state.db.clone()));
     let checkpoints = tokio::spawn(checkpoint(state.db.clone()));
+    let rate_sweeps = state
+        .rate_limiter
+        .clone()
+        .map(|limiter| tokio::spawn(rate_limit::sweep_periodically(limiter)));
     let app = crate::router(state.clone());
     let result = axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await;
     maintenance.abort();
     checkpoints.abort();
+    if let Some(sweeps) = rate_sweeps {
+        sweeps.abort();
+    }
     state.db.close().await;
     result.map_err(ServeError::Io)
 }

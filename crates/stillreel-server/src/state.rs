@@ -9,6 +9,7 @@ use stillreel_core::{Template, VfxType};
 use crate::config::Config;
 use crate::db::{Db, DbError};
 use crate::metrics::Metrics;
+use crate::rate_limit::AccountLimiter;
 use crate::repo::accounts::{self, AccountCtx};
 use crate::repo::group_commit::CreateWriter;
 use crate::storage::Storage;
@@ -28,6 +29,8 @@ pub struct AppState {
     pub auth_cache: Arc<AuthCache>,
     /// The group-commit writer for `create_video` (SQLite only).
     pub create_writer: Option<CreateWriter>,
+    /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
+    pub rate_limiter: Option<Arc<AccountLimiter>>,
 }
 
 impl AppState {

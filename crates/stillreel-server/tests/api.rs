@@ -2,10 +2,11 @@
 
 mod common;
 
-use common::{Resp, TestApp, create_body};
+use common::{Backend, Resp, TestApp, create_body};
 use hyper::Method;
 use serde_json::{Value, json};
 use stillreel_core::JobError;
+use stillreel_server::config::RateLimit;
 use stillreel_server::queue;
 use stillreel_server::repo::render;
 use uuid::Uuid;
@@ -30,7 +31,23 @@ both_backends!(
     files_are_served_with_ranges,
     default_engine_follows_config,
     concurrent_creates_each_get_their_record,
+    no_rate_limit_by_default,
 );
+
+/// `STILLREEL_RATE_LIMIT=3/min`: its own server per backend.
+mod rate_limit {
+    use super::{Backend, rate_limit_per_account};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite() {
+        rate_limit_per_account(Backend::Sqlite).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres() {
+        rate_limit_per_account(Backend::Postgres).await;
+    }
+}
 
 fn uuid_of(resp: &Resp) -> Uuid {
     resp.json["uuid"]
@@ -1309,4 +1326,111 @@ async fn concurrent_creates_each_get_their_record(app: TestApp) {
         40,
         "one job per video"
     );
+}
+
+/// The `Retry-After` of a 429, in seconds.
+fn retry_after(r: &Resp) -> u64 {
+    r.headers
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no whole-second Retry-After in {:?}", r.headers))
+}
+
+async fn rate_limit_per_account(backend: Backend) {
+    let Some(app) = TestApp::spawn_with(backend, |c| {
+        c.rate_limit = RateLimit::parse("3/min").expect("valid limit");
+    })
+    .await
+    else {
+        return;
+    };
+    let (a, b) = (app.account().await, app.account().await);
+
+    // Keys that are missing or unknown are refused as before and spend no budget.
+    for _ in 0..5 {
+        app.get("/api/v1/get_projects", "sr_unknown")
+            .await
+            .assert_error(401, "unauthorized");
+        app.request(Method::GET, "/api/v1/get_engines", &[], None)
+            .await
+            .assert_error(401, "unauthorized");
+    }
+
+    // A: three GETs pass; the fourth request, a POST, is refused.
+    for path in [
+        "/api/v1/get_projects",
+        "/api/v1/get_engines",
+        "/api/v1/get_templates",
+    ] {
+        let r = app.get(path, &a.api_key).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.json);
+    }
+    let r = app
+        .post("/api/v1/create_video", &a.api_key, &create_body(1))
+        .await;
+    r.assert_error(429, "rate_limited");
+    assert_eq!(r.json["error"]["details"], json!([]));
+    // 3/min gives one request back every 20 s.
+    let wait = retry_after(&r);
+    assert!((1..=20).contains(&wait), "Retry-After {wait}");
+    assert_eq!(
+        r.json["error"]["message"],
+        format!("too many requests for this API key; retry in {wait} s")
+    );
+    let r = app.get("/api/v1/get_projects", &a.api_key).await;
+    r.assert_error(429, "rate_limited");
+    assert!(retry_after(&r) >= 1);
+    // A bad key is still a 401, not a 429, while A is limited.
+    app.get("/api/v1/get_projects", &format!("{}x", a.api_key))
+        .await
+        .assert_error(401, "unauthorized");
+
+    // B has its own bucket; its three POSTs count like GETs.
+    for _ in 0..3 {
+        let r = app
+            .post("/api/v1/create_video", &b.api_key, &create_body(1))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+    }
+    app.get("/api/v1/get_projects", &b.api_key)
+        .await
+        .assert_error(429, "rate_limited");
+
+    // Operations endpoints, the OpenAPI document and files are never limited.
+    for _ in 0..5 {
+        for path in ["/healthz", "/readyz", "/metrics", "/api/v1/openapi.json"] {
+            let r = app.request(Method::GET, path, &[], None).await;
+            assert_eq!(r.status, 200, "{path}");
+        }
+    }
+    let r = app.request(Method::GET, "/metrics", &[], None).await;
+    let text = String::from_utf8_lossy(&r.bytes);
+    assert!(
+        text.contains(
+            r#"stillreel_http_requests_total{route="/api/v1/get_projects",status="429"} 2"#
+        ),
+        "{text}"
+    );
+    // B's three videos are queued; A's refused POST created nothing.
+    assert!(
+        text.contains(r#"stillreel_jobs{state="queued"} 3"#),
+        "{text}"
+    );
+}
+
+async fn no_rate_limit_by_default(app: TestApp) {
+    assert_eq!(app.state.config.rate_limit, None);
+    assert!(app.state.rate_limiter.is_none());
+    let acct = app.account().await;
+    for i in 0..40 {
+        let r = app.get("/api/v1/get_engines", &acct.api_key).await;
+        assert_eq!(r.status, 200, "request {i}: {}", r.json);
+    }
+    for _ in 0..5 {
+        let r = app
+            .post("/api/v1/create_video", &acct.api_key, &create_body(1))
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+    }
 }

@@ -350,3 +350,28 @@ fn requests_built_by_core_builders_match_request_schemas() {
     assert_valid("CombineVideoClipsRequest", &combine);
     assert_valid("CreateProjectRequest", &json!({"name": "x"}));
 }
+
+#[test]
+fn every_authenticated_operation_documents_429_with_retry_after() {
+    let doc = doc();
+    let mut seen = 0;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("path item") {
+            if op.get("security").is_none() {
+                continue;
+            }
+            seen += 1;
+            let r = &op["responses"]["429"];
+            assert_eq!(
+                r["content"]["application/json"]["schema"]["$ref"],
+                "#/components/schemas/ErrorEnvelope",
+                "{method} {path}"
+            );
+            assert_eq!(
+                r["headers"]["Retry-After"]["schema"]["type"], "integer",
+                "{method} {path}: {r}"
+            );
+        }
+    }
+    assert_eq!(seen, 7);
+}

@@ -17,6 +17,8 @@ use crate::state::AppState;
         (status = 200, description = "The templates", body = crate::openapi::TemplateList),
         (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Unknown slot", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))
@@ -51,6 +53,8 @@ pub async fn get_templates(
     responses(
         (status = 200, description = "The engines", body = crate::openapi::EngineList),
         (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))

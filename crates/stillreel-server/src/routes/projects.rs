@@ -20,6 +20,8 @@ use crate::state::AppState;
         (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Invalid name", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))
@@ -41,6 +43,8 @@ pub async fn create_project(
     responses(
         (status = 200, description = "Every project of the account", body = crate::openapi::ProjectList),
         (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))

@@ -133,6 +133,8 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
         (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Invalid fields, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))
@@ -191,6 +193,8 @@ pub async fn create_video(
         (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Invalid fields, mismatching clips, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))
@@ -275,6 +279,8 @@ pub async fn combine_video_clips(
         (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
         (status = 404, description = "No such video for this account", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Missing or invalid uuid", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
         (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
     ),
     security(("api_key" = []))
