@@ -21,6 +21,14 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
 
     /// The URL path a stored key is served at (what [`Storage::put`] returned for it).
     fn url_path(&self, key: &str) -> String;
+
+    /// A local file holding `key`, when this storage keeps files on this machine: the fetcher
+    /// then reads the service's own media from disk instead of over HTTP. `None` for an object
+    /// store (and for a malformed key).
+    fn local_path(&self, key: &str) -> Option<PathBuf> {
+        let _ = key;
+        None
+    }
 }
 
 /// Files under a directory, served at `url_prefix` + key.
@@ -45,10 +53,14 @@ impl LocalStorage {
     }
 }
 
+/// The longest key (keys are also stored in the database and put in URLs).
+pub const MAX_KEY_LEN: usize = 512;
+
 /// Keys are relative, `/`-separated, and every segment is a plain name: no `..`, no absolute
 /// paths, nothing a URL or the file system would read specially.
 pub fn check_key(key: &str) -> Result<(), StorageError> {
     let ok = !key.is_empty()
+        && key.len() <= MAX_KEY_LEN
         && key.split('/').all(|seg| {
             !seg.is_empty()
                 && !seg.starts_with('.')
@@ -86,6 +98,10 @@ impl Storage for LocalStorage {
         format!("{}/{key}", self.url_prefix.trim_end_matches('/'))
     }
 
+    fn local_path(&self, key: &str) -> Option<PathBuf> {
+        self.path_of(key).ok()
+    }
+
     fn get(&self, key: &str, dest: &Path) -> Result<(), StorageError> {
         let src = self.path_of(key)?;
         let _ = std::fs::remove_file(dest);
@@ -116,9 +132,14 @@ mod tests {
             "a b",
             "a\\b",
             "x:y",
+            "a/./b",
+            "é.mp4",
         ] {
             assert!(check_key(bad).is_err(), "{bad}");
         }
+        let longest = format!("v/{}", "a".repeat(MAX_KEY_LEN - 2));
+        assert!(check_key(&longest).is_ok());
+        assert!(check_key(&format!("{longest}a")).is_err());
     }
 
     #[test]
@@ -132,6 +153,11 @@ mod tests {
         let back = dir.path().join("back.mp4");
         storage.get("videos/v1/main.mp4", &back).expect("get");
         assert_eq!(std::fs::read(back).expect("read"), b"data");
+        assert_eq!(
+            storage.local_path("videos/v1/main.mp4"),
+            Some(dir.path().join("store/videos/v1/main.mp4"))
+        );
+        assert_eq!(storage.local_path("../x"), None);
         assert!(
             storage
                 .get("videos/v1/missing.mp4", &dir.path().join("x"))

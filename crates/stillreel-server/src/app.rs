@@ -28,7 +28,7 @@ use crate::rate_limit::AccountLimiter;
 use crate::repo::group_commit::CreateWriter;
 use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
 use crate::state::{AppState, AuthCache};
-use crate::storage::{LocalStorage, Storage};
+use crate::storage::{self, Storage};
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
@@ -36,7 +36,7 @@ impl AppState {
     /// The state of a server on `db` with `config`: local media storage under the data dir,
     /// the built-in templates, the procedural vfx.
     pub fn new(db: Db, config: Config) -> Self {
-        let storage: Arc<dyn Storage> = Arc::new(LocalStorage::new(config.media_dir()));
+        let storage: Arc<dyn Storage> = Arc::new(storage::local(&config));
         let create_writer =
             (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
         let rate_limiter = config

@@ -22,8 +22,7 @@ use std::time::Duration;
 use stillreel_core::JobError;
 use stillreel_render::{
     AllowList, BrandJob, BrandSlot, ClipRequest, CombineJob, FetchConfig, Fetcher, JobFailure,
-    LocalStorage, Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob,
-    vfx_stage,
+    Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob, vfx_stage,
 };
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -106,8 +105,8 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
         },
         Some(Arc::new(own)),
     );
-    // The same directory and URL prefix as the server's `LocalStorage` and `GET /files`.
-    let storage = Arc::new(LocalStorage::new(config.media_dir(), "/files"));
+    // The storage the routes serve from: one trait, one place.
+    let storage = Arc::clone(&state.storage);
     let provider = ProviderConfig::from_env()
         .map_err(WorkerError::Provider)?
         .map(Provider::new)

@@ -56,6 +56,15 @@ fn uuid_of(resp: &Resp) -> Uuid {
         .unwrap_or_else(|| panic!("no uuid in {}", resp.json))
 }
 
+/// Stores `bytes` under `key` through the server's storage, as the worker would: a local file
+/// handed to `Storage::put`.
+fn store(app: &TestApp, key: &str, bytes: &[u8]) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let local = dir.path().join("file");
+    std::fs::write(&local, bytes).expect("write");
+    app.state.storage.put(&local, key).expect("store");
+}
+
 /// Simulates the render worker for a created video: starts it, renders every clip (a small
 /// stored file per clip) and completes it.
 async fn render_all(app: &TestApp, video: Uuid) -> Vec<Uuid> {
@@ -70,11 +79,7 @@ async fn render_all(app: &TestApp, video: Uuid) -> Vec<Uuid> {
     let mut ids = Vec::new();
     for clip in clips {
         let key = format!("clips/{}.mp4", clip.clip.id);
-        app.state
-            .storage
-            .put(&key, b"not really mp4".to_vec())
-            .await
-            .expect("store clip");
+        store(app, &key, b"not really mp4");
         assert!(
             render::set_clip_rendered(app.db(), clip.clip.id, &key)
                 .await
@@ -83,11 +88,7 @@ async fn render_all(app: &TestApp, video: Uuid) -> Vec<Uuid> {
         ids.push(clip.clip.id);
     }
     let key = format!("videos/{video}/main.mp4");
-    app.state
-        .storage
-        .put(&key, b"main".to_vec())
-        .await
-        .expect("store video");
+    store(app, &key, b"main");
     assert!(
         render::complete_video(app.db(), video, &key)
             .await
@@ -1215,11 +1216,7 @@ async fn templates_and_engines(app: TestApp) {
 }
 
 async fn files_are_served_with_ranges(app: TestApp) {
-    app.state
-        .storage
-        .put("videos/t/main.mp4", b"0123456789".to_vec())
-        .await
-        .expect("put");
+    store(&app, "videos/t/main.mp4", b"0123456789");
     let r = app
         .request(Method::GET, "/files/videos/t/main.mp4", &[], None)
         .await;

@@ -31,7 +31,7 @@ impl ServerFiles {
     pub fn resolve(&self, url_path: &str) -> Option<PathBuf> {
         let path = url_path.strip_prefix(self.base_path.as_str())?;
         if let Some(key) = path.strip_prefix("/files/") {
-            return self.storage.local_path(key).ok();
+            return self.storage.local_path(key);
         }
         if let Some(name) = path.strip_prefix("/samples/") {
             // The same key rules: plain segments, no `..`, nothing percent-encoded.
@@ -56,7 +56,7 @@ mod tests {
     #[test]
     fn maps_files_and_samples_and_nothing_else() {
         let files = ServerFiles::new(
-            Arc::new(LocalStorage::new("/data/media")),
+            Arc::new(LocalStorage::new("/data/media", "/files")),
             PathBuf::from("/srv/samples"),
             "/",
         );
@@ -78,7 +78,7 @@ mod tests {
             assert_eq!(files.resolve(refused), None, "{refused}");
         }
         let prefixed = ServerFiles::new(
-            Arc::new(LocalStorage::new("/m")),
+            Arc::new(LocalStorage::new("/m", "/files")),
             PathBuf::from("/s"),
             "/reel/",
         );
