@@ -1,6 +1,7 @@
-//! Crash safety of the render queue with the real binary: `kill -9` of `stillreel serve` in the
-//! middle of a render, a restart, and the video completes with every clip recorded once, the
-//! clips stored before the crash reused rather than rendered again.
+//! Crash safety of the render queue with the real binary, on SQLite and PostgreSQL: `kill -9`
+//! of `stillreel serve` in the middle of a render, a restart, and the video completes with
+//! every clip recorded once, the clips stored before the crash reused rather than rendered
+//! again, and the dead process's scratch folder swept.
 
 mod common;
 
@@ -15,14 +16,19 @@ use std::time::{Duration, Instant};
 use common::{Backend, TestDb};
 use serde_json::{Value, json};
 use stillreel_server::Db;
+use stillreel_server::config::DatabaseConfig;
 use stillreel_server::queue::{self, JobKind};
 
-fn bin(data_dir: &Path) -> Command {
+/// The binary on `db`: its data directory, and its PostgreSQL database when it has one.
+fn bin(db: &TestDb) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("RUST_LOG", "info,sqlx=warn")
-        .env("STILLREEL_DATA_DIR", data_dir);
+        .env("STILLREEL_DATA_DIR", db.dir.path());
+    if let DatabaseConfig::Postgres(url) = &db.config {
+        cmd.env("STILLREEL_DATABASE_URL", url);
+    }
     cmd
 }
 
@@ -36,14 +42,15 @@ fn free_port() -> u16 {
 
 /// Starts `stillreel serve` in a process group of its own (so `kill -9` of the group also
 /// takes its ffmpeg children, as a machine crash would), logging to `log`.
-fn serve(data_dir: &Path, port: u16, log: &Path) -> Child {
+fn serve(db: &TestDb, port: u16, log: &Path) -> Child {
+    let data_dir = db.dir.path();
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .expect("log file");
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
-    let child = bin(data_dir)
+    let child = bin(db)
         .arg("serve")
         .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
         .env("STILLREEL_SAMPLES_DIR", samples)
@@ -165,8 +172,8 @@ fn node_dirs(work: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-fn create_account(data_dir: &Path, name: &str) -> String {
-    let out = bin(data_dir)
+fn create_account(db: &TestDb, name: &str) -> String {
+    let out = bin(db)
         .args(["accounts", "create", name])
         .output()
         .expect("accounts create");
@@ -180,19 +187,29 @@ fn create_account(data_dir: &Path, name: &str) -> String {
 }
 
 #[test]
-fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
+fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice_sqlite() {
+    kill_9_mid_render_then_restart(Backend::Sqlite);
+}
+
+#[test]
+fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice_postgres() {
+    kill_9_mid_render_then_restart(Backend::Postgres);
+}
+
+fn kill_9_mid_render_then_restart(backend: Backend) {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let db = runtime
-        .block_on(TestDb::new(Backend::Sqlite))
-        .expect("sqlite test db");
+    // PostgreSQL only when STILLREEL_TEST_PG_URL is set (the test command sets it).
+    let Some(db) = runtime.block_on(TestDb::new(backend)) else {
+        return;
+    };
     let data_dir = db.dir.path().to_owned();
     let log = data_dir.join("serve.log");
     let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
 
-    let key = create_account(&data_dir, "crash");
+    let key = create_account(&db, "crash");
 
     let port = free_port();
-    let mut server = serve(&data_dir, port, &log);
+    let mut server = serve(&db, port, &log);
     let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
     let body = json!({
         "image_inputs": [
@@ -264,7 +281,7 @@ fn kill_9_mid_render_then_restart_completes_without_rendering_a_clip_twice() {
     );
 
     // Restart: the lease runs out, the job is rescued and resumes.
-    let mut server = serve(&data_dir, port, &log);
+    let mut server = serve(&db, port, &log);
     let started = Instant::now();
     let done = loop {
         let video = get_video(port, &key, &uuid);
@@ -355,10 +372,10 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     let data_dir = db.dir.path().to_owned();
     let log = data_dir.join("serve.log");
     let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
-    let key = create_account(&data_dir, "term");
+    let key = create_account(&db, "term");
 
     let port = free_port();
-    let mut server = serve(&data_dir, port, &log);
+    let mut server = serve(&db, port, &log);
     let body = json!({
         "image_inputs": [{"image_url": format!("http://127.0.0.1:{port}/samples/house-bungalow.jpg")}],
         "resolution": "720p",
