@@ -271,3 +271,42 @@ async fn release_hands_back_without_counting_the_attempt(app: TestApp) {
     assert_eq!(again.id, job.id);
     assert_eq!(again.attempts, 1, "the released attempt did not count");
 }
+
+/// PostgreSQL over TLS (rustls): `sslmode=require` encrypts the connection, as the server's
+/// `pg_stat_ssl` confirms, and `sslmode=verify-full` refuses a certificate no trusted CA signed
+/// (Debian's PostgreSQL serves its self-signed "snakeoil" certificate).
+#[tokio::test]
+async fn postgres_over_tls() {
+    let Some(test_db) = common::TestDb::new(common::Backend::Postgres).await else {
+        return;
+    };
+    let stillreel_server::config::DatabaseConfig::Postgres(url) = &test_db.config else {
+        panic!("a PostgreSQL test database")
+    };
+    let with = |mode: &str| {
+        let joint = if url.contains('?') { '&' } else { '?' };
+        stillreel_server::config::DatabaseConfig::Postgres(format!("{url}{joint}sslmode={mode}"))
+    };
+    let db = stillreel_server::Db::connect(&with("require"))
+        .await
+        .expect("connect with sslmode=require");
+    let stillreel_server::Db::Postgres(pool) = &db else {
+        panic!("a PostgreSQL pool")
+    };
+    let (ssl, version): (bool, Option<String>) =
+        sqlx::query_as("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .fetch_one(pool)
+            .await
+            .expect("pg_stat_ssl");
+    assert!(ssl, "the connection is encrypted");
+    assert!(
+        version.as_deref().is_some_and(|v| v.starts_with("TLSv1.")),
+        "{version:?}"
+    );
+    db.close().await;
+    let refused = stillreel_server::Db::connect(&with("verify-full"))
+        .await
+        .expect_err("a self-signed certificate is not trusted");
+    let message = refused.to_string().to_lowercase();
+    assert!(message.contains("certificate"), "{message}");
+}
