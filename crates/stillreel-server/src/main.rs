@@ -39,6 +39,19 @@ enum AccountsCommand {
         #[arg(long, default_value_t = DEFAULT_CLIP_LIMIT, value_parser = clap::value_parser!(u16).range(1..=1000))]
         clip_limit: u16,
     },
+    /// Adds an API key to an account (to rotate keys: add, switch clients, revoke the old one);
+    /// prints {"account", "api_key"}.
+    AddKey {
+        /// The account's id (the "account" that `accounts create` printed).
+        account: uuid::Uuid,
+    },
+    /// Revokes an API key. A running server stops accepting it within 30 s (its cache of
+    /// verified keys). Prints {"revoked": true}; an unknown key is an error.
+    RevokeKey {
+        /// The key, or `-` to read it from the first line of standard input (keeps it out of
+        /// the process list and the shell history).
+        api_key: String,
+    },
 }
 
 fn init_logging() {
@@ -73,6 +86,12 @@ async fn main() -> ExitCode {
         Command::Accounts {
             command: AccountsCommand::Create { name, clip_limit },
         } => create_account(config, &name, usize::from(clip_limit)).await,
+        Command::Accounts {
+            command: AccountsCommand::AddKey { account },
+        } => add_key(config, account).await,
+        Command::Accounts {
+            command: AccountsCommand::RevokeKey { api_key },
+        } => revoke_key(config, &api_key).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -93,6 +112,38 @@ async fn create_account(
     let account = repo::accounts::create(&db, name, clip_limit).await?;
     db.close().await;
     println!("{}", serde_json::to_string(&account)?);
+    Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the CLI's output is its interface")]
+async fn add_key(config: Config, account: uuid::Uuid) -> Result<(), Box<dyn std::error::Error>> {
+    let db = Db::connect(&config.database).await?;
+    let added = repo::accounts::add_key(&db, account).await?;
+    db.close().await;
+    let key = added.ok_or_else(|| format!("no account {account}"))?;
+    println!("{}", serde_json::to_string(&key)?);
+    Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the CLI's output is its interface")]
+async fn revoke_key(config: Config, api_key: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let key = if api_key == "-" {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line)?;
+        line.trim().to_owned()
+    } else {
+        api_key.trim().to_owned()
+    };
+    if key.is_empty() {
+        return Err("no API key given".into());
+    }
+    let db = Db::connect(&config.database).await?;
+    let revoked = repo::accounts::revoke_key(&db, &key).await?;
+    db.close().await;
+    if !revoked {
+        return Err("no such API key".into());
+    }
+    println!("{}", serde_json::json!({ "revoked": true }));
     Ok(())
 }
 

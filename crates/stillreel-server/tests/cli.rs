@@ -1,5 +1,5 @@
-//! The `stillreel` binary: `accounts create`, and `serve` creating the first account, answering
-//! with its key, and shutting down cleanly on SIGTERM.
+//! The `stillreel` binary: `accounts create`, `add-key` and `revoke-key`, and `serve` creating
+//! the first account, answering with its key, and shutting down cleanly on SIGTERM.
 
 mod common;
 
@@ -172,6 +172,111 @@ async fn serve_creates_first_account_and_stops_on_sigterm(backend: Backend) {
         "no second account: {}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// Runs `stillreel accounts <args>` on `db`, with `stdin` as its input; (success, stdout, stderr).
+fn accounts(db: &TestDb, args: &[&str], stdin: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut cmd = bin();
+    database_env(db, &mut cmd);
+    let mut child = cmd
+        .arg("accounts")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Key rotation: a second key works beside the first; a revoked key stops working; unknown
+/// keys and accounts are errors.
+async fn keys_are_added_and_revoked(backend: Backend) {
+    let Some(db) = TestDb::new(backend).await else {
+        return;
+    };
+    let (ok, out, err) = accounts(&db, &["create", "Rotating Realty"], "");
+    assert!(ok, "{err}");
+    let created: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let account = created["account"].as_str().expect("account").to_owned();
+    let first = created["api_key"].as_str().expect("key").to_owned();
+
+    let (ok, out, err) = accounts(&db, &["add-key", &account], "");
+    assert!(ok, "{err}");
+    let added: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(added["account"], account.as_str());
+    let second = added["api_key"].as_str().expect("key").to_owned();
+    assert_ne!(first, second);
+    assert!(second.starts_with("sr_"));
+
+    let handle = stillreel_server::Db::connect(&db.config).await.expect("db");
+    let account_of = |key: String| {
+        let handle = &handle;
+        async move {
+            stillreel_server::repo::accounts::authenticate(handle, &key)
+                .await
+                .expect("auth")
+                .map(|ctx| ctx.account_id.to_string())
+        }
+    };
+    assert_eq!(
+        account_of(first.clone()).await.as_deref(),
+        Some(account.as_str())
+    );
+    assert_eq!(
+        account_of(second.clone()).await.as_deref(),
+        Some(account.as_str())
+    );
+
+    // Revoked from standard input (`-`), so the key is not in the process list.
+    let (ok, out, err) = accounts(&db, &["revoke-key", "-"], &format!("{first}\n"));
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), r#"{"revoked":true}"#);
+    assert_eq!(
+        account_of(first.clone()).await,
+        None,
+        "the revoked key is refused"
+    );
+    assert_eq!(
+        account_of(second.clone()).await.as_deref(),
+        Some(account.as_str())
+    );
+
+    let (ok, _, err) = accounts(&db, &["revoke-key", &first], "");
+    assert!(!ok, "revoking twice is an error");
+    assert!(err.contains("no such API key"), "{err}");
+    let (ok, _, err) = accounts(
+        &db,
+        &["add-key", "0190b5a4-0000-7000-8000-000000000000"],
+        "",
+    );
+    assert!(!ok, "an unknown account is an error");
+    assert!(err.contains("no account"), "{err}");
+    let (ok, _, _) = accounts(&db, &["add-key", "not-a-uuid"], "");
+    assert!(!ok, "a malformed account id is an error");
+    handle.close().await;
+}
+
+#[tokio::test]
+async fn keys_sqlite() {
+    keys_are_added_and_revoked(Backend::Sqlite).await;
+}
+
+#[tokio::test]
+async fn keys_postgres() {
+    keys_are_added_and_revoked(Backend::Postgres).await;
 }
 
 #[tokio::test]

@@ -76,6 +76,42 @@ pub async fn create(db: &Db, name: &str, clip_limit: usize) -> Result<NewAccount
     })
 }
 
+/// A new key of an existing account, printed by `stillreel accounts add-key`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NewKey {
+    pub account: Uuid,
+    pub api_key: String,
+}
+
+/// Adds an API key to `account` (rotation: the old key keeps working until it is revoked).
+/// `None` when there is no such account.
+pub async fn add_key(db: &Db, account: Uuid) -> Result<Option<NewKey>, DbError> {
+    let api_key = generate_key()?;
+    // Insert only when the account exists: one statement, no race with a concurrent delete.
+    let added = on_db!(db, pool => sqlx::query(
+        "INSERT INTO api_keys (key_hash, account_id, created_at)
+         SELECT $1, id, $2 FROM accounts WHERE id = $3",
+    )
+    .bind(hash_key(&api_key).to_vec())
+    .bind(now_ms())
+    .bind(account)
+    .execute(pool)
+    .await?
+    .rows_affected());
+    Ok((added == 1).then_some(NewKey { account, api_key }))
+}
+
+/// Revokes an API key; whether it existed. A running server may still accept it for up to
+/// [`crate::state::AuthCache::TTL`] (its cache of verified keys).
+pub async fn revoke_key(db: &Db, key: &str) -> Result<bool, DbError> {
+    let removed = on_db!(db, pool => sqlx::query("DELETE FROM api_keys WHERE key_hash = $1")
+        .bind(hash_key(key).to_vec())
+        .execute(pool)
+        .await?
+        .rows_affected());
+    Ok(removed == 1)
+}
+
 /// Number of accounts (`serve` creates a first one when there is none).
 pub async fn count(db: &Db) -> Result<i64, DbError> {
     Ok(
