@@ -8,7 +8,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{Backend, TestDb};
-use stillreel_server::config::DatabaseConfig;
 
 fn bin() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
@@ -16,13 +15,6 @@ fn bin() -> Command {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("RUST_LOG", "warn");
     cmd
-}
-
-fn database_env(db: &TestDb, cmd: &mut Command) {
-    cmd.env("STILLREEL_DATA_DIR", db.dir.path());
-    if let DatabaseConfig::Postgres(url) = &db.config {
-        cmd.env("STILLREEL_DATABASE_URL", url);
-    }
 }
 
 fn free_port() -> u16 {
@@ -38,7 +30,7 @@ async fn accounts_create_prints_one_json_object(backend: Backend) {
         return;
     };
     let mut cmd = bin();
-    database_env(&db, &mut cmd);
+    db.apply_to(&mut cmd);
     let out = cmd
         .args(["accounts", "create", "Acme Realty", "--clip-limit", "7"])
         .output()
@@ -74,7 +66,7 @@ async fn accounts_create_prints_one_json_object(backend: Backend) {
     handle.close().await;
 
     let mut cmd = bin();
-    database_env(&db, &mut cmd);
+    db.apply_to(&mut cmd);
     let out = cmd
         .args(["accounts", "create", "x", "--clip-limit", "0"])
         .output()
@@ -88,7 +80,7 @@ async fn serve_creates_first_account_and_stops_on_sigterm(backend: Backend) {
     };
     let port = free_port();
     let mut cmd = bin();
-    database_env(&db, &mut cmd);
+    db.apply_to(&mut cmd);
     let mut child = cmd
         .args(["serve"])
         .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
@@ -153,7 +145,7 @@ async fn serve_creates_first_account_and_stops_on_sigterm(backend: Backend) {
 
     // A second start does not create another account (nothing printed).
     let mut cmd = bin();
-    database_env(&db, &mut cmd);
+    db.apply_to(&mut cmd);
     let child = cmd
         .args(["serve"])
         .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
@@ -178,7 +170,7 @@ async fn serve_creates_first_account_and_stops_on_sigterm(backend: Backend) {
 fn accounts(db: &TestDb, args: &[&str], stdin: &str) -> (bool, String, String) {
     use std::io::Write;
     let mut cmd = bin();
-    database_env(db, &mut cmd);
+    db.apply_to(&mut cmd);
     let mut child = cmd
         .arg("accounts")
         .args(args)

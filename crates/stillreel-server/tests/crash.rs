@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use common::{Backend, TestDb};
 use serde_json::{Value, json};
 use stillreel_server::Db;
-use stillreel_server::config::DatabaseConfig;
 use stillreel_server::queue::{self, JobKind};
 
 /// The binary on `db`: its data directory, and its PostgreSQL database when it has one.
@@ -24,11 +23,8 @@ fn bin(db: &TestDb) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RUST_LOG", "info,sqlx=warn")
-        .env("STILLREEL_DATA_DIR", db.dir.path());
-    if let DatabaseConfig::Postgres(url) = &db.config {
-        cmd.env("STILLREEL_DATABASE_URL", url);
-    }
+        .env("RUST_LOG", "info,sqlx=warn");
+    db.apply_to(&mut cmd);
     cmd
 }
 

@@ -82,6 +82,15 @@ pub struct TestDb {
 }
 
 impl TestDb {
+    /// Points a `stillreel` command at this database: its data directory, and its PostgreSQL
+    /// database when it has one.
+    pub fn apply_to(&self, cmd: &mut std::process::Command) {
+        cmd.env("STILLREEL_DATA_DIR", self.dir.path());
+        if let DatabaseConfig::Postgres(url) = &self.config {
+            cmd.env("STILLREEL_DATABASE_URL", url);
+        }
+    }
+
     pub async fn new(backend: Backend) -> Option<TestDb> {
         let dir = tempfile::tempdir().expect("temp dir");
         match backend {
