@@ -19,9 +19,12 @@ for (const target of config.targets) {
   // Several targets go to sibling directories; a single one to out_dir itself.
   const outDir = config.targets.length === 1 ? config.outDir : `${config.outDir}-${target}`;
   run('wasm-pack', [
-    'build', config.crate, '--target', target, `--${config.profile === 'release' ? 'release' : 'dev'}`,
-    ...(config.profile === 'release' || config.profile === 'dev' ? [] : ['--profile', config.profile]),
+    'build', config.crate, '--target', target,
+    // wasm-pack takes exactly one of --release, --dev or --profile <name>.
+    ...(config.profile === 'release' || config.profile === 'dev' ? [`--${config.profile}`] : ['--profile', config.profile]),
     '--out-dir', outDir, '--out-name', config.outName, '--no-pack', '--mode', 'no-install',
+    // wasm-opt runs below, with the flags from wasm-pack.toml (never wasm-pack's own choice).
+    '--no-opt',
   ]);
   const wasm = resolve(outDir, `${config.outName}_bg.wasm`);
   const optimized = `${wasm}.opt`;
