@@ -13,8 +13,8 @@ bash scripts/setup.sh
 # its sources (after a pull, a stale form would validate with old rules).
 stale_web() {
   [ ! -f web/dist/index.html ] && return 0
-  [ -n "$(find crates/stillreel-core crates/stillreel-wasm web/src web/form web/package-lock.json wasm-pack.toml \
-      -newer web/dist/index.html -type f -print -quit 2>/dev/null)" ]
+  [ -n "$(find crates/stillreel-core crates/stillreel-wasm web/src web/form web/scripts web/package-lock.json \
+      wasm-pack.toml Cargo.toml Cargo.lock -newer web/dist/index.html -type f -print -quit 2>/dev/null)" ]
 }
 if stale_web; then
   (cd web && { cmp -s package-lock.json node_modules/.package-lock.json 2>/dev/null || npm ci --no-audit --no-fund; } && npm run build)

@@ -18,6 +18,8 @@ if (!existsSync(config.wasmOpt)) {
 for (const target of config.targets) {
   // Several targets go to sibling directories; a single one to out_dir itself.
   const outDir = config.targets.length === 1 ? config.outDir : `${config.outDir}-${target}`;
+  // wasm-bindgen names the inline_js folder by a hash; an old one would be shipped and counted.
+  rmSync(resolve(outDir, 'snippets'), { recursive: true, force: true });
   run('wasm-pack', [
     'build', config.crate, '--target', target,
     // wasm-pack takes exactly one of --release, --dev or --profile <name>.

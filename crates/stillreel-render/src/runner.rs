@@ -101,10 +101,18 @@ impl Runner {
         let mut child = command
             .spawn()
             .map_err(|source| RenderError::Spawn { step, source })?;
-        let events = child.iter().map_err(|e| RenderError::Io {
-            step,
-            message: e.to_string(),
-        })?;
+        let events = match child.iter() {
+            Ok(events) => events,
+            Err(e) => {
+                // Never leave a running ffmpeg behind.
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(RenderError::Io {
+                    step,
+                    message: e.to_string(),
+                });
+            }
+        };
 
         // The event iterator blocks on ffmpeg's stderr; read it on its own thread so this one
         // can watch the clock.

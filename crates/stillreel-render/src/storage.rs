@@ -53,6 +53,9 @@ impl LocalStorage {
     }
 }
 
+/// Numbers the temporary files of [`LocalStorage::put`] within this process.
+static PUTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// The longest key (keys are also stored in the database and put in URLs).
 pub const MAX_KEY_LEN: usize = 512;
 
@@ -83,8 +86,15 @@ impl Storage for LocalStorage {
                 .map_err(|e| StorageError(format!("{}: {e}", parent.display())))?;
         }
         // Write beside the destination and rename, so a reader never sees half a file and a
-        // crash leaves either the old file or the new one.
-        let temp = dest.with_extension("part");
+        // crash leaves either the old file or the new one. The temporary name starts with a dot
+        // (no key does, so it is never served or taken for another key) and is unique to this
+        // call (two writers of one key, e.g. an old lease holder and the new one, never share it).
+        let temp = dest.with_file_name(format!(
+            ".{}.{}-{}.part",
+            dest.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+            std::process::id(),
+            PUTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        ));
         if std::fs::rename(local, &temp).is_err() {
             std::fs::copy(local, &temp)
                 .map_err(|e| StorageError(format!("{}: {e}", temp.display())))?;
@@ -158,6 +168,12 @@ mod tests {
             Some(dir.path().join("store/videos/v1/main.mp4"))
         );
         assert_eq!(storage.local_path("../x"), None);
+        // Nothing but the stored file is left in its folder.
+        let names: Vec<String> = std::fs::read_dir(dir.path().join("store/videos/v1"))
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["main.mp4"]);
         assert!(
             storage
                 .get("videos/v1/missing.mp4", &dir.path().join("x"))

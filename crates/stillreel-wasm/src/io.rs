@@ -41,11 +41,21 @@ pub struct JsonText {
 impl JsonText {
     /// A request body: a JS value that `JSON.stringify` can write.
     pub fn of_body(body: &JsValue) -> Result<Self, JsError> {
-        let js = js_sys::JSON::stringify(body)
-            .map_err(|_| fail("the body cannot be turned into JSON (cyclic, or holds a BigInt)"))?;
-        let text = js
-            .as_string()
-            .ok_or_else(|| fail("the body must be a JSON object, not undefined"))?;
+        Self::of(body, "the body")
+    }
+
+    /// `value` as JSON text; `what` names it in the error.
+    pub fn of(value: &JsValue, what: &str) -> Result<Self, JsError> {
+        let js = js_sys::JSON::stringify(value).map_err(|_| {
+            fail(&format!(
+                "{what} cannot be turned into JSON (cyclic, or holds a BigInt)"
+            ))
+        })?;
+        let text = js.as_string().ok_or_else(|| {
+            fail(&format!(
+                "{what} must be a JSON object, not undefined or a function"
+            ))
+        })?;
         Ok(Self { js, text })
     }
 
@@ -104,7 +114,7 @@ impl OptionsWire {
         if value.is_undefined() || value.is_null() {
             return Ok((Self::default(), JsValue::UNDEFINED));
         }
-        let json = JsonText::of_body(value)?;
+        let json = JsonText::of(value, "options")?;
         let options = serde_json::from_str(&json.text)
             .map_err(|err| fail(&format!("invalid options: {err}")))?;
         Ok((options, json.js.into()))

@@ -24,12 +24,16 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// Creates and locks `root/<node>`. Without a lock (a file system that refuses it) the
-    /// folder still works; it is only not protected from another process's sweep.
+    /// Creates and locks `root/<node>`. The folder is made and locked under a temporary name
+    /// that no sweep looks at, then renamed into place (the lock stays with the open file):
+    /// another process starting at the same moment never sees it unlocked. Without a lock (a
+    /// file system that refuses `flock`) the folder still works; other processes' sweeps then
+    /// cannot lock it either, so they leave it alone.
     pub fn claim(root: &Path, node: Uuid) -> io::Result<Self> {
         let dir = root.join(node.to_string());
-        std::fs::create_dir_all(&dir)?;
-        let file = File::create(dir.join(LOCK_FILE))?;
+        let staging = root.join(format!(".claim-{node}"));
+        std::fs::create_dir_all(&staging)?;
+        let file = File::create(staging.join(LOCK_FILE))?;
         let lock = match file.try_lock() {
             Ok(()) => Some(file),
             Err(err) => {
@@ -37,6 +41,7 @@ impl Scratch {
                 None
             }
         };
+        std::fs::rename(&staging, &dir)?;
         Ok(Self { dir, _lock: lock })
     }
 
@@ -74,7 +79,7 @@ pub fn sweep(root: &Path, keep: &Path) -> Vec<PathBuf> {
         if !is_node_dir || path == keep {
             continue;
         }
-        // No lock file: the process died between making the folder and locking it.
+        // No lock file: not made by `claim` (which renames a locked folder into place).
         let owner_gone = match File::open(path.join(LOCK_FILE)) {
             Ok(file) => match file.try_lock() {
                 Ok(()) => true,
@@ -109,12 +114,14 @@ mod tests {
         let dead = root.path().join(Uuid::new_v4().to_string());
         std::fs::create_dir_all(dead.join("job-3-1")).expect("dead dir");
         File::create(dead.join(LOCK_FILE)).expect("lock file");
-        // Died before locking.
+        // A UUID folder without a lock file.
         let unlocked = root.path().join(Uuid::new_v4().to_string());
         std::fs::create_dir_all(&unlocked).expect("unlocked dir");
-        // Not ours to touch.
+        // Not ours to touch: other names, and a claim in progress.
         let foreign = root.path().join("notes");
         std::fs::create_dir_all(&foreign).expect("foreign dir");
+        let claiming = root.path().join(format!(".claim-{}", Uuid::new_v4()));
+        std::fs::create_dir_all(&claiming).expect("claiming dir");
 
         let mut removed = sweep(root.path(), alive.dir());
         removed.sort();
@@ -127,6 +134,15 @@ mod tests {
             "a live process's folder stays"
         );
         assert!(foreign.exists());
+        assert!(claiming.exists());
+        assert!(
+            std::fs::read_dir(root.path())
+                .expect("root")
+                .filter_map(Result::ok)
+                .all(|e| !e.file_name().to_string_lossy().starts_with(".claim-")
+                    || e.path() == claiming),
+            "claim renames its staging folder away"
+        );
 
         // A process that stops cleanly removes its own folder.
         let other_dir = other.dir().to_path_buf();
