@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::procs::ffmpeg_running_in;
 use common::{Route, TestServer, num, probe, stream};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::effect::FixedEffect;
@@ -618,23 +619,6 @@ async fn effect_hook_and_time_limit() {
         "white box at the top left: {:?}",
         &rgb[..3]
     );
-}
-
-/// Processes named ffmpeg whose working directory is inside `dir` (Linux `/proc`).
-fn ffmpeg_running_in(dir: &Path) -> Vec<u32> {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
-            comm.trim() == "ffmpeg" && cwd.starts_with(&dir)
-        })
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

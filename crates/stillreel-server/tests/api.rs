@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Backend, Resp, TestApp, create_body};
+use common::{Resp, TestApp, create_body};
 use hyper::Method;
 use serde_json::{Value, json};
 use stillreel_core::JobError;
@@ -34,19 +34,14 @@ both_backends!(
     no_rate_limit_by_default,
 );
 
-/// `STILLREEL_RATE_LIMIT=3/min`: its own server per backend.
-mod rate_limit {
-    use super::{Backend, rate_limit_per_account};
+// `STILLREEL_RATE_LIMIT=3/min`: its own server per backend.
+both_backends!(
+    mod rate_limit, configured by three_per_minute:
+    rate_limit_per_account,
+);
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn sqlite() {
-        rate_limit_per_account(Backend::Sqlite).await;
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn postgres() {
-        rate_limit_per_account(Backend::Postgres).await;
-    }
+fn three_per_minute(config: &mut stillreel_server::config::Config) {
+    config.rate_limit = RateLimit::parse("3/min").expect("valid limit");
 }
 
 fn uuid_of(resp: &Resp) -> Uuid {
@@ -1334,14 +1329,7 @@ fn retry_after(r: &Resp) -> u64 {
         .unwrap_or_else(|| panic!("no whole-second Retry-After in {:?}", r.headers))
 }
 
-async fn rate_limit_per_account(backend: Backend) {
-    let Some(app) = TestApp::spawn_with(backend, |c| {
-        c.rate_limit = RateLimit::parse("3/min").expect("valid limit");
-    })
-    .await
-    else {
-        return;
-    };
+async fn rate_limit_per_account(app: TestApp) {
     let (a, b) = (app.account().await, app.account().await);
 
     // Keys that are missing or unknown are refused as before and spend no budget.

@@ -97,6 +97,14 @@ fn request(
     Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
 }
 
+/// `POST /create_video`; the new video's uuid.
+fn create_video(port: u16, key: &str, body: &Value) -> String {
+    let (status, created) =
+        request(port, "POST", "/api/v1/create_video", key, Some(body)).expect("create");
+    assert_eq!(status, 200, "{created}");
+    created["uuid"].as_str().expect("uuid").to_owned()
+}
+
 fn get_video(port: u16, key: &str, uuid: &str) -> Value {
     let (status, json) = request(
         port,
@@ -216,10 +224,7 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
         "orientation": "landscape",
         "resolution": "720p",
     });
-    let (status, created) =
-        request(port, "POST", "/api/v1/create_video", &key, Some(&body)).expect("create");
-    assert_eq!(status, 200, "{created}");
-    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+    let uuid = create_video(port, &key, &body);
 
     // Wait until some, not all, clips are stored, then crash.
     let started = Instant::now();
@@ -376,10 +381,7 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
         "image_inputs": [{"image_url": format!("http://127.0.0.1:{port}/samples/house-bungalow.jpg")}],
         "resolution": "720p",
     });
-    let (status, created) =
-        request(port, "POST", "/api/v1/create_video", &key, Some(&body)).expect("create");
-    assert_eq!(status, 200, "{created}");
-    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+    let uuid = create_video(port, &key, &body);
     let started = Instant::now();
     while get_video(port, &key, &uuid)["status"] != "in_progress" {
         assert!(

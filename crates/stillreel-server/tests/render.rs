@@ -4,28 +4,27 @@
 //! its size while missing, oversized, disguised and damaged media fail with their codes.
 
 mod common;
+#[path = "../../stillreel-render/tests/common/procs.rs"]
+mod procs;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::{Backend, TestApp};
+use common::TestApp;
+use procs::ffmpeg_running_in;
 use serde_json::{Value, json};
 use stillreel_server::config::Config;
 use stillreel_server::worker::{self, WorkerSettings, Workers};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn render_sqlite() {
-    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, configure).await {
-        samples_render_bad_image_fails_alone_and_clips_combine(app).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn render_postgres() {
-    if let Some(app) = TestApp::spawn_with(Backend::Postgres, configure).await {
-        samples_render_bad_image_fails_alone_and_clips_combine(app).await;
-    }
-}
+both_backends!(
+    mod samples, configured by configure:
+    samples_render_bad_image_fails_alone_and_clips_combine,
+    every_size_renders_and_each_bad_medium_fails_with_its_code,
+);
+both_backends!(
+    mod lease, configured by short_lease:
+    a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone,
+);
 
 /// The bundled samples, and 127.0.0.1 allow-listed for the local server of the bad image.
 fn configure(config: &mut Config) {
@@ -267,20 +266,6 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     app.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sizes_and_error_paths_sqlite() {
-    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, configure).await {
-        every_size_renders_and_each_bad_medium_fails_with_its_code(app).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sizes_and_error_paths_postgres() {
-    if let Some(app) = TestApp::spawn_with(Backend::Postgres, configure).await {
-        every_size_renders_and_each_bad_medium_fails_with_its_code(app).await;
-    }
-}
-
 /// A local media server with one route per way a medium can be bad.
 async fn bad_media_server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -417,41 +402,10 @@ async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp
     app.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lost_lease_kills_ffmpeg_sqlite() {
-    if let Some(app) = TestApp::spawn_with(Backend::Sqlite, short_lease).await {
-        a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lost_lease_kills_ffmpeg_postgres() {
-    if let Some(app) = TestApp::spawn_with(Backend::Postgres, short_lease).await {
-        a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app).await;
-    }
-}
-
 /// The samples, and a 3 s lease: the heartbeat runs every second.
 fn short_lease(config: &mut Config) {
     configure(config);
     config.job_lease_secs = 3;
-}
-
-/// Processes named ffmpeg whose working directory is inside `dir` (Linux `/proc`).
-fn ffmpeg_running_in(dir: &Path) -> Vec<u32> {
-    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
-            comm.trim() == "ffmpeg" && cwd.starts_with(&dir)
-        })
-        .collect()
 }
 
 /// Another worker takes the job over (its lease owner changes under the running render): the

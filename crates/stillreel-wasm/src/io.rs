@@ -66,11 +66,6 @@ impl JsonText {
     }
 }
 
-/// A request body as JSON text, so the core parses it with the server's parser and rules.
-pub fn body_json(body: &JsValue) -> Result<String, JsError> {
-    JsonText::of_body(body).map(|json| json.text)
-}
-
 /// A value given as JSON, `undefined` and `null` meaning "not given".
 pub fn from_js<T: for<'de> Deserialize<'de>>(
     value: &JsValue,
@@ -79,8 +74,8 @@ pub fn from_js<T: for<'de> Deserialize<'de>>(
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    let text = body_json(value)?;
-    serde_json::from_str(&text)
+    let json = JsonText::of(value, "the value")?;
+    serde_json::from_str(&json.text)
         .map(Some)
         .map_err(|err| fail(&format!("{what}: {err}")))
 }
@@ -105,7 +100,7 @@ pub struct OptionsWire {
 
 impl OptionsWire {
     pub fn from_js(value: &JsValue) -> Result<Self, JsError> {
-        Ok(from_js(value, "invalid options")?.unwrap_or_default())
+        Self::snapshot(value).map(|(options, _)| options)
     }
 
     /// The options and their JSON text (`undefined` when not given), to read them again later
@@ -115,19 +110,17 @@ impl OptionsWire {
             return Ok((Self::default(), JsValue::UNDEFINED));
         }
         let json = JsonText::of(value, "options")?;
-        let options = serde_json::from_str(&json.text)
-            .map_err(|err| fail(&format!("invalid options: {err}")))?;
-        Ok((options, json.js.into()))
+        Ok((Self::parse(&json.text)?, json.js.into()))
     }
 
     /// Options from [`OptionsWire::snapshot`]'s text.
     pub fn from_snapshot(text: &JsValue) -> Result<Self, JsError> {
-        match text.as_string() {
-            None => Ok(Self::default()),
-            Some(text) => {
-                serde_json::from_str(&text).map_err(|err| fail(&format!("invalid options: {err}")))
-            }
-        }
+        text.as_string()
+            .map_or_else(|| Ok(Self::default()), |text| Self::parse(&text))
+    }
+
+    fn parse(text: &str) -> Result<Self, JsError> {
+        serde_json::from_str(text).map_err(|err| fail(&format!("invalid options: {err}")))
     }
 
     /// Borrows these as core [`Options`], the built-in defaults filling the gaps.

@@ -100,14 +100,12 @@ impl Validator {
     fn respond(self, body: &JsValue, options: &JsValue) -> Result<JsValue, JsError> {
         let body = JsonText::of_body(body)?;
         let (wire, options) = OptionsWire::snapshot(options)?;
-        match Outcome::from_core(self.run(&body.text, &wire)).map_err(|message| fail(&message))? {
+        // The normalized value itself is dropped here; the getter makes it again on demand.
+        let result = self.run(&body.text, &wire).map(drop);
+        match Outcome::from_core(result).map_err(|message| fail(&message))? {
             Outcome { ok: true, .. } => Ok(RENORMALIZE
                 .with(|renormalize| accepted(renormalize, self as u32, &body.js, &options))),
-            rejected => to_js_large(&Outcome::<()> {
-                ok: false,
-                errors: rejected.errors,
-                normalized: None,
-            }),
+            rejected => to_js_large(&rejected),
         }
     }
 

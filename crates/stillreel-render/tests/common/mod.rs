@@ -2,6 +2,8 @@
 //! ffprobe.
 #![allow(dead_code)]
 
+pub mod procs;
+
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};

@@ -17,7 +17,7 @@ use crate::state::AppState;
 /// `GET /files/{key}` from the media directory.
 pub fn media(root: &Path) -> Router<AppState> {
     Router::new().nest_service(
-        "/files",
+        crate::storage::FILES_PATH,
         ServeDir::new(root).append_index_html_on_directories(false),
     )
 }

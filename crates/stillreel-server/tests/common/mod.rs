@@ -32,11 +32,23 @@ pub enum Backend {
 #[macro_export]
 macro_rules! both_backends {
     ($($name:ident),+ $(,)?) => {
+        $crate::both_backends!(@pair (|_| {}); $($name),+);
+    };
+    // Tests whose server needs a configuration change first, in a module of their own so that
+    // several such groups can live in one file.
+    (mod $group:ident, configured by $config:ident: $($name:ident),+ $(,)?) => {
+        mod $group {
+            // The file's test functions and configuration, as `super::` items of the pair.
+            use super::*;
+            $crate::both_backends!(@pair (super::$config); $($name),+);
+        }
+    };
+    (@pair ($config:expr); $($name:ident),+) => {
         mod sqlite {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    if let Some(app) = $crate::common::TestApp::spawn($crate::common::Backend::Sqlite).await {
+                    if let Some(app) = $crate::common::TestApp::spawn_with($crate::common::Backend::Sqlite, $config).await {
                         super::$name(app).await;
                     }
                 }
@@ -46,7 +58,7 @@ macro_rules! both_backends {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    if let Some(app) = $crate::common::TestApp::spawn($crate::common::Backend::Postgres).await {
+                    if let Some(app) = $crate::common::TestApp::spawn_with($crate::common::Backend::Postgres, $config).await {
                         super::$name(app).await;
                     }
                 }
