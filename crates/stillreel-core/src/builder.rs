@@ -32,6 +32,7 @@ impl CreateVideoBuilder {
                 ai_engine: Engine::V25,
                 project: None,
                 branding: None,
+                webhook_url: None,
             },
         }
     }
@@ -86,6 +87,11 @@ impl CreateVideoBuilder {
         self
     }
 
+    pub fn webhook(mut self, url: &str) -> Self {
+        self.request.webhook_url = Some(url.to_owned());
+        self
+    }
+
     pub fn project(mut self, project: Uuid) -> Self {
         self.request.project = Some(project);
         self
@@ -131,6 +137,7 @@ impl CombineBuilder {
                 audio_url: None,
                 project: None,
                 branding: None,
+                webhook_url: None,
             },
         }
     }
@@ -152,6 +159,11 @@ impl CombineBuilder {
 
     pub fn audio(mut self, url: &str) -> Self {
         self.request.audio_url = Some(url.to_owned());
+        self
+    }
+
+    pub fn webhook(mut self, url: &str) -> Self {
+        self.request.webhook_url = Some(url.to_owned());
         self
     }
 

@@ -67,6 +67,7 @@ const CREATE_FIELDS: &[&str] = &[
     "ai_engine",
     "project",
     "branding",
+    "webhook_url",
 ];
 const COMBINE_FIELDS: &[&str] = &[
     "video_clip_uuids",
@@ -75,6 +76,7 @@ const COMBINE_FIELDS: &[&str] = &[
     "audio_url",
     "project",
     "branding",
+    "webhook_url",
 ];
 
 /// Parses and validates a `POST /create_video` body.
@@ -140,6 +142,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
             &mut errors,
         ),
     };
+    let webhook_url = optional_url(map, "webhook_url", &mut errors);
 
     finish(errors, || {
         Some(CreateVideoRequest {
@@ -150,6 +153,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
             ai_engine: ai_engine?,
             project: project?,
             branding: branding?,
+            webhook_url: webhook_url?,
         })
     })
 }
@@ -208,6 +212,7 @@ fn combine_video_clips(
             &mut errors,
         ),
     };
+    let webhook_url = optional_url(map, "webhook_url", &mut errors);
 
     finish(errors, || {
         Some(CombineVideoClipsRequest {
@@ -217,6 +222,7 @@ fn combine_video_clips(
             audio_url: audio_url?,
             project: project?,
             branding: branding?,
+            webhook_url: webhook_url?,
         })
     })
 }

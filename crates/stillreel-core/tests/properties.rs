@@ -241,6 +241,12 @@ fn responses_round_trip() {
         created_at: "2026-11-22T10:00:00Z".into(),
         updated_at: "2026-11-22T10:00:00Z".into(),
         error: None,
+        webhook: Some(stillreel_core::Webhook {
+            url: "https://hooks.example.com/x".into(),
+            status: stillreel_core::WebhookStatus::Pending,
+            attempts: 0,
+            last_status: None,
+        }),
     };
     let value = serde_json::to_value(&video).expect("serializes");
     assert_eq!(

@@ -158,6 +158,9 @@ struct CreateVideoRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     branding: Option<BrandingRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    webhook_url: Option<String>,
 }
 
 /// `POST /combine_video_clips`, normalized (boolean `branding` turned into the object form).
@@ -178,6 +181,9 @@ struct CombineVideoClipsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     branding: Option<BrandingRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    webhook_url: Option<String>,
 }
 
 #[derive(TS, Serialize, Deserialize)]
@@ -376,6 +382,20 @@ struct Video {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     error: Option<JobError>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    webhook: Option<Webhook>,
+}
+
+/// The echo of `webhook_url` with the state of the latest event's delivery.
+#[derive(TS, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Webhook {
+    url: String,
+    #[ts(type = "WebhookStatus")]
+    status: String,
+    attempts: u32,
+    last_status: Option<u16>,
 }
 
 #[derive(TS, Serialize, Deserialize)]
@@ -417,6 +437,7 @@ fn generate() -> String {
         ("Engine", core::Engine::NAMES),
         ("CameraMotion", core::CameraMotion::NAMES),
         ("Status", core::Status::NAMES),
+        ("WebhookStatus", core::WebhookStatus::NAMES),
         ("VfxType", core::VfxType::NAMES),
         ("RoomType", core::RoomType::NAMES),
         ("StagingStyle", core::StagingStyle::NAMES),
@@ -461,6 +482,7 @@ fn generate() -> String {
         export::<BrandingTemplates>(),
         export::<JobError>(),
         export::<Branding>(),
+        export::<Webhook>(),
         export::<Video>(),
         export::<Project>(),
         export::<ProjectList>(),
@@ -538,7 +560,8 @@ fn mirrors_match_the_core_requests() {
     let mut builder = CreateVideoBuilder::new()
         .audio("https://example.com/a.mp3")
         .project(project)
-        .branding(full_branding());
+        .branding(full_branding())
+        .webhook("https://hooks.example.com/a");
     for vfx in every_vfx() {
         let mut input = image("https://example.com/x.jpg");
         input.vfx = Some(vfx);
@@ -549,6 +572,7 @@ fn mirrors_match_the_core_requests() {
         .audio("https://example.com/a.mp3")
         .project(project)
         .branding(full_branding())
+        .webhook("https://hooks.example.com/a")
         .build();
     mirrors::<CombineVideoClipsRequest>(&combine);
     mirrors::<CreateProjectRequest>(&core::CreateProjectRequest {
@@ -626,6 +650,12 @@ fn mirrors_match_the_core_records() {
         created_at: "2026-11-22T10:00:00Z".into(),
         updated_at: "2026-11-22T10:00:01Z".into(),
         error: Some(error),
+        webhook: Some(core::Webhook {
+            url: "https://hooks.example.com/x".into(),
+            status: core::WebhookStatus::Failed,
+            attempts: 8,
+            last_status: Some(500),
+        }),
     };
     mirrors::<Video>(&video);
     let project = core::Project {

@@ -68,6 +68,9 @@ pub struct CreateVideoRequest {
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branding: Option<BrandingRequest>,
+    /// Where the completion events of this video are sent (same URL rules as `image_url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
 }
 
 /// `POST /combine_video_clips`, normalized. The boolean form of `branding` has become the object
@@ -84,6 +87,9 @@ pub struct CombineVideoClipsRequest {
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branding: Option<BrandingRequest>,
+    /// Where the completion events of this video are sent (same URL rules as `image_url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
 }
 
 /// `POST /create_project`.

@@ -70,6 +70,55 @@ pub struct Video {
     pub updated_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
+    /// Present when the request named a `webhook_url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<Webhook>,
+}
+
+/// Where a delivery of completion events stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebhookStatus {
+    /// Not yet sent, or sent and to be retried.
+    Pending,
+    /// A 2xx answer was received.
+    Delivered,
+    /// Gave up: `410 Gone`, the retry schedule ran out, or the URL may not be called.
+    Failed,
+}
+
+impl WebhookStatus {
+    pub const NAMES: &'static [&'static str] = &["pending", "delivered", "failed"];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WebhookStatus::Pending => "pending",
+            WebhookStatus::Delivered => "delivered",
+            WebhookStatus::Failed => "failed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "pending" => Some(WebhookStatus::Pending),
+            "delivered" => Some(WebhookStatus::Delivered),
+            "failed" => Some(WebhookStatus::Failed),
+            _ => None,
+        }
+    }
+}
+
+/// The record's echo of `webhook_url`, with the state of the latest event's delivery (the
+/// branded render's event once there is one, the video's before). Before the video settles
+/// nothing is sent yet: `pending`, no attempts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhook {
+    pub url: String,
+    pub status: WebhookStatus,
+    /// HTTP requests made so far for that event.
+    pub attempts: u32,
+    /// HTTP status of the last answer; `null` before the first one or when none came.
+    pub last_status: Option<u16>,
 }
 
 /// A project record.
