@@ -122,6 +122,10 @@ pub struct Config {
     pub job_lease_secs: u64,
     /// `STILLREEL_RATE_LIMIT` (default off): requests per account and period, per process.
     pub rate_limit: Option<RateLimit>,
+    /// `STILLREEL_WEBHOOK_RETRY_SCHEDULE` (seconds, comma-separated; default the Standard
+    /// Webhooks schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): the delays before each
+    /// retry of a webhook delivery; one attempt more than delays in all.
+    pub webhook_retry_schedule: Vec<Duration>,
 }
 
 impl Config {
@@ -231,6 +235,15 @@ impl Config {
                 message,
             })?,
         };
+        let webhook_retry_schedule = match get("STILLREEL_WEBHOOK_RETRY_SCHEDULE") {
+            None => crate::webhook::DEFAULT_RETRY_SCHEDULE
+                .map(Duration::from_secs)
+                .to_vec(),
+            Some(text) => crate::webhook::parse_schedule(&text).map_err(|message| ConfigError {
+                var: "STILLREEL_WEBHOOK_RETRY_SCHEDULE",
+                message,
+            })?,
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -245,6 +258,7 @@ impl Config {
             samples_dir,
             job_lease_secs,
             rate_limit,
+            webhook_retry_schedule,
         })
     }
 
@@ -287,6 +301,18 @@ mod tests {
         assert_eq!(c.samples_dir, PathBuf::from("./samples"));
         assert_eq!(c.job_lease_secs, 30);
         assert_eq!(c.rate_limit, None);
+        assert_eq!(
+            c.webhook_retry_schedule,
+            [5, 300, 1800, 7200, 18000, 36000, 36000].map(Duration::from_secs)
+        );
+    }
+
+    #[test]
+    fn webhook_retry_schedule_is_read_and_checked() {
+        let c = config(&[("STILLREEL_WEBHOOK_RETRY_SCHEDULE", "1, 2")]).expect("valid");
+        assert_eq!(c.webhook_retry_schedule, [1, 2].map(Duration::from_secs));
+        let err = config(&[("STILLREEL_WEBHOOK_RETRY_SCHEDULE", "1,x")]).expect_err("invalid");
+        assert_eq!(err.var, "STILLREEL_WEBHOOK_RETRY_SCHEDULE");
     }
 
     #[test]

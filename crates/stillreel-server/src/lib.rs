@@ -20,6 +20,7 @@ pub mod routes;
 pub mod serve;
 pub mod state;
 pub mod storage;
+pub mod webhook;
 pub mod worker;
 
 pub use app::router;

@@ -31,7 +31,8 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum AccountsCommand {
     /// Creates an account with a default project and an API key; prints
-    /// {"account", "api_key", "default_project"} as one JSON object. Works while the server runs.
+    /// {"account", "api_key", "default_project", "webhook_secret"} as one JSON object. Works
+    /// while the server runs.
     Create {
         /// A name for the account (for operators; not shown to API clients).
         name: String,
@@ -51,6 +52,13 @@ enum AccountsCommand {
         /// The key, or `-` to read it from the first line of standard input (keeps it out of
         /// the process list and the shell history).
         api_key: String,
+    },
+    /// Gives an account a new webhook signing secret; for 24 h deliveries carry signatures
+    /// made with both the new and the previous one. Prints {"account", "webhook_secret",
+    /// "previous_valid_until"}.
+    RotateWebhookSecret {
+        /// The account's id.
+        account: uuid::Uuid,
     },
 }
 
@@ -90,6 +98,9 @@ async fn main() -> ExitCode {
             command: AccountsCommand::AddKey { account },
         } => add_key(config, account).await,
         Command::Accounts {
+            command: AccountsCommand::RotateWebhookSecret { account },
+        } => rotate_webhook_secret(config, account).await,
+        Command::Accounts {
             command: AccountsCommand::RevokeKey { api_key },
         } => revoke_key(config, &api_key).await,
     };
@@ -122,6 +133,19 @@ async fn add_key(config: Config, account: uuid::Uuid) -> Result<(), Box<dyn std:
     db.close().await;
     let key = added.ok_or_else(|| format!("no account {account}"))?;
     println!("{}", serde_json::to_string(&key)?);
+    Ok(())
+}
+
+#[expect(clippy::print_stdout, reason = "the CLI's output is its interface")]
+async fn rotate_webhook_secret(
+    config: Config,
+    account: uuid::Uuid,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let db = Db::connect(&config.database).await?;
+    let rotated = repo::accounts::rotate_webhook_secret(&db, account).await?;
+    db.close().await;
+    let rotated = rotated.ok_or_else(|| format!("no account {account}"))?;
+    println!("{}", serde_json::to_string(&rotated)?);
     Ok(())
 }
 

@@ -23,6 +23,8 @@ struct Histogram {
 struct Inner {
     requests: BTreeMap<(String, u16), u64>,
     latency: BTreeMap<String, Histogram>,
+    /// Webhook delivery attempts made by this process, by outcome.
+    webhooks: BTreeMap<&'static str, u64>,
 }
 
 /// The server's counters.
@@ -52,11 +54,22 @@ impl Metrics {
         }
     }
 
+    /// Counts one webhook delivery attempt by its outcome (`webhook::OUTCOMES`).
+    pub fn record_webhook(&self, outcome: &'static str) {
+        if let Ok(mut inner) = self.inner.lock() {
+            *inner.webhooks.entry(outcome).or_default() += 1;
+        }
+    }
+
     /// The exposition text, with `queue` (state, depth) appended.
     pub fn render(&self, queue: &[(&str, i64)]) -> String {
         let mut out = String::new();
-        let (requests, latency) = match self.inner.lock() {
-            Ok(inner) => (inner.requests.clone(), inner.latency.clone()),
+        let (requests, latency, webhooks) = match self.inner.lock() {
+            Ok(inner) => (
+                inner.requests.clone(),
+                inner.latency.clone(),
+                inner.webhooks.clone(),
+            ),
             Err(_) => Default::default(),
         };
         out.push_str("# HELP stillreel_http_requests_total HTTP requests by route and status.\n");
@@ -100,6 +113,17 @@ impl Metrics {
         for (state, n) in queue {
             let _ = writeln!(out, "stillreel_jobs{{state=\"{state}\"}} {n}");
         }
+        out.push_str(
+            "# HELP stillreel_webhook_deliveries_total Webhook delivery attempts by outcome.\n",
+        );
+        out.push_str("# TYPE stillreel_webhook_deliveries_total counter\n");
+        for outcome in crate::webhook::OUTCOMES {
+            let n = webhooks.get(outcome).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "stillreel_webhook_deliveries_total{{outcome=\"{outcome}\"}} {n}"
+            );
+        }
         out
     }
 }
@@ -134,5 +158,9 @@ mod tests {
             "stillreel_http_request_duration_seconds_bucket{route=\"/a\",le=\"+Inf\"} 3"
         ));
         assert!(text.contains("stillreel_jobs{state=\"queued\"} 2"));
+        assert!(text.contains("stillreel_webhook_deliveries_total{outcome=\"delivered\"} 0"));
+        m.record_webhook("retry");
+        let text = m.render(&[]);
+        assert!(text.contains("stillreel_webhook_deliveries_total{outcome=\"retry\"} 1"));
     }
 }

@@ -28,6 +28,10 @@ pub enum JobKind {
     Combine,
     /// Render the branded version of a completed video.
     Branding,
+    /// Deliver the webhook event of a settled video (`webhook.rs`).
+    VideoWebhook,
+    /// Deliver the webhook event of a settled branded render.
+    BrandingWebhook,
 }
 
 impl JobKind {
@@ -36,6 +40,8 @@ impl JobKind {
             JobKind::Render => "render",
             JobKind::Combine => "combine",
             JobKind::Branding => "branding",
+            JobKind::VideoWebhook => "video_webhook",
+            JobKind::BrandingWebhook => "branding_webhook",
         }
     }
 
@@ -44,6 +50,8 @@ impl JobKind {
             "render" => Some(JobKind::Render),
             "combine" => Some(JobKind::Combine),
             "branding" => Some(JobKind::Branding),
+            "video_webhook" => Some(JobKind::VideoWebhook),
+            "branding_webhook" => Some(JobKind::BrandingWebhook),
             _ => None,
         }
     }
@@ -103,6 +111,27 @@ pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<i64, 
     )
     .bind(video_id)
     .bind(kind.as_str())
+    .bind(now)
+    .fetch_one(conn)
+    .await?);
+    Ok(id)
+}
+
+/// [`enqueue`] with its own attempt limit (webhook deliveries retry on their own schedule).
+pub async fn enqueue_with_max_attempts(
+    tx: &mut Tx,
+    video_id: Uuid,
+    kind: JobKind,
+    max_attempts: i32,
+) -> Result<i64, DbError> {
+    let now = now_ms();
+    let id: i64 = on_tx!(tx, conn => sqlx::query_scalar(
+        "INSERT INTO jobs (video_id, kind, state, max_attempts, run_after, created_at, updated_at)
+         VALUES ($1, $2, 'queued', $3, $4, $4, $4) RETURNING id",
+    )
+    .bind(video_id)
+    .bind(kind.as_str())
+    .bind(max_attempts)
     .bind(now)
     .fetch_one(conn)
     .await?);
@@ -355,7 +384,13 @@ mod tests {
 
     #[test]
     fn kinds_round_trip() {
-        for kind in [JobKind::Render, JobKind::Combine, JobKind::Branding] {
+        for kind in [
+            JobKind::Render,
+            JobKind::Combine,
+            JobKind::Branding,
+            JobKind::VideoWebhook,
+            JobKind::BrandingWebhook,
+        ] {
             assert_eq!(JobKind::parse(kind.as_str()), Some(kind));
         }
     }

@@ -33,6 +33,7 @@ use crate::db::{Db, DbError};
 use crate::queue::{self, Job, JobKind};
 use crate::repo::render::{self as repo, RenderInput, RenderSource};
 use crate::state::AppState;
+use crate::webhook;
 
 pub use self::files::ServerFiles;
 use self::observer::{DbObserver, Target};
@@ -119,6 +120,19 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     Ok(Renderer::new(render_config, fetcher, storage).with_provider(provider))
 }
 
+/// The client of webhook deliveries: the same allow-list (`STILLREEL_FETCH_ALLOW`, already
+/// checked by [`build_renderer`]) and public-address rules as media fetching.
+fn webhook_fetcher(config: &Config) -> Fetcher {
+    let allow = AllowList::parse(&config.fetch_allow.join(",")).unwrap_or_default();
+    Fetcher::new(
+        FetchConfig {
+            allow,
+            ..FetchConfig::default()
+        },
+        None,
+    )
+}
+
 /// The running worker loops of this process.
 #[derive(Debug)]
 pub struct Workers {
@@ -148,6 +162,8 @@ struct Ctx {
     node: Uuid,
     /// This process's scratch folder (`<data dir>/work/<node>`).
     scratch: scratch::Scratch,
+    /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
+    webhooks: Fetcher,
 }
 
 /// Starts `settings.workers` job loops (and the lease rescuer) on `state`.
@@ -175,6 +191,7 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
                 );
             }
         });
+        let webhooks = webhook_fetcher(&state.config);
         let ctx = Arc::new(Ctx {
             db: state.db.clone(),
             state,
@@ -182,6 +199,7 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
             settings,
             node,
             scratch,
+            webhooks,
         });
         tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
         for n in 0..ctx.settings.workers {
@@ -296,6 +314,8 @@ enum Outcome {
     LeaseLost,
     /// Shutting down and the grace period ran out: give the job back.
     HandBack,
+    /// A webhook delivery attempt was made (or was not needed).
+    Webhook(webhook::AttemptResult),
 }
 
 async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
@@ -345,6 +365,13 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
 
 /// Does the job's work. Never writes the final status: [`settle`] does, under the lease.
 async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) -> Outcome {
+    if matches!(job.kind, JobKind::VideoWebhook | JobKind::BrandingWebhook) {
+        let public_url = &ctx.state.config.public_url;
+        return match webhook::attempt(&ctx.db, &ctx.webhooks, public_url, job).await {
+            Ok(result) => Outcome::Webhook(result),
+            Err(err) => Outcome::Failed(Failure::Db(err)),
+        };
+    }
     let input = match repo::render_input(&ctx.db, job.video_id).await {
         Ok(Some(input)) => input,
         // The video is gone: nothing to do.
@@ -354,6 +381,7 @@ async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) -> Outcome {
     let result = match job.kind {
         JobKind::Render | JobKind::Combine => main_video(ctx, &input, work_dir).await,
         JobKind::Branding => branded(ctx, &input, work_dir).await,
+        JobKind::VideoWebhook | JobKind::BrandingWebhook => Ok(None),
     };
     match result {
         Ok(video) => Outcome::Done(video),
@@ -487,6 +515,7 @@ async fn settle(ctx: &Ctx, worker_id: &str, job: &Job, outcome: Outcome) -> Resu
             tracing::info!(job = job.id, "shutting down: job handed back to the queue");
             Ok(())
         }
+        Outcome::Webhook(result) => settle_webhook(ctx, worker_id, job, &result).await,
         Outcome::Done(video) => {
             // A last heartbeat proves the lease is ours and keeps it for a whole lease more:
             // nobody can rescue the job while the result is written.
@@ -526,12 +555,66 @@ async fn settle(ctx: &Ctx, worker_id: &str, job: &Job, outcome: Outcome) -> Resu
             let error = failure.job_error();
             match job.kind {
                 JobKind::Branding => repo::fail_branding(db, job.video_id, &error).await?,
+                // A delivery whose database access keeps failing: the event stays pending.
+                JobKind::VideoWebhook | JobKind::BrandingWebhook => false,
                 _ => repo::fail_video(db, job.video_id, &error).await?,
             };
             queue::fail(db, job.id, worker_id, &failure.to_string(), None).await?;
             Ok(())
         }
     }
+}
+
+/// Records a delivery attempt and completes its job, or puts it back for the schedule's
+/// next delay. One log line per attempt, with the video id and the `webhook-id`.
+async fn settle_webhook(
+    ctx: &Ctx,
+    worker_id: &str,
+    job: &Job,
+    result: &webhook::AttemptResult,
+) -> Result<(), DbError> {
+    let db = &ctx.db;
+    let schedule = &ctx.state.config.webhook_retry_schedule;
+    let Some((attempt, verdict)) =
+        webhook::record_attempt(db, job.video_id, job.kind, result, schedule).await?
+    else {
+        queue::complete(db, job.id, worker_id).await?;
+        return Ok(());
+    };
+    let message_id = match result {
+        webhook::AttemptResult::Answered { message_id, .. }
+        | webhook::AttemptResult::NoAnswer { message_id, .. }
+        | webhook::AttemptResult::Unsendable { message_id, .. } => message_id.as_str(),
+        webhook::AttemptResult::Settled => "",
+    };
+    ctx.state.metrics.record_webhook(verdict.outcome);
+    tracing::info!(
+        video = %job.video_id,
+        webhook_id = message_id,
+        kind = job.kind.as_str(),
+        attempt,
+        outcome = verdict.outcome,
+        http_status = verdict.last_status,
+        retry_in_secs = verdict.retry_in.map(|d| d.as_secs()),
+        error = verdict.error.as_deref(),
+        "webhook delivery attempt"
+    );
+    match verdict.retry_in {
+        Some(delay) => {
+            queue::fail(
+                db,
+                job.id,
+                worker_id,
+                verdict.error.as_deref().unwrap_or(""),
+                Some(delay),
+            )
+            .await?;
+        }
+        None => {
+            queue::complete(db, job.id, worker_id).await?;
+        }
+    }
+    Ok(())
 }
 
 /// Queues the branded render of a complete video that asked for one, unless already queued.

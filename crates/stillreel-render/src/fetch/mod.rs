@@ -11,6 +11,7 @@
 pub mod address;
 pub mod allow;
 pub mod orient;
+pub mod post;
 pub mod sniff;
 
 use std::net::{IpAddr, SocketAddr};
@@ -26,6 +27,7 @@ use url_host::Host;
 pub use self::address::{NonPublic, check_public};
 pub use self::allow::{AllowList, BadAllowEntry};
 pub use self::orient::ExifOrientation;
+pub use self::post::PostAnswer;
 pub use self::sniff::{MediaClass, MediaFormat, sniff};
 use crate::error::{FetchError, MediaErrorKind};
 

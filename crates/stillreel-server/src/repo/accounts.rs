@@ -24,6 +24,8 @@ pub struct NewAccount {
     pub account: Uuid,
     pub api_key: String,
     pub default_project: Uuid,
+    /// Signs this account's webhook deliveries (`whsec_…`).
+    pub webhook_secret: String,
 }
 
 /// SHA-256 of a key: what is stored and looked up.
@@ -48,16 +50,18 @@ pub async fn create(db: &Db, name: &str, clip_limit: usize) -> Result<NewAccount
     let account = Uuid::now_v7();
     let default_project = Uuid::now_v7();
     let api_key = generate_key()?;
+    let webhook_secret = crate::webhook::generate_secret()?;
     let now = now_ms();
     let limit = i32::try_from(clip_limit)
         .map_err(|_| DbError::Corrupt("clip limit too large".to_owned()))?;
     let mut tx = db.begin().await?;
     on_tx!(&mut tx, conn => {
-        sqlx::query("INSERT INTO accounts (id, name, clip_limit, created_at) VALUES ($1, $2, $3, $4)")
+        sqlx::query("INSERT INTO accounts (id, name, clip_limit, created_at, webhook_secret) VALUES ($1, $2, $3, $4, $5)")
             .bind(account)
             .bind(name)
             .bind(limit)
             .bind(now)
+            .bind(&webhook_secret)
             .execute(&mut *conn)
             .await?;
         sqlx::query("INSERT INTO api_keys (key_hash, account_id, created_at) VALUES ($1, $2, $3)")
@@ -73,6 +77,7 @@ pub async fn create(db: &Db, name: &str, clip_limit: usize) -> Result<NewAccount
         account,
         api_key,
         default_project,
+        webhook_secret,
     })
 }
 
@@ -110,6 +115,59 @@ pub async fn revoke_key(db: &Db, key: &str) -> Result<bool, DbError> {
         .await?
         .rows_affected());
     Ok(removed == 1)
+}
+
+/// What `stillreel accounts rotate-webhook-secret` prints.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RotatedSecret {
+    pub account: Uuid,
+    pub webhook_secret: String,
+    /// Until when (RFC 3339) deliveries also carry a signature made with the previous
+    /// secret; `null` when the account had none.
+    pub previous_valid_until: Option<String>,
+}
+
+/// Gives `account` a new webhook secret. The previous one keeps signing (a second signature
+/// in `webhook-signature`) for [`crate::webhook::PREVIOUS_SECRET_GRACE`], so receivers can
+/// switch without rejecting a delivery. `None` when there is no such account.
+pub async fn rotate_webhook_secret(
+    db: &Db,
+    account: Uuid,
+) -> Result<Option<RotatedSecret>, DbError> {
+    let secret = crate::webhook::generate_secret()?;
+    let grace =
+        i64::try_from(crate::webhook::PREVIOUS_SECRET_GRACE.as_millis()).unwrap_or(i64::MAX);
+    let until = now_ms().saturating_add(grace);
+    // One statement: the old value is read and moved in the same row update.
+    let sql = "UPDATE accounts
+               SET webhook_secret_previous = webhook_secret,
+                   webhook_secret_previous_until = CASE WHEN webhook_secret IS NULL THEN NULL ELSE $1 END,
+                   webhook_secret = $2
+               WHERE id = $3
+               RETURNING webhook_secret_previous_until";
+    let row: Option<Option<i64>> = match db {
+        Db::Sqlite { write, .. } => {
+            sqlx::query_scalar(sql)
+                .bind(until)
+                .bind(&secret)
+                .bind(account)
+                .fetch_optional(write)
+                .await?
+        }
+        Db::Postgres(pool) => {
+            sqlx::query_scalar(sql)
+                .bind(until)
+                .bind(&secret)
+                .bind(account)
+                .fetch_optional(pool)
+                .await?
+        }
+    };
+    Ok(row.map(|until| RotatedSecret {
+        account,
+        webhook_secret: secret,
+        previous_valid_until: until.map(rfc3339),
+    }))
 }
 
 /// Number of accounts (`serve` creates a first one when there is none).

@@ -12,7 +12,8 @@ use uuid::Uuid;
 
 use super::parse_enum;
 use super::videos::StoredClip;
-use crate::db::{Db, DbError, now_ms, on_db};
+use crate::db::{Db, DbError, now_ms, on_db, on_tx};
+use crate::webhook::Event;
 
 /// One clip to render for a `create_video` video.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,12 +219,32 @@ pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result
     Ok(video.is_some())
 }
 
+/// Runs a settling UPDATE of video `$video`'s rows in one transaction with the webhook event
+/// it causes (`webhook::record_event`, nothing when the video has no `webhook_url`), so a
+/// crash between settling and delivering cannot lose the event. Returns whether the UPDATE
+/// changed a row; only then is the event written and the cached answer dropped.
+macro_rules! settle {
+    ($db:expr, $video:expr, $event:expr, $query:expr) => {{
+        let mut tx = $db.begin().await?;
+        let n = on_tx!(&mut tx, conn => $query.execute(conn).await?.rows_affected());
+        if n > 0 {
+            crate::webhook::record_event(&mut tx, $video, $event).await?;
+        }
+        tx.commit().await?;
+        if n > 0 {
+            $db.invalidate_video($video);
+        }
+        n > 0
+    }};
+}
+
 /// `in_progress → complete`, with the stored file and progress 100.
 pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
     crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    Ok(update!(
+    Ok(settle!(
         db,
         video_id,
+        Event::VideoCompleted,
         sqlx::query(
             "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
              WHERE id = $3 AND status = 'in_progress'",
@@ -235,27 +256,45 @@ pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<
 }
 
 /// `queued | in_progress → error`. The branded render, unless already final, fails with the
-/// same error (CONTRACT §8: if the main video fails, branding goes to `error`).
+/// same error in the same transaction (CONTRACT §8: if the main video fails, branding goes to
+/// `error`); that is not an event of its own: `video.failed` says it all.
 pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
     let now = now_ms();
-    let changed = update!(
-        db,
-        video_id,
-        sqlx::query(
-            "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
-             WHERE id = $5 AND status IN ('queued', 'in_progress')",
-        )
-        .bind(&error.code)
-        .bind(&error.message)
-        .bind(error.field.as_deref())
-        .bind(now)
-        .bind(video_id)
-    );
+    let mut tx = db.begin().await?;
+    let changed = on_tx!(&mut tx, conn => sqlx::query(
+        "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
+         WHERE id = $5 AND status IN ('queued', 'in_progress')",
+    )
+    .bind(&error.code)
+    .bind(&error.message)
+    .bind(error.field.as_deref())
+    .bind(now)
+    .bind(video_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+        > 0;
     if changed {
-        fail_branding(db, video_id, error).await?;
+        on_tx!(&mut tx, conn => sqlx::query(FAIL_BRANDING)
+            .bind(&error.code)
+            .bind(&error.message)
+            .bind(error.field.as_deref())
+            .bind(now)
+            .bind(video_id)
+            .execute(conn)
+            .await
+            .map(drop)?);
+        crate::webhook::record_event(&mut tx, video_id, Event::VideoFailed).await?;
+    }
+    tx.commit().await?;
+    if changed {
+        db.invalidate_video(video_id);
     }
     Ok(changed)
 }
+
+const FAIL_BRANDING: &str = "UPDATE brandings SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
+     WHERE video_id = $5 AND status IN ('queued', 'in_progress')";
 
 /// Branding `queued → in_progress`.
 pub async fn start_branding(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
@@ -286,9 +325,10 @@ pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Res
 /// Branding `in_progress → complete`.
 pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
     crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    Ok(update!(
+    Ok(settle!(
         db,
         video_id,
+        Event::BrandingCompleted,
         sqlx::query(
             "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
              WHERE video_id = $3 AND status = 'in_progress'",
@@ -301,17 +341,15 @@ pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Resu
 
 /// Branding `queued | in_progress → error`.
 pub async fn fail_branding(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
-    Ok(update!(
+    Ok(settle!(
         db,
         video_id,
-        sqlx::query(
-            "UPDATE brandings SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
-             WHERE video_id = $5 AND status IN ('queued', 'in_progress')",
-        )
-        .bind(&error.code)
-        .bind(&error.message)
-        .bind(error.field.as_deref())
-        .bind(now_ms())
-        .bind(video_id)
+        Event::BrandingFailed,
+        sqlx::query(FAIL_BRANDING)
+            .bind(&error.code)
+            .bind(&error.message)
+            .bind(error.field.as_deref())
+            .bind(now_ms())
+            .bind(video_id)
     ))
 }

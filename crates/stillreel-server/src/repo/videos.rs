@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use sqlx::types::Json;
 use stillreel_core::{
     Branding, BrandingRequest, BrandingTemplates, CombineVideoClipsRequest, CreateVideoRequest,
-    Engine, JobError, Orientation, Resolution, Status, Vfx, Video, VideoClip,
+    Engine, JobError, Orientation, Resolution, Status, Vfx, Video, VideoClip, Webhook,
+    WebhookStatus,
 };
 use uuid::Uuid;
 
@@ -179,7 +180,23 @@ fn queued_record(
         created_at: rfc3339(now),
         updated_at: rfc3339(now),
         error: None,
+        webhook: None,
     }
+}
+
+/// The echo of a new video's `webhook_url`: nothing sent yet. Stores the URL on the video
+/// row (in `tx`) for the settling transaction to find.
+async fn with_webhook(tx: &mut Tx, mut video: Video, url: Option<&str>) -> Result<Video, DbError> {
+    if let Some(url) = url {
+        crate::webhook::set_url(tx, video.uuid, url).await?;
+        video.webhook = Some(Webhook {
+            url: url.to_owned(),
+            status: WebhookStatus::Pending,
+            attempts: 0,
+            last_status: None,
+        });
+    }
+    Ok(video)
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Result<serde_json::Value, DbError> {
@@ -285,16 +302,8 @@ pub async fn insert_create(
             queue::enqueue(tx, id, JobKind::Render).await?;
         }
     }
-    Ok(queued_record(
-        id,
-        project,
-        o,
-        r,
-        e,
-        Vec::new(),
-        branding,
-        now,
-    ))
+    let record = queued_record(id, project, o, r, e, Vec::new(), branding, now);
+    with_webhook(tx, record, request.webhook_url.as_deref()).await
 }
 
 /// The SQLite form of [`insert_create`]: the same rows, written by one multi-statement batch
@@ -412,9 +421,8 @@ pub async fn insert_combine(
         insert_branding_row(tx, id, templates, *ramp, now).await?;
     }
     queue::enqueue(tx, id, JobKind::Combine).await?;
-    Ok(queued_record(
-        id, project, o, r, engine, clips, branding, now,
-    ))
+    let record = queued_record(id, project, o, r, engine, clips, branding, now);
+    with_webhook(tx, record, request.webhook_url.as_deref()).await
 }
 
 /// The clips of `account` among `ids` (duplicates allowed), keyed by id. Clips of other
@@ -474,6 +482,10 @@ struct VideoRow {
     c_resolution: Option<String>,
     c_engine: Option<String>,
     c_clip_key: Option<String>,
+    webhook_url: Option<String>,
+    w_status: Option<String>,
+    w_attempts: Option<i32>,
+    w_last_status: Option<i32>,
 }
 
 impl VideoRow {
@@ -522,9 +534,12 @@ pub async fn get_video(
                 b.error_message AS b_error_message, b.error_field AS b_error_field,
                 c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
                 c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
-                c.clip_key AS c_clip_key
+                c.clip_key AS c_clip_key,
+                v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
          FROM videos v
          LEFT JOIN brandings b ON b.video_id = v.id
+         LEFT JOIN webhook_deliveries w ON w.video_id = v.id
+              AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
          LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL
          WHERE v.id = $1 AND v.account_id = $2
          ORDER BY c.position",
@@ -593,6 +608,21 @@ pub async fn get_video(
         updated_at: rfc3339(row.updated_at),
         error: job_error(row.error_code, row.error_message, row.error_field)
             .filter(|_| status == Status::Error),
+        // The latest event's delivery: 'branding' sorts before 'video', and a branded
+        // render's event always comes after its video's.
+        webhook: row.webhook_url.map(|url| Webhook {
+            url,
+            status: row
+                .w_status
+                .as_deref()
+                .and_then(WebhookStatus::parse)
+                .unwrap_or(WebhookStatus::Pending),
+            attempts: row
+                .w_attempts
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0),
+            last_status: row.w_last_status.and_then(|n| u16::try_from(n).ok()),
+        }),
     }))
 }
 
