@@ -178,6 +178,10 @@ pub struct CreateVideoRequest {
     pub project: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branding: Option<BrandingRequest>,
+    /// Where completion events are sent (see `webhooks`); same URL rules as `image_url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 2048)]
+    pub webhook_url: Option<String>,
 }
 
 /// `POST /combine_video_clips` body.
@@ -195,6 +199,10 @@ pub struct CombineVideoClipsRequest {
     pub project: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branding: Option<CombineBranding>,
+    /// Where completion events are sent (see `webhooks`); same URL rules as `image_url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 2048)]
+    pub webhook_url: Option<String>,
 }
 
 /// `POST /create_project` body.
@@ -275,6 +283,57 @@ pub struct Video {
     /// Present only when `status` is `error`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
+    /// Present only when the request named a `webhook_url`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<Webhook>,
+}
+
+/// Where the delivery of the latest completion event stands.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WebhookStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+/// The echo of `webhook_url`, with the state of the latest event's delivery (the branded
+/// render's once there is one, the video's before).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Webhook {
+    pub url: String,
+    pub status: WebhookStatus,
+    /// HTTP requests made so far for that event.
+    pub attempts: u32,
+    /// HTTP status of the last answer; null before the first one or when none came.
+    #[schema(required = true)]
+    pub last_status: Option<u16>,
+}
+
+/// Kinds of completion events.
+#[derive(Debug, Serialize, ToSchema)]
+pub enum WebhookEventType {
+    #[serde(rename = "video.completed")]
+    VideoCompleted,
+    #[serde(rename = "video.failed")]
+    VideoFailed,
+    #[serde(rename = "branding.completed")]
+    BrandingCompleted,
+    #[serde(rename = "branding.failed")]
+    BrandingFailed,
+}
+
+/// The body of every webhook delivery, signed per Standard Webhooks (`webhook-id`,
+/// `webhook-timestamp`, `webhook-signature` headers; see docs/WEBHOOKS.md).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookEvent {
+    #[serde(rename = "type")]
+    pub event_type: WebhookEventType,
+    /// When the video or branded render settled (RFC 3339).
+    #[schema(format = DateTime)]
+    pub timestamp: String,
+    /// The video record exactly as `get_video` answered it when the event was first sent.
+    pub data: Video,
 }
 
 /// A project.
@@ -388,17 +447,65 @@ impl Modify for Security {
         crate::routes::catalog::get_templates,
         crate::routes::catalog::get_engines,
     ),
+    components(schemas(WebhookEvent)),
     modifiers(&Security),
 )]
 pub struct ApiDoc;
+
+/// OpenAPI 3.1's top-level `webhooks` (utoipa 5 has no model for it): one POST per event
+/// type, each with the signature headers and the `WebhookEvent` body.
+fn webhooks() -> serde_json::Value {
+    let header = |name: &str, description: &str| {
+        serde_json::json!({"name": name, "in": "header", "required": true,
+                           "description": description, "schema": {"type": "string"}})
+    };
+    let mut out = serde_json::Map::new();
+    for (event, when) in [
+        (
+            "video.completed",
+            "the video is complete (`status: complete`, `video_url` set)",
+        ),
+        (
+            "video.failed",
+            "the video ended in `error` (its `error` says why)",
+        ),
+        (
+            "branding.completed",
+            "the branded render is complete (`branding.video_url` set)",
+        ),
+        ("branding.failed", "the branded render ended in `error`"),
+    ] {
+        out.insert(
+            event.to_owned(),
+            serde_json::json!({"post": {
+                "summary": format!("`{event}`: {when}"),
+                "description": "Sent to the request's `webhook_url`. Any 2xx answer is success; `410 Gone` stops retries; anything else is retried on the schedule of docs/WEBHOOKS.md with the same `webhook-id`.",
+                "parameters": [
+                    header("webhook-id", "Stable across retries of one event: drop duplicates by it."),
+                    header("webhook-timestamp", "Seconds since the Unix epoch of this attempt."),
+                    header("webhook-signature", "Space-separated `v1,<base64 HMAC-SHA256 of {id}.{timestamp}.{body}>`, one per valid account secret."),
+                ],
+                "requestBody": {"required": true, "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/WebhookEvent"}}}},
+                "responses": {
+                    "200": {"description": "Any 2xx: delivered."},
+                    "410": {"description": "Gone: no more attempts for this event."},
+                },
+            }}),
+        );
+    }
+    serde_json::Value::Object(out)
+}
 
 /// The document as JSON, built once.
 pub fn document_json() -> String {
     static DOC: OnceLock<String> = OnceLock::new();
     DOC.get_or_init(|| {
-        ApiDoc::openapi()
-            .to_json()
-            .unwrap_or_else(|_| "{}".to_owned())
+        let mut doc = serde_json::to_value(ApiDoc::openapi()).unwrap_or_default();
+        if let Some(map) = doc.as_object_mut() {
+            map.insert("webhooks".to_owned(), webhooks());
+        }
+        doc.to_string()
     })
     .clone()
 }

@@ -168,6 +168,41 @@ fn enum_of(name: &str) -> Vec<String> {
 }
 
 #[test]
+fn document_has_the_webhook_events() {
+    let doc = doc();
+    let hooks = doc["webhooks"].as_object().expect("webhooks");
+    let mut events: Vec<&str> = hooks.keys().map(String::as_str).collect();
+    events.sort_unstable();
+    assert_eq!(
+        events,
+        [
+            "branding.completed",
+            "branding.failed",
+            "video.completed",
+            "video.failed"
+        ]
+    );
+    for (event, item) in hooks {
+        assert_eq!(
+            item["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+            "#/components/schemas/WebhookEvent",
+            "{event}"
+        );
+    }
+    let kinds = enum_of("WebhookEventType");
+    for event in [
+        crate::webhook::Event::VideoCompleted,
+        crate::webhook::Event::VideoFailed,
+        crate::webhook::Event::BrandingCompleted,
+        crate::webhook::Event::BrandingFailed,
+    ] {
+        assert!(kinds.iter().any(|k| k == event.type_name()), "{kinds:?}");
+    }
+    let create = &doc["components"]["schemas"]["CreateVideoRequest"]["properties"];
+    assert_eq!(create["webhook_url"]["maxLength"], 2048);
+}
+
+#[test]
 fn document_is_openapi_3_1_with_security() {
     let doc = doc();
     assert_eq!(doc["openapi"], "3.1.0");
@@ -190,6 +225,10 @@ fn enums_match_the_core() {
     assert_eq!(enum_of("Engine"), names(Engine::NAMES));
     assert_eq!(enum_of("CameraMotion"), names(CameraMotion::NAMES));
     assert_eq!(enum_of("Status"), names(Status::NAMES));
+    assert_eq!(
+        enum_of("WebhookStatus"),
+        names(stillreel_core::WebhookStatus::NAMES)
+    );
     assert_eq!(enum_of("VfxType"), names(VfxType::NAMES));
     assert_eq!(enum_of("TemplateSlotKind"), names(TemplateSlotKind::NAMES));
     assert_eq!(
@@ -268,6 +307,12 @@ fn full_video() -> Video {
             field: None,
             ..error
         }),
+        webhook: Some(stillreel_core::Webhook {
+            url: "https://hooks.example.com/in".into(),
+            status: stillreel_core::WebhookStatus::Failed,
+            attempts: 8,
+            last_status: Some(500),
+        }),
     }
 }
 
@@ -275,9 +320,13 @@ fn full_video() -> Video {
 fn records_match_their_schemas() {
     let video = full_video();
     assert_valid("Video", &serde_json::to_value(&video).expect("json"));
+    let event = json!({"type": "video.failed", "timestamp": crate::db::rfc3339(0),
+                       "data": serde_json::to_value(&video).expect("json")});
+    assert_valid("WebhookEvent", &event);
     let bare = Video {
         branding: None,
         error: None,
+        webhook: None,
         video_clips: Vec::new(),
         status: Status::Queued,
         ..video
