@@ -49,8 +49,53 @@ async fn accounts_create_prints_one_json_object(backend: Backend) {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(keys, vec!["account", "api_key", "default_project"]);
+    assert_eq!(
+        keys,
+        vec!["account", "api_key", "default_project", "webhook_secret"]
+    );
     let key = json["api_key"].as_str().expect("key");
+    let secret = json["webhook_secret"].as_str().expect("secret");
+    assert!(
+        secret.starts_with("whsec_") && secret.len() == 50,
+        "{secret}"
+    );
+
+    // A new secret; the old one still signs for 24 h.
+    let account = json["account"].as_str().expect("account");
+    let mut cmd = bin();
+    db.apply_to(&mut cmd);
+    let out = cmd
+        .args(["accounts", "rotate-webhook-secret", account])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rotated: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(rotated["account"], account);
+    let new_secret = rotated["webhook_secret"].as_str().expect("new secret");
+    assert!(new_secret.starts_with("whsec_") && new_secret != secret);
+    let until = rotated["previous_valid_until"].as_str().expect("until");
+    let until = time::OffsetDateTime::parse(until, &time::format_description::well_known::Rfc3339)
+        .expect("RFC 3339");
+    let hours = (until - time::OffsetDateTime::now_utc()).whole_minutes();
+    assert!(
+        (23 * 60..=24 * 60).contains(&hours),
+        "{hours} minutes of grace"
+    );
+    let mut cmd = bin();
+    db.apply_to(&mut cmd);
+    let out = cmd
+        .args([
+            "accounts",
+            "rotate-webhook-secret",
+            "67e55044-10b1-426f-9247-bb680e5fe0c8",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "an unknown account is an error");
 
     // The key authenticates against that database, with the requested clip limit.
     let handle = stillreel_server::Db::connect(&db.config).await.expect("db");

@@ -28,6 +28,7 @@ both_backends!(
     mod allowed, configured by allow_loopback:
     retried_until_a_2xx_with_one_id_and_combine_completes,
     a_failed_render_sends_video_failed_and_410_stops,
+    after_a_rotation_both_secrets_sign,
 );
 both_backends!(
     mod not_allowed, configured by no_allow_list:
@@ -397,6 +398,44 @@ async fn a_failed_render_sends_video_failed_and_410_stops(app: TestApp) {
     assert_eq!(event["data"]["error"]["field"], "image_inputs[0].image_url");
     let metrics = app.get("/metrics", "").await;
     assert_eq!(metric(&String::from_utf8_lossy(&metrics.bytes), "gone"), 1);
+    workers.shutdown().await;
+}
+
+async fn after_a_rotation_both_secrets_sign(app: TestApp) {
+    let receiver = Receiver::start(&[]);
+    let workers = with_workers(&app).await;
+    let account = app.account().await;
+    let rotated =
+        stillreel_server::repo::accounts::rotate_webhook_secret(app.db(), account.account)
+            .await
+            .expect("rotate")
+            .expect("account exists");
+    assert_ne!(rotated.webhook_secret, account.webhook_secret);
+    let key = account.api_key.as_str();
+    let body = json!({
+        "image_inputs": [{"image_url": receiver.url("/listing/photo.jpg")}],
+        "webhook_url": receiver.url("/rotated"),
+    });
+    let created = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(created.status, 200, "{}", created.json);
+    let hits = tokio::task::spawn_blocking({
+        let r = receiver.clone();
+        move || r.wait_for(1, Duration::from_secs(60))
+    })
+    .await
+    .expect("receiver");
+    let hit = &hits[0];
+    assert_eq!(hit.header("webhook-signature").split(' ').count(), 2);
+    assert!(
+        verify(&rotated.webhook_secret, hit),
+        "the new secret verifies"
+    );
+    assert!(
+        verify(&account.webhook_secret, hit),
+        "the old secret still verifies"
+    );
+    let stranger = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
+    assert!(!verify(stranger, hit), "another secret does not");
     workers.shutdown().await;
 }
 
