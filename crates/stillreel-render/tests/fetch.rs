@@ -455,3 +455,51 @@ async fn own_public_url_is_read_from_storage_not_the_network() {
         .expect_err("other port");
     assert!(e.message.contains("not a public address"), "{e}");
 }
+
+/// Webhook deliveries: the same address rule, no redirects followed, the answer read only up
+/// to its limit.
+#[tokio::test]
+async fn posts_keep_the_address_rule_follow_no_redirect_and_read_little() {
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![
+            ("/gone", Route::Status(410)),
+            ("/moved", Route::Redirect("/gone".to_owned())),
+            // Far more than a delivery may read: 2 GiB without a Content-Length.
+            ("/endless", Route::Stream { total: 2 << 30 }),
+        ],
+    )
+    .await;
+    let headers = [("content-type", "application/json")];
+    let post = |f: Fetcher, url: String, timeout: Duration| async move {
+        f.post(&url, &headers, b"{}", timeout, 64 * 1024).await
+    };
+
+    let err = post(fetcher(""), server.url("/gone"), Duration::from_secs(5))
+        .await
+        .expect_err("loopback without an allow-list");
+    assert!(!err.transient, "a refusal is final: {err}");
+    assert!(err.message.contains("not a public address"), "{err}");
+    assert_eq!(server.connections(), 0, "nothing was sent");
+
+    let allowed = fetcher("127.0.0.1");
+    let answer = post(allowed.clone(), server.url("/gone"), Duration::from_secs(5))
+        .await
+        .expect("answered");
+    assert_eq!(answer.status, 410);
+    let answer = post(
+        allowed.clone(),
+        server.url("/moved"),
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("answered");
+    assert_eq!(answer.status, 302, "the redirect is the answer");
+    assert_eq!(server.connections(), 2, "the redirect was not followed");
+
+    // Reading 2 GiB would overrun the 3 s limit; 64 KiB does not.
+    let answer = post(allowed, server.url("/endless"), Duration::from_secs(3))
+        .await
+        .expect("answered within the limit");
+    assert_eq!(answer.status, 200);
+}
