@@ -29,6 +29,7 @@ both_backends!(
     retried_until_a_2xx_with_one_id_and_combine_completes,
     a_failed_render_sends_video_failed_and_410_stops,
     after_a_rotation_both_secrets_sign,
+    the_branded_render_sends_its_own_event,
 );
 both_backends!(
     mod not_allowed, configured by no_allow_list:
@@ -439,6 +440,51 @@ async fn after_a_rotation_both_secrets_sign(app: TestApp) {
     workers.shutdown().await;
 }
 
+async fn the_branded_render_sends_its_own_event(app: TestApp) {
+    let receiver = Receiver::start(&[]);
+    let workers = with_workers(&app).await;
+    let account = app.account().await;
+    let key = account.api_key.as_str();
+    // The logo is an HTML page: the main video completes, its branded render fails.
+    let body = json!({
+        "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],
+        "branding": {"intro": {"template": "intro-title-card", "config": {
+            "headline": {"value": "Open house"},
+            "logo": {"url": receiver.url("/logo.png")}}}},
+        "webhook_url": receiver.url("/branded"),
+    });
+    let created = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(created.status, 200, "{}", created.json);
+    let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
+    let hits = tokio::task::spawn_blocking({
+        let r = receiver.clone();
+        move || r.wait_for(2, Duration::from_secs(180))
+    })
+    .await
+    .expect("receiver");
+    let (video, branding) = (hits[0].json(), hits[1].json());
+    assert_eq!(video["type"], "video.completed");
+    assert_eq!(video["data"]["status"], "complete");
+    assert_eq!(branding["type"], "branding.failed");
+    assert_eq!(branding["data"]["uuid"], uuid.as_str());
+    assert_eq!(branding["data"]["branding"]["status"], "error");
+    assert_eq!(
+        branding["data"]["branding"]["error"]["code"], "media_unsupported",
+        "{branding}"
+    );
+    assert_ne!(hits[0].header("webhook-id"), hits[1].header("webhook-id"));
+    assert!(hits.iter().all(|h| verify(&account.webhook_secret, h)));
+    // The record shows the latest event's delivery: the branded render's.
+    let record = wait_record(&app, key, &uuid, |v| {
+        v["webhook"]["status"] == "delivered" && v["branding"]["status"] == "error"
+    })
+    .await;
+    assert_eq!(record["webhook"]["attempts"], 1);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(receiver.hits().len(), 2, "one event per settled subject");
+    workers.shutdown().await;
+}
+
 async fn a_loopback_receiver_is_never_called_without_an_allow_list(app: TestApp) {
     let receiver = Receiver::start(&[]);
     let workers = with_workers(&app).await;
@@ -627,19 +673,18 @@ fn killed_between_settling_and_delivering(backend: Backend) {
     let uuid = created["uuid"].as_str().expect("uuid").to_owned();
     let first = receiver.wait_for(1, Duration::from_secs(60));
     kill_9(&mut server);
-    let (_, record) = rt.block_on(async {
+    let jobs = rt.block_on(async {
         let db = stillreel_server::Db::connect(&db.config).await.expect("db");
         let jobs = stillreel_server::queue::jobs_of_video(&db, uuid.parse().expect("uuid"))
             .await
             .expect("jobs");
         db.close().await;
-        ((), jobs)
+        jobs
     });
     assert!(
-        record
-            .iter()
+        jobs.iter()
             .any(|(kind, state, _)| kind.as_str() == "video_webhook" && state == "running"),
-        "the delivery was in flight when the process died: {record:?}"
+        "the delivery was in flight when the process died: {jobs:?}"
     );
 
     let mut server = serve(&db, port, &log);
