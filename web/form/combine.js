@@ -17,6 +17,7 @@ export function combineTab(ctx) {
     orientation: 'landscape',
     resolution: '720p',
     audio: '',
+    webhook: '',
     project: '',
     branding: newBranding(),
   };
@@ -24,6 +25,7 @@ export function combineTab(ctx) {
   function body() {
     const out = { video_clip_uuids: state.selected, orientation: state.orientation, resolution: state.resolution };
     if (state.audio.trim()) out.audio_url = state.audio.trim();
+    if (state.webhook.trim()) out.webhook_url = state.webhook.trim();
     if (state.project) out.project = state.project;
     const branding = brandingBody(state.branding, ctx.templates());
     if (branding) out.branding = branding;
@@ -103,6 +105,7 @@ export function combineTab(ctx) {
     segmented($('c-orientation'), 'c-orientation', ['landscape', 'portrait'], state.orientation, (v) => { state.orientation = v; validate(); });
     segmented($('c-resolution'), 'c-resolution', ['720p', '1080p'], state.resolution, (v) => { state.resolution = v; validate(); });
     $('c-audio').oninput = () => { state.audio = $('c-audio').value; };
+    $('c-webhook').oninput = () => { state.webhook = $('c-webhook').value; };
     $('c-project').onchange = () => { state.project = $('c-project').value; };
   }
 

@@ -18,6 +18,7 @@ export function createTab(ctx) {
     resolution: '720p',
     engine: '',
     audio: '',
+    webhook: '',
     project: '',
     branding: newBranding(),
   };
@@ -46,6 +47,7 @@ export function createTab(ctx) {
     const out = { image_inputs, orientation: state.orientation, resolution: state.resolution };
     if (state.engine) out.ai_engine = state.engine;
     if (state.audio.trim()) out.audio_url = state.audio.trim();
+    if (state.webhook.trim()) out.webhook_url = state.webhook.trim();
     if (state.project) out.project = state.project;
     const branding = brandingBody(state.branding, ctx.templates());
     if (branding) out.branding = branding;
@@ -164,6 +166,7 @@ export function createTab(ctx) {
     hint();
     $('engine').onchange = () => { state.engine = $('engine').value; hint(); renderImages(); };
     $('audio').oninput = () => { state.audio = $('audio').value; };
+    $('webhook').oninput = () => { state.webhook = $('webhook').value; };
     $('project').onchange = () => { state.project = $('project').value; };
     renderBranding($('create-branding'), state.branding, ctx.templates(), validate);
   }
