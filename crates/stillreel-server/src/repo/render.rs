@@ -256,7 +256,7 @@ pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<
 }
 
 /// `queued | in_progress → error`. The branded render, unless already final, fails with the
-/// same error in the same transaction (CONTRACT §8: if the main video fails, branding goes to
+/// same error in the same transaction (if the main video fails, branding goes to
 /// `error`); that is not an event of its own: `video.failed` says it all.
 pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
     let now = now_ms();
