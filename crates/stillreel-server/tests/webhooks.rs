@@ -550,6 +550,21 @@ async fn a_bad_webhook_url_is_a_field_error() {
         r.details(),
         [("webhook_url".to_owned(), "invalid_type".to_owned())]
     );
+    // Without a webhook_url the record has no webhook member at all.
+    let r = app
+        .post(
+            "/api/v1/create_video",
+            &account.api_key,
+            &json!({"image_inputs": [{"image_url": "https://e.example/a.jpg"}]}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert!(r.json.get("webhook").is_none(), "{}", r.json);
+    let uuid = r.json["uuid"].as_str().expect("uuid");
+    let r = app
+        .get(&format!("/api/v1/get_video?uuid={uuid}"), &account.api_key)
+        .await;
+    assert!(r.json.get("webhook").is_none(), "{}", r.json);
 }
 
 // ---- kill -9 between settling and delivering, with the real binary ----
