@@ -34,7 +34,8 @@ CREATE TABLE webhook_deliveries (
 );
 
 -- Deliveries run as jobs of two new kinds. SQLite cannot change a CHECK constraint in place,
--- so the jobs table is rebuilt (nothing references it; its rows keep their ids).
+-- so the jobs table is rebuilt (nothing references it; its rows keep their ids). A migration
+-- that adds columns to jobs before this one must add them to jobs_new and the copy too.
 CREATE TABLE jobs_new (
     id                INTEGER PRIMARY KEY AUTOINCREMENT,
     video_id          BLOB NOT NULL REFERENCES videos (id),
@@ -54,6 +55,12 @@ INSERT INTO jobs_new (id, video_id, kind, state, attempts, max_attempts, lease_o
 SELECT id, video_id, kind, state, attempts, max_attempts, lease_owner,
        lease_expires_at, run_after, last_error, created_at, updated_at
 FROM jobs;
+-- Keep AUTOINCREMENT's promise across the rebuild: ids of deleted jobs are never reused.
+INSERT INTO sqlite_sequence (name, seq)
+SELECT 'jobs_new', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'jobs_new');
+UPDATE sqlite_sequence
+SET seq = MAX(seq, COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0))
+WHERE name = 'jobs_new';
 DROP TABLE jobs;
 ALTER TABLE jobs_new RENAME TO jobs;
 CREATE INDEX jobs_runnable ON jobs (state, run_after, id);
