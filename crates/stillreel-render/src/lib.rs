@@ -11,6 +11,7 @@ pub mod command;
 pub mod effect;
 pub mod error;
 pub mod fetch;
+pub mod objects;
 pub mod pipeline;
 pub mod plan;
 pub mod progress;
@@ -28,5 +29,6 @@ pub use pipeline::{
     VideoJob,
 };
 pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
+pub use objects::{ObjectStorage, S3Settings};
 pub use storage::{LocalStorage, Storage};
 pub use vfx::stage as vfx_stage;

@@ -46,6 +46,16 @@ impl OwnFiles for ServerFiles {
     fn local_file(&self, url_path: &str) -> Option<PathBuf> {
         self.resolve(url_path).filter(|p| p.is_file())
     }
+
+    /// `/files/{key}` in an object store: read through storage, never over HTTP from ourselves
+    /// (which would need the API up, an allow-list entry and a redirect into the store).
+    fn stored_file(&self, url_path: &str) -> Option<(Arc<dyn Storage>, String)> {
+        let key = url_path
+            .strip_prefix(self.base_path.as_str())?
+            .strip_prefix("/files/")?;
+        (check_key(key).is_ok() && self.storage.local_path(key).is_none())
+            .then(|| (Arc::clone(&self.storage), key.to_owned()))
+    }
 }
 
 #[cfg(test)]
