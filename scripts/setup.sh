@@ -14,6 +14,8 @@ have chromium      || need_apt+=(chromium)
 have chromedriver  || need_apt+=(chromium-driver)
 have wrk           || need_apt+=(wrk)
 have pg_ctlcluster || need_apt+=(postgresql)
+# moto's S3 server runs in a virtual environment (below), which needs venv and ensurepip.
+python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 # The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
 
@@ -36,5 +38,14 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; 
 fi
 if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
   cargo install wasm-pack --version "${WASM_PACK_VERSION}"
+fi
+# A real S3 implementation for the object-storage tests: moto's server, from PyPI, in a
+# virtual environment under target/ (ignored by git). The tests start it themselves.
+MOTO_VENV="$(cd "$(dirname "$0")/.." && pwd)/target/moto/venv"
+if ! "$MOTO_VENV/bin/moto_server" --help >/dev/null 2>&1; then
+  echo "setup: installing moto[server] into $MOTO_VENV"
+  rm -rf "$MOTO_VENV"
+  python3 -m venv "$MOTO_VENV"
+  "$MOTO_VENV/bin/pip" install --quiet --disable-pip-version-check "moto[server]"
 fi
 echo "setup: done"
