@@ -24,11 +24,11 @@ pub use brand::{BrandJob, BrandSlot, BrandedVideo};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
 pub use fetch::{AllowList, FetchConfig, Fetcher, OwnFiles};
+pub use objects::{ObjectStorage, S3Settings};
 pub use pipeline::{
     ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
     VideoJob,
 };
 pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
-pub use objects::{ObjectStorage, S3Settings};
 pub use storage::{LocalStorage, Storage};
 pub use vfx::stage as vfx_stage;

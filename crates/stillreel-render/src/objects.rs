@@ -15,7 +15,10 @@ use futures_util::StreamExt;
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::path::Path as ObjectPath;
 use object_store::signer::Signer;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
+use object_store::{
+    Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMultipartOptions, PutOptions,
+    PutPayload, WriteMultipart,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::storage::{Storage, StorageError, check_key};
@@ -48,7 +51,10 @@ impl std::fmt::Debug for S3Settings {
             .field("region", &self.region)
             .field("endpoint", &self.endpoint)
             .field("access_key_id", &self.access_key_id)
-            .field("secret_access_key", &self.secret_access_key.as_ref().map(|_| "…"))
+            .field(
+                "secret_access_key",
+                &self.secret_access_key.as_ref().map(|_| "…"),
+            )
             .field("session_token", &self.session_token.as_ref().map(|_| "…"))
             .field("allow_http", &self.allow_http)
             .field("presign_expiry", &self.presign_expiry)
@@ -300,13 +306,34 @@ impl ObjectStorage {
 /// An object store error as an operator reads it.
 fn explain(name: &str, what: &str, err: &object_store::Error) -> StorageError {
     let hint = match err {
-        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
+        object_store::Error::PermissionDenied { .. }
+        | object_store::Error::Unauthenticated { .. } => {
             " (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and the key's rights on the bucket)"
         }
         object_store::Error::NotFound { .. } => " (does the bucket exist?)",
         _ => " (is AWS_ENDPOINT_URL right, and the store up?)",
     };
     StorageError(format!("cannot {what} {name}: {err}{hint}"))
+}
+
+/// The `Content-Type` a stored file is served with (presigned downloads get it from the
+/// store, so it is set at upload), by the key's extension as the local file server does.
+fn content_type(path: &ObjectPath) -> Option<&'static str> {
+    let ext = path.extension()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "mp4" => "video/mp4",
+        "jpg" | "jpeg" => "image/jpeg",
+        "png" => "image/png",
+        "webp" => "image/webp",
+        "mp3" => "audio/mpeg",
+        "m4a" => "audio/mp4",
+        "aac" => "audio/aac",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "flac" => "audio/flac",
+        "json" => "application/json",
+        _ => return None,
+    })
 }
 
 /// Reads `local` into the store at `path`, in parts when it is large.
@@ -321,16 +348,31 @@ async fn upload(
     let mut file = tokio::fs::File::open(&local).await.map_err(io)?;
     let len = file.metadata().await.map_err(io)?.len();
     let failed = |e: object_store::Error| StorageError(format!("uploading {path}: {e}"));
+    let mut attributes = Attributes::new();
+    if let Some(mime) = content_type(&path) {
+        attributes.insert(Attribute::ContentType, mime.into());
+    }
     if len < threshold as u64 {
         let mut data = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         file.read_to_end(&mut data).await.map_err(io)?;
+        let options = PutOptions {
+            attributes,
+            ..PutOptions::default()
+        };
         store
-            .put(&path, PutPayload::from(data))
+            .put_opts(&path, PutPayload::from(data), options)
             .await
             .map_err(failed)?;
         return Ok(());
     }
-    let upload = store.put_multipart(&path).await.map_err(failed)?;
+    let options = PutMultipartOptions {
+        attributes,
+        ..PutMultipartOptions::default()
+    };
+    let upload = store
+        .put_multipart_opts(&path, options)
+        .await
+        .map_err(failed)?;
     let mut writer = WriteMultipart::new_with_chunk_size(upload, part_size);
     let mut buf = vec![0u8; part_size.min(1 << 20)];
     loop {
@@ -367,9 +409,7 @@ async fn download(
         .map_err(|e| StorageError(format!("reading {path}: {e}")))?;
     let temp = dest.with_file_name(format!(
         ".{}.download",
-        dest.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("file")
+        dest.file_name().and_then(|n| n.to_str()).unwrap_or("file")
     ));
     let io = |e: std::io::Error| StorageError(format!("{}: {e}", temp.display()));
     let mut file = tokio::fs::File::create(&temp).await.map_err(io)?;

@@ -450,32 +450,62 @@ mod tests {
         let StorageConfig::S3(s3) = &c.storage else {
             panic!("not s3")
         };
-        assert_eq!((s3.region.as_deref(), s3.prefix.as_str()), (Some("us-west-2"), ""));
+        assert_eq!(
+            (s3.region.as_deref(), s3.prefix.as_str()),
+            (Some("us-west-2"), "")
+        );
         assert_eq!(s3.endpoint.as_deref(), Some("https://s3.example"));
         assert!(!s3.allow_http);
         assert_eq!(s3.presign_expiry, Duration::from_secs(3600));
         for (vars, var) in [
-            (&[("STILLREEL_STORAGE_URL", "file://relative/x")][..], "STILLREEL_STORAGE_URL"),
-            (&[("STILLREEL_STORAGE_URL", "gs://b")][..], "STILLREEL_STORAGE_URL"),
-            (&[("STILLREEL_STORAGE_URL", "s3:///x")][..], "STILLREEL_STORAGE_URL"),
-            (&[("STILLREEL_STORAGE_URL", "s3://b/../x")][..], "STILLREEL_STORAGE_URL"),
             (
-                &[("STILLREEL_STORAGE_URL", "s3://b"), ("AWS_ACCESS_KEY_ID", "k")][..],
+                &[("STILLREEL_STORAGE_URL", "file://relative/x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "gs://b")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "s3:///x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "s3://b/../x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ACCESS_KEY_ID", "k"),
+                ][..],
                 "AWS_SECRET_ACCESS_KEY",
             ),
             (
-                &[("STILLREEL_STORAGE_URL", "s3://b"), ("AWS_ALLOW_HTTP", "yes")][..],
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ALLOW_HTTP", "yes"),
+                ][..],
                 "AWS_ALLOW_HTTP",
             ),
             (
-                &[("STILLREEL_STORAGE_URL", "s3://b"), ("AWS_ENDPOINT_URL", "minio:9000")][..],
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ENDPOINT_URL", "minio:9000"),
+                ][..],
                 "AWS_ENDPOINT_URL",
             ),
             (
-                &[("STILLREEL_STORAGE_URL", "s3://b"), ("STILLREEL_STORAGE_PRESIGN_SECS", "0")][..],
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("STILLREEL_STORAGE_PRESIGN_SECS", "0"),
+                ][..],
                 "STILLREEL_STORAGE_PRESIGN_SECS",
             ),
-            (&[("STILLREEL_WORKER_LISTEN", "9090")][..], "STILLREEL_WORKER_LISTEN"),
+            (
+                &[("STILLREEL_WORKER_LISTEN", "9090")][..],
+                "STILLREEL_WORKER_LISTEN",
+            ),
         ] {
             let err = config(vars).expect_err(var);
             assert_eq!(err.var, var, "{vars:?}");

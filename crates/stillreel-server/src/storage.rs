@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-pub use stillreel_render::storage::{LocalStorage, Storage, StorageError, check_key};
 use stillreel_render::ObjectStorage;
+pub use stillreel_render::storage::{LocalStorage, Storage, StorageError, check_key};
 
 use crate::config::{Config, StorageConfig};
 
@@ -33,7 +33,8 @@ pub async fn open(config: &Config) -> Result<Arc<dyn Storage>, String> {
     match &config.storage {
         StorageConfig::Local(_) => Ok(Arc::new(local(config))),
         StorageConfig::S3(settings) => {
-            let context = |e: StorageError| format!("STILLREEL_STORAGE_URL={}: {}", settings.url(), e.0);
+            let context =
+                |e: StorageError| format!("STILLREEL_STORAGE_URL={}: {}", settings.url(), e.0);
             let storage = ObjectStorage::s3(settings, FILES_PATH).map_err(context)?;
             storage.check().await.map_err(context)?;
             Ok(Arc::new(storage))

@@ -229,7 +229,9 @@ fn round_trips(storage: &ObjectStorage, dir: &Path) {
     let big_bytes = pattern(12 << 20);
     let big = dir.join("big.bin");
     std::fs::write(&big, &big_bytes).expect("write");
-    storage.put(&big, "videos/v1/big.bin").expect("multipart put");
+    storage
+        .put(&big, "videos/v1/big.bin")
+        .expect("multipart put");
     let big_back = dir.join("big-back.bin");
     storage.get("videos/v1/big.bin", &big_back).expect("get");
     assert!(
@@ -280,7 +282,10 @@ fn object_storage_on_moto_put_get_multipart_and_presigned_ranges() {
     assert_eq!(small.size, 18);
     assert_eq!(big.size, 12 << 20);
     let etag = big.e_tag.expect("etag");
-    assert!(etag.trim_matches('"').ends_with("-3"), "multipart ETag {etag}");
+    assert!(
+        etag.trim_matches('"').ends_with("-3"),
+        "multipart ETag {etag}"
+    );
     assert!(
         !small.e_tag.unwrap_or_default().contains('-'),
         "small files go up whole"
@@ -330,14 +335,19 @@ fn object_storage_on_local_files_put_get_multipart() {
         12 << 20
     );
     // No presigned links for local files: the API serves them itself.
-    assert_eq!(storage.download_url("videos/v1/small.bin").expect("ok"), None);
+    assert_eq!(
+        storage.download_url("videos/v1/small.bin").expect("ok"),
+        None
+    );
     // The check leaves nothing behind.
-    assert!(!root.join("media/stillreel-check").exists() || {
-        std::fs::read_dir(root.join("media/stillreel-check"))
-            .expect("dir")
-            .next()
-            .is_none()
-    });
+    assert!(
+        !root.join("media/stillreel-check").exists() || {
+            std::fs::read_dir(root.join("media/stillreel-check"))
+                .expect("dir")
+                .next()
+                .is_none()
+        }
+    );
 }
 
 /// `GET /files/{key}` of an API whose storage is S3: a `302` to a presigned GET, which
@@ -355,7 +365,10 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     vars.push(("STILLREEL_LISTEN", format!("127.0.0.1:{port}")));
     vars.push(("STILLREEL_DATA_DIR", dir.display().to_string()));
     vars.push(("STILLREEL_WORKERS", "0".to_owned()));
-    vars.push(("STILLREEL_WEB_DIR", dir.join("no-web").display().to_string()));
+    vars.push((
+        "STILLREEL_WEB_DIR",
+        dir.join("no-web").display().to_string(),
+    ));
     let config = Config::from_lookup(|name| {
         vars.iter()
             .find(|(n, _)| *n == name)
@@ -396,7 +409,10 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     assert_eq!(header(&headers, "cache-control"), Some("no-store"));
     let location = header(&headers, "location").expect("Location").to_owned();
     assert!(
-        location.starts_with(&format!("{}/{BUCKET}/api/videos/abc/clip-000.mp4?", moto.endpoint())),
+        location.starts_with(&format!(
+            "{}/{BUCKET}/api/videos/abc/clip-000.mp4?",
+            moto.endpoint()
+        )),
         "{location}"
     );
     let (status, headers, body) = get_url(&location, &[("Range", "bytes=1000-1999")]);
@@ -476,7 +492,8 @@ fn a_store_that_cannot_be_used_stops_the_start_naming_the_variable() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/x") && stderr.contains("AWS_ENDPOINT_URL"),
+        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/x")
+            && stderr.contains("AWS_ENDPOINT_URL"),
         "{stderr}"
     );
 }
@@ -562,7 +579,11 @@ fn download_through_redirect(api_port: u16, url: &str, dest: &Path) -> Value {
     assert_eq!(status, 302, "{url}");
     let (status, headers2, body) = get_url(header(&headers, "location").expect("Location"), &[]);
     assert_eq!(status, 200, "{url}");
-    assert_eq!(header(&headers2, "content-type"), Some("video/mp4"), "{url}");
+    assert_eq!(
+        header(&headers2, "content-type"),
+        Some("video/mp4"),
+        "{url}"
+    );
     std::fs::write(dest, body).expect("write download");
     ffprobe(dest)
 }
@@ -597,11 +618,20 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     api_env.push(("STILLREEL_DATA_DIR", api_dir.display().to_string()));
     api_env.push(("STILLREEL_LISTEN", format!("127.0.0.1:{api_port}")));
     api_env.push(("STILLREEL_WORKERS", "0".to_owned()));
-    api_env.push(("STILLREEL_WEB_DIR", api_dir.join("no-web").display().to_string()));
+    api_env.push((
+        "STILLREEL_WEB_DIR",
+        api_dir.join("no-web").display().to_string(),
+    ));
     let mut worker_env = common_env;
-    worker_env.push(("STILLREEL_DATA_DIR", worker_dir.path().display().to_string()));
+    worker_env.push((
+        "STILLREEL_DATA_DIR",
+        worker_dir.path().display().to_string(),
+    ));
     worker_env.push(("STILLREEL_WORKERS", "1".to_owned()));
-    worker_env.push(("STILLREEL_WORKER_LISTEN", format!("127.0.0.1:{worker_port}")));
+    worker_env.push((
+        "STILLREEL_WORKER_LISTEN",
+        format!("127.0.0.1:{worker_port}"),
+    ));
 
     let logs = db.dir.path();
     let (api_log, worker_log) = (logs.join("api.log"), logs.join("worker.log"));
@@ -619,7 +649,10 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     // The worker answers health and metrics, nothing of the API.
     let (status, _, metrics) = http(worker_port, "GET", "/metrics", &[]).expect("metrics");
     assert_eq!(status, 200);
-    assert!(String::from_utf8_lossy(&metrics).contains("stillreel_"), "metrics");
+    assert!(
+        String::from_utf8_lossy(&metrics).contains("stillreel_"),
+        "metrics"
+    );
     let (status, _, _) = http(worker_port, "GET", "/api/v1/get_templates", &[]).expect("answers");
     assert_eq!(status, 404);
 
@@ -629,7 +662,11 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
         .env("STILLREEL_DATA_DIR", &api_dir)
         .output()
         .expect("accounts create");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let account: Value = serde_json::from_slice(&out.stdout).expect("account");
     let key = account["api_key"].as_str().expect("key").to_owned();
 
@@ -717,13 +754,22 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     );
 
     // Combine reads the stored clips back from the bucket.
-    let ids: Vec<&str> = clips.iter().map(|c| c["uuid"].as_str().expect("uuid")).collect();
+    let ids: Vec<&str> = clips
+        .iter()
+        .map(|c| c["uuid"].as_str().expect("uuid"))
+        .collect();
     let request = json!({
         "video_clip_uuids": [ids[1], ids[0]],
         "orientation": "landscape",
         "resolution": "720p",
     });
-    let combined = api_json(api_port, "POST", "/api/v1/combine_video_clips", &key, Some(&request));
+    let combined = api_json(
+        api_port,
+        "POST",
+        "/api/v1/combine_video_clips",
+        &key,
+        Some(&request),
+    );
     let combined = wait(combined["uuid"].as_str().expect("uuid"));
     let probe = download_through_redirect(
         api_port,
@@ -734,11 +780,18 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
         .as_str()
         .and_then(|d| d.parse().ok())
         .expect("duration");
-    assert!((duration - 10.0).abs() <= 0.1, "combined duration {duration}");
+    assert!(
+        (duration - 10.0).abs() <= 0.1,
+        "combined duration {duration}"
+    );
 
     let api_exit = terminate(&mut api);
     let worker_exit = terminate(&mut worker);
-    assert!(api_exit.success() && worker_exit.success(), "{}", show_logs());
+    assert!(
+        api_exit.success() && worker_exit.success(),
+        "{}",
+        show_logs()
+    );
     // Neither process kept media: the API none at all, the worker only its (now empty)
     // scratch folder.
     assert!(!api_dir.join("media").exists(), "{}", show_logs());

@@ -462,12 +462,10 @@ impl Fetcher {
                 // The object store is ours: a failure to reach it is worth a retry, a missing
                 // key is not.
                 let max = self.config.max_bytes;
-                let read = tokio::task::spawn_blocking(move || {
-                    match storage.size(&key)? {
-                        None => Ok(None),
-                        Some(size) if size > max => Ok(Some(Err(()))),
-                        Some(_) => storage.read(&key).map(|b| Some(Ok(b))),
-                    }
+                let read = tokio::task::spawn_blocking(move || match storage.size(&key)? {
+                    None => Ok(None),
+                    Some(size) if size > max => Ok(Some(Err(()))),
+                    Some(_) => storage.read(&key).map(|b| Some(Ok(b))),
                 })
                 .await;
                 return match read {
