@@ -125,14 +125,12 @@ impl Moto {
     }
 }
 
+/// Status, headers (lower-case names) and body of a response.
+type Reply = (u16, Vec<(String, String)>, Vec<u8>);
+
 /// One plain HTTP/1.1 request to 127.0.0.1:`port` (`path` with its query): status, headers
 /// (lower-case names) and body, or `None` when nothing answers.
-fn http(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-) -> Option<(u16, Vec<(String, String)>, Vec<u8>)> {
+fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Option<Reply> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -189,7 +187,7 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 /// GET of an absolute `http://127.0.0.1:PORT/...` URL.
-fn get_url(url: &str, headers: &[(&str, &str)]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+fn get_url(url: &str, headers: &[(&str, &str)]) -> Reply {
     let rest = url.strip_prefix("http://127.0.0.1:").expect("local URL");
     let (port, path) = rest.split_once('/').expect("URL path");
     http(
