@@ -94,6 +94,9 @@ pub struct ObjectStorage {
     presign_expiry: Duration,
     multipart_threshold: usize,
     part_size: usize,
+    /// Whether uploads carry a `Content-Type` (the store serves downloads itself: S3; the
+    /// local file system store refuses attributes).
+    content_types: bool,
     /// What the store is, for messages (`s3://bucket/prefix`).
     name: String,
     runtime: IoRuntime,
@@ -193,6 +196,7 @@ impl ObjectStorage {
             settings.url(),
         )?;
         storage.signer = Some(s3 as Arc<dyn Signer>);
+        storage.content_types = true;
         storage.presign_expiry = settings.presign_expiry;
         Ok(storage)
     }
@@ -212,6 +216,7 @@ impl ObjectStorage {
             presign_expiry: Duration::from_secs(3600),
             multipart_threshold: MULTIPART_THRESHOLD,
             part_size: PART_SIZE,
+            content_types: false,
             name,
             runtime: IoRuntime::new()?,
         })
@@ -343,13 +348,14 @@ async fn upload(
     local: PathBuf,
     threshold: usize,
     part_size: usize,
+    content_types: bool,
 ) -> Result<(), StorageError> {
     let io = |e: std::io::Error| StorageError(format!("{}: {e}", local.display()));
     let mut file = tokio::fs::File::open(&local).await.map_err(io)?;
     let len = file.metadata().await.map_err(io)?.len();
     let failed = |e: object_store::Error| StorageError(format!("uploading {path}: {e}"));
     let mut attributes = Attributes::new();
-    if let Some(mime) = content_type(&path) {
+    if let Some(mime) = content_type(&path).filter(|_| content_types) {
         attributes.insert(Attribute::ContentType, mime.into());
     }
     if len < threshold as u64 {
@@ -441,6 +447,7 @@ impl Storage for ObjectStorage {
             local.to_path_buf(),
             self.multipart_threshold,
             self.part_size,
+            self.content_types,
         ))?;
         Ok(self.url_path(key))
     }

@@ -462,20 +462,19 @@ impl Fetcher {
                 // The object store is ours: a failure to reach it is worth a retry, a missing
                 // key is not.
                 let max = self.config.max_bytes;
-                let read = tokio::task::spawn_blocking(move || match storage.size(&key)? {
-                    None => Ok(None),
-                    Some(size) if size > max => Ok(Some(Err(()))),
-                    Some(_) => storage.read(&key).map(|b| Some(Ok(b))),
+                let read = tokio::task::spawn_blocking(move || {
+                    Ok::<_, crate::storage::StorageError>(match storage.size(&key)? {
+                        None => None,
+                        Some(size) if size > max => Some(None),
+                        Some(_) => Some(Some(storage.read(&key)?)),
+                    })
                 })
-                .await;
+                .await
+                .unwrap_or_else(|e| Err(crate::storage::StorageError(e.to_string())));
                 return match read {
-                    Ok(Ok(Some(Ok(bytes)))) if bytes.len() as u64 <= max => Ok(bytes),
-                    Ok(Ok(Some(_))) => Err(too_large()),
-                    Ok(Ok(None)) => Err(missing()),
-                    Ok(Err(err)) => Err(FetchError::transient(
-                        MediaErrorKind::Unreachable,
-                        format!("{} could not be read from storage: {err}", url.path()),
-                    )),
+                    Ok(Some(Some(bytes))) if bytes.len() as u64 <= max => Ok(bytes),
+                    Ok(Some(_)) => Err(too_large()),
+                    Ok(None) => Err(missing()),
                     Err(err) => Err(FetchError::transient(
                         MediaErrorKind::Unreachable,
                         format!("{} could not be read from storage: {err}", url.path()),
