@@ -503,3 +503,81 @@ impl Storage for ObjectStorage {
         self.name.clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_up_errors_point_at_the_variable_to_fix() {
+        let source = || "detail".into();
+        let denied = object_store::Error::PermissionDenied {
+            path: "p".to_owned(),
+            source: source(),
+        };
+        let unknown_key = object_store::Error::Unauthenticated {
+            path: "p".to_owned(),
+            source: source(),
+        };
+        for err in [denied, unknown_key] {
+            let message = explain("s3://b/p", "write to", &err).0;
+            assert!(
+                message.starts_with("cannot write to s3://b/p: ")
+                    && message.contains("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+                "{message}"
+            );
+        }
+        let missing = object_store::Error::NotFound {
+            path: "p".to_owned(),
+            source: source(),
+        };
+        assert!(
+            explain("s3://b", "write to", &missing)
+                .0
+                .contains("does the bucket exist?")
+        );
+        let down = object_store::Error::Generic {
+            store: "S3",
+            source: source(),
+        };
+        assert!(
+            explain("s3://b", "write to", &down)
+                .0
+                .contains("AWS_ENDPOINT_URL")
+        );
+    }
+
+    #[test]
+    fn content_types_follow_the_extension() {
+        let of = |key: &str| content_type(&ObjectPath::from(key));
+        assert_eq!(of("videos/a/video.mp4"), Some("video/mp4"));
+        assert_eq!(of("uploads/A.JPG"), Some("image/jpeg"));
+        assert_eq!(of("uploads/a.png"), Some("image/png"));
+        assert_eq!(of("uploads/a"), None);
+    }
+
+    #[test]
+    fn keys_live_under_the_prefix_and_are_checked() {
+        let store = Arc::new(object_store::memory::InMemory::new());
+        let storage =
+            ObjectStorage::new(store, "/media/prod/", "/files/", "memory".to_owned()).expect("new");
+        assert_eq!(
+            storage
+                .object_path("videos/a/clip-000.mp4")
+                .expect("key")
+                .as_ref(),
+            "media/prod/videos/a/clip-000.mp4"
+        );
+        assert!(storage.object_path("../x").is_err());
+        assert!(storage.object_path("a/.hidden").is_err());
+        assert_eq!(storage.url_path("videos/a/v.mp4"), "/files/videos/a/v.mp4");
+        let bare = ObjectStorage::new(
+            Arc::new(object_store::memory::InMemory::new()),
+            "",
+            "/files",
+            "memory".to_owned(),
+        )
+        .expect("new");
+        assert_eq!(bare.object_path("a.mp4").expect("key").as_ref(), "a.mp4");
+    }
+}
