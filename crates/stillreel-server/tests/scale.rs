@@ -790,9 +790,13 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
         "{}",
         show_logs()
     );
-    // Neither process kept media: the API none at all, the worker only its (now empty)
-    // scratch folder.
-    assert!(!api_dir.join("media").exists(), "{}", show_logs());
+    // Neither process kept media: the worker only its (now empty) scratch folder.
+    // The API wrote nothing at all to its data dir: no media, no scratch (it rendered nothing).
+    let api_files: Vec<_> = std::fs::read_dir(&api_dir)
+        .expect("api dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(api_files.is_empty(), "{api_files:?}\n{}", show_logs());
     let worker_files: Vec<String> = std::fs::read_dir(worker_dir.path())
         .expect("worker dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
