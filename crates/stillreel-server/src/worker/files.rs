@@ -98,4 +98,38 @@ mod tests {
         );
         assert_eq!(prefixed.resolve("/samples/a.jpg"), None);
     }
+
+    #[test]
+    fn files_in_an_object_store_are_read_through_storage() {
+        let local = ServerFiles::new(
+            Arc::new(LocalStorage::new("/data/media", "/files")),
+            PathBuf::from("/s"),
+            "/",
+        );
+        // Local files are local files.
+        assert!(local.stored_file("/files/uploads/a.jpg").is_none());
+        let objects: Arc<dyn Storage> = Arc::new(
+            stillreel_render::ObjectStorage::new(
+                Arc::new(object_store::memory::InMemory::new()),
+                "media",
+                "/files",
+                "memory".to_owned(),
+            )
+            .expect("storage"),
+        );
+        let remote = ServerFiles::new(objects, PathBuf::from("/s"), "/reel");
+        let (_, key) = remote
+            .stored_file("/reel/files/uploads/a.jpg")
+            .expect("stored");
+        assert_eq!(key, "uploads/a.jpg");
+        assert_eq!(remote.resolve("/reel/files/uploads/a.jpg"), None);
+        for refused in [
+            "/files/uploads/a.jpg",
+            "/reel/files/../x",
+            "/reel/files/a/.hidden",
+            "/reel/samples/a.jpg",
+        ] {
+            assert!(remote.stored_file(refused).is_none(), "{refused}");
+        }
+    }
 }
