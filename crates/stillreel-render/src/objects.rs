@@ -287,25 +287,6 @@ impl ObjectStorage {
             })
             .await
     }
-
-    /// A presigned GET URL for `key`, valid for the configured expiry (async form of
-    /// [`Storage::download_url`], for the routes).
-    pub async fn presign(&self, key: &str) -> Result<Option<String>, StorageError> {
-        let Some(signer) = self.signer.clone() else {
-            return Ok(None);
-        };
-        let path = self.object_path(key)?;
-        let expiry = self.presign_expiry;
-        self.runtime
-            .run(async move {
-                signer
-                    .signed_url(object_store::signer::Method::GET, &path, expiry)
-                    .await
-                    .map(|url| Some(url.to_string()))
-                    .map_err(|e| StorageError(format!("presigning {path}: {e}")))
-            })
-            .await
-    }
 }
 
 /// An object store error as an operator reads it.
