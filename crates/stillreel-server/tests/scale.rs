@@ -2,8 +2,12 @@
 //! moto's S3 server (installed by `scripts/setup.sh`, started here), object_store's local file
 //! system, PostgreSQL, ffmpeg and the real `stillreel` binary.
 //!
-//! Without moto the S3 tests skip with a loud notice, unless `STILLREEL_REQUIRE_MOTO=1` (set by
-//! `scripts/test.sh`), which makes a missing moto a failure.
+//! moto takes any credentials, so the test of an unknown access key uses s3rver (npm, also
+//! installed by `scripts/setup.sh`), which knows only its own key. (Neither checks SigV4
+//! signatures: a tampered presigned link cannot be told apart here.)
+//!
+//! Without moto (or s3rver) the S3 tests skip with a loud notice, unless
+//! `STILLREEL_REQUIRE_MOTO=1` (set by `scripts/test.sh`), which makes a missing one a failure.
 
 mod common;
 
@@ -48,6 +52,84 @@ impl Drop for Moto {
     }
 }
 
+/// The loud skip (or, under `STILLREEL_REQUIRE_MOTO=1`, the failure) for a missing test server.
+fn missing(bin: &Path, what: &str) {
+    assert!(
+        std::env::var("STILLREEL_REQUIRE_MOTO").as_deref() != Ok("1"),
+        "STILLREEL_REQUIRE_MOTO=1 but {} is missing: run scripts/setup.sh",
+        bin.display()
+    );
+    eprintln!(
+        "\n!!!!! SKIPPED: S3 test ({} is missing; scripts/setup.sh installs {what}) !!!!!\n",
+        bin.display()
+    );
+}
+
+/// An s3rver on a free port with bucket [`BUCKET`] and its only key `S3RVER`/`S3RVER`; it
+/// refuses other key ids. Stopped when dropped.
+struct S3rver {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for S3rver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl S3rver {
+    fn start() -> Option<S3rver> {
+        let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/s3rver/node_modules/.bin/s3rver");
+        if !bin.is_file() {
+            missing(&bin, "s3rver");
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let port = free_port();
+        let child = Command::new(&bin)
+            .arg("-d")
+            .arg(dir.path())
+            .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-s"])
+            .args(["--configure-bucket", BUCKET])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start s3rver");
+        let server = S3rver {
+            child,
+            port,
+            _dir: dir,
+        };
+        let started = Instant::now();
+        while http(port, "GET", "/", &[]).is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "s3rver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(server)
+    }
+
+    fn settings(&self, access_key_id: &str) -> S3Settings {
+        S3Settings {
+            bucket: BUCKET.to_owned(),
+            prefix: "signed".to_owned(),
+            region: Some("us-east-1".to_owned()),
+            endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
+            access_key_id: Some(access_key_id.to_owned()),
+            secret_access_key: Some("S3RVER".to_owned()),
+            session_token: None,
+            allow_http: true,
+            presign_expiry: Duration::from_secs(600),
+        }
+    }
+}
+
 /// Where `scripts/setup.sh` installs moto's server.
 fn moto_server_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/moto/venv/bin/moto_server")
@@ -59,15 +141,7 @@ impl Moto {
     fn start() -> Option<Moto> {
         let bin = moto_server_bin();
         if !bin.is_file() {
-            assert!(
-                std::env::var("STILLREEL_REQUIRE_MOTO").as_deref() != Ok("1"),
-                "STILLREEL_REQUIRE_MOTO=1 but {} is missing: run scripts/setup.sh",
-                bin.display()
-            );
-            eprintln!(
-                "\n!!!!! SKIPPED: S3 test ({} is missing; scripts/setup.sh installs moto[server]) !!!!!\n",
-                bin.display()
-            );
+            missing(&bin, "moto[server]");
             return None;
         }
         let port = free_port();
@@ -428,6 +502,48 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     // The API keeps no files of its own.
     assert!(!dir.join("media").exists());
     let _ = stop.send(());
+}
+
+/// A key the store does not know stops the start, naming the variables to check (moto takes
+/// any key; s3rver knows only its own).
+#[test]
+fn an_unknown_access_key_stops_the_start_naming_the_variables() {
+    let Some(s3rver) = S3rver::start() else {
+        return;
+    };
+    let storage = ObjectStorage::s3(&s3rver.settings("S3RVER"), "/files").expect("s3");
+    runtime()
+        .block_on(storage.check())
+        .expect("s3rver takes its own key");
+    let wrong = ObjectStorage::s3(&s3rver.settings("nobody"), "/files").expect("s3");
+    let err = runtime().block_on(wrong.check()).expect_err("unknown key");
+    assert!(err.0.contains("InvalidAccessKeyId"), "{err}");
+
+    // A key the store does not know: `serve` stops and says which variables to check.
+    let data = tempfile::tempdir().expect("temp dir");
+    let settings = s3rver.settings("nobody");
+    let out = bin()
+        .arg("serve")
+        .env("STILLREEL_DATA_DIR", data.path())
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .env("STILLREEL_STORAGE_URL", settings.url())
+        .env("AWS_ACCESS_KEY_ID", "nobody")
+        .env("AWS_SECRET_ACCESS_KEY", "S3RVER")
+        .env("AWS_REGION", "us-east-1")
+        .env(
+            "AWS_ENDPOINT_URL",
+            settings.endpoint.as_deref().unwrap_or_default(),
+        )
+        .env("AWS_ALLOW_HTTP", "true")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/signed")
+            && stderr.contains("check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+        "{stderr}"
+    );
 }
 
 /// The `stillreel` binary with a clean environment.
