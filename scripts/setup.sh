@@ -14,6 +14,9 @@ have chromium      || need_apt+=(chromium)
 have chromedriver  || need_apt+=(chromium-driver)
 have wrk           || need_apt+=(wrk)
 have pg_ctlcluster || need_apt+=(postgresql)
+# moto's S3 server runs in a virtual environment (below), which needs venv and ensurepip.
+python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
+have npm           || need_apt+=(npm)
 # The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
 
@@ -36,5 +39,23 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; 
 fi
 if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
   cargo install wasm-pack --version "${WASM_PACK_VERSION}"
+fi
+# A real S3 implementation for the object-storage tests: moto's server, from PyPI, in a
+# virtual environment under target/ (ignored by git). The tests start it themselves.
+MOTO_VENV="$(cd "$(dirname "$0")/.." && pwd)/target/moto/venv"
+if ! "$MOTO_VENV/bin/moto_server" --help >/dev/null 2>&1; then
+  echo "setup: installing moto[server] into $MOTO_VENV"
+  rm -rf "$MOTO_VENV"
+  python3 -m venv "$MOTO_VENV"
+  "$MOTO_VENV/bin/pip" install --quiet --disable-pip-version-check "moto[server]"
+fi
+# s3rver (npm) refuses access key ids other than its own, which moto does not: the tests
+# start it to check the error for a wrong key. Also under target/.
+S3RVER_VERSION=3.7.1
+S3RVER_DIR="$(cd "$(dirname "$0")/.." && pwd)/target/s3rver"
+if ! "$S3RVER_DIR/node_modules/.bin/s3rver" --version 2>/dev/null | grep -qx "$S3RVER_VERSION"; then
+  echo "setup: installing s3rver $S3RVER_VERSION into $S3RVER_DIR"
+  mkdir -p "$S3RVER_DIR"
+  npm install --prefix "$S3RVER_DIR" --no-audit --no-fund --silent "s3rver@$S3RVER_VERSION"
 fi
 echo "setup: done"

@@ -21,6 +21,9 @@ cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in
 # name order; each prints its own closing line and exits non-zero on failure.
+# The S3 tests must run here, not skip: a missing moto fails them.
+export STILLREEL_REQUIRE_MOTO=1
+
 step "start PostgreSQL"
 # shellcheck source=scripts/postgres.sh
 source scripts/postgres.sh

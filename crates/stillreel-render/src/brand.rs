@@ -259,8 +259,8 @@ impl Renderer {
             None => None,
         };
         let main = work_dir.join("main.mp4");
-        self.storage
-            .get(&job.main_key, &main)
+        crate::storage::get_async(&self.storage, &job.main_key, &main)
+            .await
             .map_err(|e| io(Step::Brand, e.to_string()))?;
         bar.report(5.0);
 

@@ -11,6 +11,7 @@ pub mod command;
 pub mod effect;
 pub mod error;
 pub mod fetch;
+pub mod objects;
 pub mod pipeline;
 pub mod plan;
 pub mod progress;
@@ -23,6 +24,7 @@ pub use brand::{BrandJob, BrandSlot, BrandedVideo};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
 pub use fetch::{AllowList, FetchConfig, Fetcher, OwnFiles};
+pub use objects::{ObjectStorage, S3Settings};
 pub use pipeline::{
     ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
     VideoJob,

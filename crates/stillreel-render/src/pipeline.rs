@@ -249,8 +249,8 @@ impl Renderer {
         let mut clips = Vec::new();
         for (index, key) in reused {
             let local = work_dir.join(clip_name(index));
-            self.storage
-                .get(&key, &local)
+            crate::storage::get_async(&self.storage, &key, &local)
+                .await
                 .map_err(|e| RenderError::Io {
                     step: Step::Clip(index),
                     message: e.to_string(),
@@ -335,8 +335,8 @@ impl Renderer {
         let mut names = Vec::new();
         for (index, key) in job.clip_keys.iter().enumerate() {
             let name = clip_name(index);
-            self.storage
-                .get(key, &work_dir.join(&name))
+            crate::storage::get_async(&self.storage, key, &work_dir.join(&name))
+                .await
                 .map_err(|e| RenderError::Io {
                     step: Step::Combine,
                     message: e.to_string(),

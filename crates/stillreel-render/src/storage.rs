@@ -1,5 +1,5 @@
-//! Where finished files go. The render code only calls this trait, so an object store can
-//! replace local files later without touching it.
+//! Where finished files go. The render code only calls this trait: local files
+//! ([`LocalStorage`]) and object stores ([`crate::objects::ObjectStorage`]) sit behind it.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +29,57 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
         let _ = key;
         None
     }
+
+    /// The size of stored file `key`, `None` when there is none.
+    fn size(&self, key: &str) -> Result<Option<u64>, StorageError> {
+        let path = self
+            .local_path(key)
+            .ok_or_else(|| StorageError(format!("bad storage key {key:?}")))?;
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => Ok(Some(meta.len())),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StorageError(format!("{}: {e}", path.display()))),
+        }
+    }
+
+    /// The bytes of stored file `key` (check [`Storage::size`] first: this reads it whole).
+    fn read(&self, key: &str) -> Result<Vec<u8>, StorageError> {
+        let path = self
+            .local_path(key)
+            .ok_or_else(|| StorageError(format!("bad storage key {key:?}")))?;
+        std::fs::read(&path).map_err(|e| StorageError(format!("{}: {e}", path.display())))
+    }
+
+    /// A URL that downloads `key` straight from the store for a while (a presigned GET), when
+    /// the store has them. `None`: the service serves the file itself, from
+    /// [`Storage::local_path`].
+    fn download_url(&self, key: &str) -> Result<Option<String>, StorageError> {
+        let _ = key;
+        Ok(None)
+    }
+
+    /// What this storage is, for logs (a directory or `s3://bucket/prefix`).
+    fn describe(&self) -> String {
+        "local files".to_owned()
+    }
+}
+
+/// [`Storage::get`] from async code: on a blocking thread, since a download from an object
+/// store can take a while.
+pub async fn get_async(
+    storage: &std::sync::Arc<dyn Storage>,
+    key: &str,
+    dest: &Path,
+) -> Result<(), StorageError> {
+    let (storage, key, dest) = (
+        std::sync::Arc::clone(storage),
+        key.to_owned(),
+        dest.to_path_buf(),
+    );
+    tokio::task::spawn_blocking(move || storage.get(&key, &dest))
+        .await
+        .map_err(|e| StorageError(format!("storage task failed: {e}")))?
 }
 
 /// Files under a directory, served at `url_prefix` + key.
@@ -39,6 +90,11 @@ pub struct LocalStorage {
 }
 
 impl LocalStorage {
+    /// The directory files are kept in.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     pub fn new(root: impl Into<PathBuf>, url_prefix: impl Into<String>) -> Self {
         LocalStorage {
             root: root.into(),
@@ -110,6 +166,10 @@ impl Storage for LocalStorage {
 
     fn local_path(&self, key: &str) -> Option<PathBuf> {
         self.path_of(key).ok()
+    }
+
+    fn describe(&self) -> String {
+        self.root.display().to_string()
     }
 
     fn get(&self, key: &str, dest: &Path) -> Result<(), StorageError> {

@@ -503,3 +503,81 @@ async fn posts_keep_the_address_rule_follow_no_redirect_and_read_little() {
         .expect("answered within the limit");
     assert_eq!(answer.status, 200);
 }
+
+/// The service's own files kept in an object store: read through `Storage`, never over HTTP.
+#[derive(Debug)]
+struct Stored(Arc<dyn stillreel_render::Storage>);
+
+impl OwnFiles for Stored {
+    fn local_file(&self, _url_path: &str) -> Option<PathBuf> {
+        None
+    }
+
+    fn stored_file(&self, url_path: &str) -> Option<(Arc<dyn stillreel_render::Storage>, String)> {
+        url_path
+            .strip_prefix("/files/")
+            .map(|key| (Arc::clone(&self.0), key.to_owned()))
+    }
+}
+
+#[tokio::test]
+async fn own_public_url_in_an_object_store_is_read_through_storage() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("store");
+    std::fs::create_dir_all(&root).expect("root");
+    let store = object_store::local::LocalFileSystem::new_with_prefix(&root).expect("store");
+    let storage = stillreel_render::ObjectStorage::new(
+        Arc::new(store),
+        "media",
+        "/files",
+        "test store".to_owned(),
+    )
+    .expect("storage");
+    let storage = Arc::new(storage);
+    common::picture(dir.path(), "own.png", 32, 32);
+    // A synchronous put from an async test: the storage waits on its own runtime.
+    stillreel_render::Storage::put(&*storage, &dir.path().join("own.png"), "uploads/own.png")
+        .expect("put");
+    let config = FetchConfig {
+        // Nothing listens at the public URL: only a read through storage can succeed.
+        public_url: Some("http://127.0.0.1:9/".parse().expect("url")),
+        max_bytes: 64 * 1024,
+        ..FetchConfig::default()
+    };
+    let f = Fetcher::new(config, Some(Arc::new(Stored(storage.clone()))));
+    let media = f
+        .fetch(
+            "http://127.0.0.1:9/files/uploads/own.png",
+            MediaClass::Image,
+            dir.path(),
+            "copy",
+        )
+        .await
+        .expect("stored file");
+    assert_eq!(media.format, MediaFormat::Png);
+    assert_eq!(media.dimensions, Some((32, 32)));
+    let e = f
+        .fetch(
+            "http://127.0.0.1:9/files/uploads/missing.png",
+            MediaClass::Image,
+            dir.path(),
+            "x",
+        )
+        .await
+        .expect_err("missing");
+    assert_eq!((e.code(), e.transient), ("media_unreachable", false), "{e}");
+    // Larger than max_bytes: refused by size, before reading.
+    std::fs::write(dir.path().join("big.png"), vec![0u8; 100 * 1024]).expect("write");
+    stillreel_render::Storage::put(&*storage, &dir.path().join("big.png"), "uploads/big.png")
+        .expect("put big");
+    let e = f
+        .fetch(
+            "http://127.0.0.1:9/files/uploads/big.png",
+            MediaClass::Image,
+            dir.path(),
+            "x",
+        )
+        .await
+        .expect_err("too large");
+    assert_eq!(e.code(), "media_too_large", "{e}");
+}

@@ -33,10 +33,15 @@ use crate::storage::{self, Storage};
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 impl AppState {
-    /// The state of a server on `db` with `config`: local media storage under the data dir,
-    /// the built-in templates, the procedural vfx.
+    /// The state of a server on `db` with `config`: local media storage (the configured
+    /// folder, by default under the data dir), the built-in templates, the procedural vfx.
     pub fn new(db: Db, config: Config) -> Self {
         let storage: Arc<dyn Storage> = Arc::new(storage::local(&config));
+        Self::with_storage(db, config, storage)
+    }
+
+    /// [`AppState::new`] with the given storage (what [`storage::open`] made of the config).
+    pub fn with_storage(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
         let create_writer =
             (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
         let rate_limiter = config
@@ -167,7 +172,6 @@ fn api() -> Router<AppState> {
 /// tracing, metrics, envelopes for every error, and a panic guard.
 pub fn router(state: AppState) -> Router {
     let web_dir = state.config.web_dir.clone();
-    let media_root = state.config.media_dir();
     let samples_root = state.config.samples_dir.clone();
     let routed = Router::new()
         .nest("/api/v1", api())
@@ -176,7 +180,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(ops::metrics))
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn(label_route))
-        .merge(files::media(&media_root))
+        .merge(files::media(&state.config.storage))
         .merge(files::samples(&samples_root));
     let routed = files::with_web(routed, &web_dir, route_not_found);
 

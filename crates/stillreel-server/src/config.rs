@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stillreel_core::Engine;
+use stillreel_render::S3Settings;
 
 /// A variable that is set but cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +26,16 @@ pub enum DatabaseConfig {
     Sqlite(PathBuf),
     /// A PostgreSQL URL (`postgres://` or `postgresql://`).
     Postgres(String),
+}
+
+/// Where rendered files are kept (`STILLREEL_STORAGE_URL`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StorageConfig {
+    /// Files in a local directory, served by the API at `/files` (the default: the data dir's
+    /// `media` folder).
+    Local(PathBuf),
+    /// An S3 bucket (or an S3-compatible service); `/files` redirects to presigned GETs.
+    S3(S3Settings),
 }
 
 /// A per-account request budget: `requests` per `period`, refilled evenly (see `rate_limit.rs`).
@@ -126,6 +137,13 @@ pub struct Config {
     /// Webhooks schedule 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h): the delays before each
     /// retry of a webhook delivery; one attempt more than delays in all.
     pub webhook_retry_schedule: Vec<Duration>,
+    /// `STILLREEL_STORAGE_URL` (`file:///abs/path` or `s3://bucket/prefix`, default the media
+    /// folder of the data dir), with the `AWS_*` variables for S3 and
+    /// `STILLREEL_STORAGE_PRESIGN_SECS` (default 3600) for its download links.
+    pub storage: StorageConfig,
+    /// `STILLREEL_WORKER_LISTEN`: where `stillreel worker` answers `/healthz` and `/metrics`
+    /// (unset: it listens nowhere).
+    pub worker_listen: Option<SocketAddr>,
 }
 
 impl Config {
@@ -244,6 +262,14 @@ impl Config {
                 message,
             })?,
         };
+        let storage = storage_config(&get, &data_dir)?;
+        let worker_listen = match get("STILLREEL_WORKER_LISTEN") {
+            None => None,
+            Some(text) => Some(text.parse().map_err(|err| ConfigError {
+                var: "STILLREEL_WORKER_LISTEN",
+                message: format!("{text:?} is not an address like 127.0.0.1:9090 ({err})"),
+            })?),
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -259,6 +285,8 @@ impl Config {
             job_lease_secs,
             rate_limit,
             webhook_retry_schedule,
+            storage,
+            worker_listen,
         })
     }
 
@@ -266,6 +294,94 @@ impl Config {
     pub fn media_dir(&self) -> PathBuf {
         self.data_dir.join("media")
     }
+}
+
+/// Reads `STILLREEL_STORAGE_URL` and, for S3, the standard `AWS_*` variables.
+fn storage_config(
+    get: &impl Fn(&str) -> Option<String>,
+    data_dir: &std::path::Path,
+) -> Result<StorageConfig, ConfigError> {
+    const VAR: &str = "STILLREEL_STORAGE_URL";
+    let bad = |message: String| ConfigError { var: VAR, message };
+    let Some(url) = get(VAR) else {
+        return Ok(StorageConfig::Local(data_dir.join("media")));
+    };
+    if let Some(path) = url.strip_prefix("file://") {
+        if !path.starts_with('/') {
+            return Err(bad(format!(
+                "{url:?}: a file URL needs an absolute path (file:///srv/stillreel/media)"
+            )));
+        }
+        return Ok(StorageConfig::Local(PathBuf::from(path)));
+    }
+    let Some(rest) = url.strip_prefix("s3://") else {
+        return Err(bad(format!(
+            "{url:?}: expected file:///absolute/path or s3://bucket/prefix"
+        )));
+    };
+    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+    let prefix = prefix.trim_matches('/');
+    if bucket.is_empty() {
+        return Err(bad(format!("{url:?} names no bucket")));
+    }
+    if !prefix.is_empty() && stillreel_render::storage::check_key(prefix).is_err() {
+        return Err(bad(format!(
+            "{url:?}: the prefix must be /-separated plain names of A-Z a-z 0-9 . _ -"
+        )));
+    }
+    let flag = |var: &'static str| match get(var).as_deref() {
+        None => Ok(false),
+        Some(v) if v.eq_ignore_ascii_case("true") || v == "1" => Ok(true),
+        Some(v) if v.eq_ignore_ascii_case("false") || v == "0" => Ok(false),
+        Some(v) => Err(ConfigError {
+            var,
+            message: format!("{v:?} is not true or false"),
+        }),
+    };
+    let access_key_id = get("AWS_ACCESS_KEY_ID");
+    let secret_access_key = get("AWS_SECRET_ACCESS_KEY");
+    if access_key_id.is_some() != secret_access_key.is_some() {
+        return Err(ConfigError {
+            var: if access_key_id.is_some() {
+                "AWS_SECRET_ACCESS_KEY"
+            } else {
+                "AWS_ACCESS_KEY_ID"
+            },
+            message: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together".to_owned(),
+        });
+    }
+    let endpoint = get("AWS_ENDPOINT_URL").or_else(|| get("AWS_ENDPOINT"));
+    if let Some(endpoint) = &endpoint
+        && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
+    {
+        return Err(ConfigError {
+            var: "AWS_ENDPOINT_URL",
+            message: format!("{endpoint:?} must start with http:// or https://"),
+        });
+    }
+    let presign_secs = match get("STILLREEL_STORAGE_PRESIGN_SECS") {
+        None => 3600,
+        // S3 signs links for at most seven days.
+        Some(text) => text
+            .parse::<u64>()
+            .ok()
+            .filter(|&s| (1..=604_800).contains(&s))
+            .ok_or_else(|| ConfigError {
+                var: "STILLREEL_STORAGE_PRESIGN_SECS",
+                message: format!("{text:?} is not a whole number of seconds from 1 to 604800"),
+            })?,
+    };
+    Ok(StorageConfig::S3(S3Settings {
+        bucket: bucket.to_owned(),
+        prefix: prefix.to_owned(),
+        region: get("AWS_REGION").or_else(|| get("AWS_DEFAULT_REGION")),
+        endpoint,
+        access_key_id,
+        secret_access_key,
+        session_token: get("AWS_SESSION_TOKEN"),
+        allow_http: flag("AWS_ALLOW_HTTP")?,
+        presign_expiry: Duration::from_secs(presign_secs),
+    }))
 }
 
 #[cfg(test)]
@@ -305,6 +421,11 @@ mod tests {
             c.webhook_retry_schedule,
             [5, 300, 1800, 7200, 18000, 36000, 36000].map(Duration::from_secs)
         );
+        assert_eq!(
+            c.storage,
+            StorageConfig::Local(PathBuf::from("./data/media"))
+        );
+        assert_eq!(c.worker_listen, None);
     }
 
     #[test]
@@ -313,6 +434,108 @@ mod tests {
         assert_eq!(c.webhook_retry_schedule, [1, 2].map(Duration::from_secs));
         let err = config(&[("STILLREEL_WEBHOOK_RETRY_SCHEDULE", "1,x")]).expect_err("invalid");
         assert_eq!(err.var, "STILLREEL_WEBHOOK_RETRY_SCHEDULE");
+    }
+
+    #[test]
+    fn storage_urls() {
+        let c = config(&[("STILLREEL_STORAGE_URL", "file:///srv/media")]).expect("file");
+        assert_eq!(c.storage, StorageConfig::Local(PathBuf::from("/srv/media")));
+        let c = config(&[
+            ("STILLREEL_STORAGE_URL", "s3://reels/prod/media/"),
+            ("AWS_ACCESS_KEY_ID", "AKID"),
+            ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMIK7MDENG"),
+            ("AWS_DEFAULT_REGION", "eu-west-1"),
+            ("AWS_ENDPOINT", "http://127.0.0.1:9000"),
+            ("AWS_ALLOW_HTTP", "true"),
+            ("STILLREEL_STORAGE_PRESIGN_SECS", "600"),
+            ("STILLREEL_WORKER_LISTEN", "127.0.0.1:9090"),
+        ])
+        .expect("s3");
+        let StorageConfig::S3(s3) = &c.storage else {
+            panic!("not s3: {:?}", c.storage)
+        };
+        assert_eq!(s3.bucket, "reels");
+        assert_eq!(s3.prefix, "prod/media");
+        assert_eq!(s3.region.as_deref(), Some("eu-west-1"));
+        assert_eq!(s3.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert!(s3.allow_http);
+        assert_eq!(s3.presign_expiry, Duration::from_secs(600));
+        assert_eq!(s3.url(), "s3://reels/prod/media");
+        // The secret never reaches logs.
+        assert!(!format!("{c:?}").contains("wJalrXUtnFEMIK7MDENG"), "{c:?}");
+        assert_eq!(c.worker_listen.map(|a| a.port()), Some(9090));
+        // AWS_REGION and AWS_ENDPOINT_URL win over their older spellings.
+        let c = config(&[
+            ("STILLREEL_STORAGE_URL", "s3://b"),
+            ("AWS_REGION", "us-west-2"),
+            ("AWS_DEFAULT_REGION", "eu-west-1"),
+            ("AWS_ENDPOINT_URL", "https://s3.example"),
+            ("AWS_ENDPOINT", "http://old"),
+        ])
+        .expect("s3");
+        let StorageConfig::S3(s3) = &c.storage else {
+            panic!("not s3")
+        };
+        assert_eq!(
+            (s3.region.as_deref(), s3.prefix.as_str()),
+            (Some("us-west-2"), "")
+        );
+        assert_eq!(s3.endpoint.as_deref(), Some("https://s3.example"));
+        assert!(!s3.allow_http);
+        assert_eq!(s3.presign_expiry, Duration::from_secs(3600));
+        for (vars, var) in [
+            (
+                &[("STILLREEL_STORAGE_URL", "file://relative/x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "gs://b")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "s3:///x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[("STILLREEL_STORAGE_URL", "s3://b/../x")][..],
+                "STILLREEL_STORAGE_URL",
+            ),
+            (
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ACCESS_KEY_ID", "k"),
+                ][..],
+                "AWS_SECRET_ACCESS_KEY",
+            ),
+            (
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ALLOW_HTTP", "yes"),
+                ][..],
+                "AWS_ALLOW_HTTP",
+            ),
+            (
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("AWS_ENDPOINT_URL", "minio:9000"),
+                ][..],
+                "AWS_ENDPOINT_URL",
+            ),
+            (
+                &[
+                    ("STILLREEL_STORAGE_URL", "s3://b"),
+                    ("STILLREEL_STORAGE_PRESIGN_SECS", "0"),
+                ][..],
+                "STILLREEL_STORAGE_PRESIGN_SECS",
+            ),
+            (
+                &[("STILLREEL_WORKER_LISTEN", "9090")][..],
+                "STILLREEL_WORKER_LISTEN",
+            ),
+        ] {
+            let err = config(vars).expect_err(var);
+            assert_eq!(err.var, var, "{vars:?}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use stillreel_server::{AppState, Config, Db, repo, serve, worker};
+use stillreel_server::config::{DatabaseConfig, StorageConfig};
+use stillreel_server::{AppState, Config, Db, repo, serve, storage, worker};
 use tracing_subscriber::EnvFilter;
 
 const DEFAULT_CLIP_LIMIT: u16 = stillreel_core::limits::DEFAULT_CLIP_LIMIT as u16;
@@ -21,6 +22,11 @@ enum Command {
     /// Runs the HTTP API, the web form at `/` and the render workers, configured by the
     /// STILLREEL_* environment variables (see .env.example).
     Serve,
+    /// Runs render workers only (STILLREEL_WORKERS job slots), no API: for more render
+    /// machines beside `serve`. Needs the shared PostgreSQL database and, across machines,
+    /// shared storage (STILLREEL_STORAGE_URL=s3://...). Answers /healthz and /metrics on
+    /// STILLREEL_WORKER_LISTEN when set.
+    Worker,
     /// Manages accounts.
     Accounts {
         #[command(subcommand)]
@@ -91,6 +97,7 @@ async fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Serve => run_serve(config).await,
+        Command::Worker => run_worker(config).await,
         Command::Accounts {
             command: AccountsCommand::Create { name, clip_limit },
         } => create_account(config, &name, usize::from(clip_limit)).await,
@@ -182,12 +189,14 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string(&account)?);
     }
     let workers = config.workers;
-    let state = AppState::new(db, config);
+    let storage = storage::open(&config).await?;
+    let state = AppState::with_storage(db, config, storage);
     let listener = serve::bind(&state).await?;
     tracing::info!(
         addr = %listener.local_addr()?,
         public_url = %state.config.public_url,
         database = ?state.db.backend(),
+        storage = %state.storage.describe(),
         workers,
         "stillreel listening"
     );
@@ -206,5 +215,67 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         workers.shutdown().await;
     };
     serve::serve(listener, state, shutdown).await?;
+    Ok(())
+}
+
+/// `stillreel worker`: render job slots on the shared database, no API.
+async fn run_worker(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    if let DatabaseConfig::Sqlite(path) = &config.database {
+        return Err(format!(
+            "stillreel worker needs a database shared with the API: STILLREEL_DATABASE_URL is \
+             the SQLite file {} (set it to the API's postgres:// URL; on one machine with \
+             SQLite, `stillreel serve` runs its own workers)",
+            path.display()
+        )
+        .into());
+    }
+    if config.workers == 0 {
+        return Err("STILLREEL_WORKERS=0: a worker process needs at least one job slot".into());
+    }
+    if let StorageConfig::Local(root) = &config.storage {
+        // Fine when the API shares this folder (one machine, or a shared mount); on another
+        // machine its clients could not download what this process renders.
+        tracing::warn!(
+            dir = %root.display(),
+            "worker storage is a local folder: the API must see the same folder, or set STILLREEL_STORAGE_URL=s3://..."
+        );
+    }
+    let db = Db::connect(&config.database).await?;
+    let storage = storage::open(&config).await?;
+    let state = AppState::with_storage(db, config, storage);
+    let renderer = worker::build_renderer(&state)?;
+    let health = match state.config.worker_listen {
+        None => None,
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("STILLREEL_WORKER_LISTEN: cannot listen on {addr}: {e}"))?;
+            let app = worker::health_router(state.clone());
+            Some(tokio::spawn(async move {
+                if let Err(err) = axum::serve(listener, app).await {
+                    tracing::warn!(error = %err, "worker health endpoint stopped");
+                }
+            }))
+        }
+    };
+    tracing::info!(
+        database = ?state.db.backend(),
+        storage = %state.storage.describe(),
+        workers = state.config.workers,
+        listen = ?state.config.worker_listen,
+        "stillreel worker started"
+    );
+    let workers = worker::start(
+        state.clone(),
+        renderer,
+        worker::WorkerSettings::from_config(&state.config),
+    );
+    serve::shutdown_signal().await;
+    // Running renders finish (or are handed back) before the database closes.
+    workers.shutdown().await;
+    if let Some(health) = health {
+        health.abort();
+    }
+    state.db.close().await;
     Ok(())
 }

@@ -1,21 +1,45 @@
 //! Where rendered files live. One trait for the worker that writes them and the routes that
-//! read them: the render crate's [`Storage`]. The server keeps local files under
-//! `<data dir>/media`, serves them at `GET /files/{key}` and builds public URLs from the key.
+//! read them: the render crate's [`Storage`]. By default the server keeps local files under
+//! `<data dir>/media` and serves them at `GET /files/{key}`; with `STILLREEL_STORAGE_URL=s3://…`
+//! they live in a bucket and `GET /files/{key}` redirects to a presigned GET. Either way public
+//! URLs are built from the key and never expire.
 //!
 //! Keys are relative, slash-separated paths made of `[A-Za-z0-9._-]` segments (no segment
 //! starts with `.`), e.g. `videos/<uuid>/video.mp4`: safe to join onto a directory and to put
 //! in a URL as is ([`check_key`]).
 
+use std::sync::Arc;
+
+use stillreel_render::ObjectStorage;
 pub use stillreel_render::storage::{LocalStorage, Storage, StorageError, check_key};
 
-use crate::config::Config;
+use crate::config::{Config, StorageConfig};
 
 /// The URL path stored files are served under.
 pub const FILES_PATH: &str = "/files";
 
-/// The local storage of a server with `config`: `<data dir>/media`, served at [`FILES_PATH`].
+/// The local storage of a server with `config`: its `file://` folder (by default
+/// `<data dir>/media`), served at [`FILES_PATH`].
 pub fn local(config: &Config) -> LocalStorage {
-    LocalStorage::new(config.media_dir(), FILES_PATH)
+    match &config.storage {
+        StorageConfig::Local(root) => LocalStorage::new(root, FILES_PATH),
+        StorageConfig::S3(_) => LocalStorage::new(config.media_dir(), FILES_PATH),
+    }
+}
+
+/// The storage `config` names, checked: an object store must answer and take a write, or the
+/// process does not start. The error names the variable to fix.
+pub async fn open(config: &Config) -> Result<Arc<dyn Storage>, String> {
+    match &config.storage {
+        StorageConfig::Local(_) => Ok(Arc::new(local(config))),
+        StorageConfig::S3(settings) => {
+            let context =
+                |e: StorageError| format!("STILLREEL_STORAGE_URL={}: {}", settings.url(), e.0);
+            let storage = ObjectStorage::s3(settings, FILES_PATH).map_err(context)?;
+            storage.check().await.map_err(context)?;
+            Ok(Arc::new(storage))
+        }
+    }
 }
 
 /// The public URL of a stored key.

@@ -634,6 +634,16 @@ async fn enqueue_branding(db: &Db, video_id: Uuid) -> Result<(), DbError> {
     tx.commit().await
 }
 
+/// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`: `/healthz` and
+/// `/metrics` (queue depth included), nothing of the API.
+pub fn health_router(state: AppState) -> axum::Router {
+    use crate::routes::ops;
+    axum::Router::new()
+        .route("/healthz", axum::routing::get(ops::healthz))
+        .route("/metrics", axum::routing::get(ops::metrics))
+        .with_state(state)
+}
+
 /// Where jobs' scratch files go: one folder per process below it (`worker/scratch.rs`).
 pub fn work_root(config: &Config) -> PathBuf {
     config.data_dir.join("work")

@@ -90,6 +90,22 @@ pub trait OwnFiles: Send + Sync {
     /// The local file behind `url_path` (the URL's path, e.g. `/files/uploads/a.jpg`, already
     /// normalized: no `.` or `..` segments), or `None` when there is none.
     fn local_file(&self, url_path: &str) -> Option<PathBuf>;
+
+    /// The stored file behind `url_path` when it is kept in an object store rather than on
+    /// this machine: the storage and the key to read it through. Checked before
+    /// [`OwnFiles::local_file`].
+    fn stored_file(&self, url_path: &str) -> Option<(Arc<dyn crate::Storage>, String)> {
+        let _ = url_path;
+        None
+    }
+}
+
+/// Where one of the server's own files is read from.
+enum Own {
+    /// A file on this machine (`None`: there is no such file).
+    Local(Option<PathBuf>),
+    /// A key in storage elsewhere.
+    Stored(Arc<dyn crate::Storage>, String),
 }
 
 /// A downloaded, recognised media file in the job's work directory.
@@ -246,8 +262,8 @@ impl Fetcher {
             Url::parse(raw).map_err(|_| unreachable("the URL cannot be parsed".to_owned()))?;
         let started = Instant::now();
         for _hop in 0..=self.config.max_redirects {
-            if let Some(path) = self.own_file(&url) {
-                return self.read_own(&url, path).await;
+            if let Some(own) = self.own_file(&url) {
+                return self.read_own(&url, own).await;
             }
             if !matches!(url.scheme(), "http" | "https") {
                 return Err(unreachable(format!(
@@ -408,7 +424,7 @@ impl Fetcher {
         Ok(body)
     }
 
-    fn own_file(&self, url: &Url) -> Option<Option<PathBuf>> {
+    fn own_file(&self, url: &Url) -> Option<Own> {
         let base = self.config.public_url.as_ref()?;
         let own = self.own.as_ref()?;
         let same_origin = url.scheme() == base.scheme()
@@ -419,17 +435,55 @@ impl Fetcher {
             .path()
             .strip_prefix(prefix)
             .is_some_and(|rest| rest.starts_with('/'));
-        (same_origin && under).then(|| own.local_file(url.path()))
+        (same_origin && under).then(|| match own.stored_file(url.path()) {
+            Some((storage, key)) => Own::Stored(storage, key),
+            None => Own::Local(own.local_file(url.path())),
+        })
     }
 
-    async fn read_own(&self, url: &Url, path: Option<PathBuf>) -> Result<Vec<u8>, FetchError> {
+    async fn read_own(&self, url: &Url, own: Own) -> Result<Vec<u8>, FetchError> {
         let missing = || {
             FetchError::permanent(
                 MediaErrorKind::Unreachable,
                 format!("{} is not a file on this server", url.path()),
             )
         };
-        let path = path.ok_or_else(missing)?;
+        let too_large = || {
+            FetchError::permanent(
+                MediaErrorKind::TooLarge,
+                format!(
+                    "{} is larger than {} bytes",
+                    url.path(),
+                    self.config.max_bytes
+                ),
+            )
+        };
+        let path = match own {
+            Own::Local(path) => path.ok_or_else(missing)?,
+            Own::Stored(storage, key) => {
+                // The object store is ours: a failure to reach it is worth a retry, a missing
+                // key is not.
+                let max = self.config.max_bytes;
+                let read = tokio::task::spawn_blocking(move || {
+                    Ok::<_, crate::storage::StorageError>(match storage.size(&key)? {
+                        None => None,
+                        Some(size) if size > max => Some(None),
+                        Some(_) => Some(Some(storage.read(&key)?)),
+                    })
+                })
+                .await
+                .unwrap_or_else(|e| Err(crate::storage::StorageError(e.to_string())));
+                return match read {
+                    Ok(Some(Some(bytes))) if bytes.len() as u64 <= max => Ok(bytes),
+                    Ok(Some(_)) => Err(too_large()),
+                    Ok(None) => Err(missing()),
+                    Err(err) => Err(FetchError::transient(
+                        MediaErrorKind::Unreachable,
+                        format!("{} could not be read from storage: {err}", url.path()),
+                    )),
+                };
+            }
+        };
         let meta = tokio::fs::metadata(&path).await.map_err(|_| missing())?;
         if meta.len() > self.config.max_bytes {
             return Err(FetchError::permanent(

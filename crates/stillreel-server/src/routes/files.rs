@@ -1,25 +1,67 @@
 //! Static files: rendered media at `/files/{key}` and the web form at `/`.
 //!
 //! tower-http's `ServeDir` answers `Range` requests (206 with `Content-Range`), sets
-//! `Content-Type` from the extension and refuses paths that climb out of the directory.
+//! `Content-Type` from the extension and refuses paths that climb out of the directory. With
+//! files in an object store, `/files/{key}` answers `302` to a presigned GET instead: records
+//! keep a stable URL of ours, and the bytes (Range included) come from the store.
 
 use std::path::Path;
 
 use axum::Router;
-use axum::http::HeaderValue;
-use axum::http::header;
-use axum::response::Html;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::config::StorageConfig;
 use crate::state::AppState;
 
-/// `GET /files/{key}` from the media directory.
-pub fn media(root: &Path) -> Router<AppState> {
-    Router::new().nest_service(
-        crate::storage::FILES_PATH,
-        ServeDir::new(root).append_index_html_on_directories(false),
-    )
+/// `GET /files/{key}`: from the media directory, or a redirect into the object store.
+pub fn media(storage: &StorageConfig) -> Router<AppState> {
+    match storage {
+        StorageConfig::Local(root) => Router::new().nest_service(
+            crate::storage::FILES_PATH,
+            ServeDir::new(root).append_index_html_on_directories(false),
+        ),
+        StorageConfig::S3(_) => Router::new().route(
+            &format!("{}/{{*key}}", crate::storage::FILES_PATH),
+            axum::routing::get(presigned),
+        ),
+    }
+}
+
+/// `302` to a presigned GET of `key`. Not cached by clients: the link expires, the URL of ours
+/// does not.
+async fn presigned(State(state): State<AppState>, UrlPath(key): UrlPath<String>) -> Response {
+    if crate::storage::check_key(&key).is_err() {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let storage = std::sync::Arc::clone(&state.storage);
+    // Presigning waits on the storage's own runtime: keep it off this one's workers.
+    let signed = tokio::task::spawn_blocking(move || storage.download_url(&key)).await;
+    match signed {
+        Ok(Ok(Some(url))) => match HeaderValue::from_str(&url) {
+            Ok(location) => (
+                StatusCode::FOUND,
+                [
+                    (header::LOCATION, location),
+                    (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+                ],
+            )
+                .into_response(),
+            Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+        },
+        Ok(Ok(None)) => StatusCode::NOT_FOUND.into_response(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "presigning a download failed");
+            StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "presigning a download failed");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
 }
 
 /// `GET /samples/{name}`: the bundled sample pictures (`STILLREEL_SAMPLES_DIR`), so the

@@ -46,6 +46,16 @@ impl OwnFiles for ServerFiles {
     fn local_file(&self, url_path: &str) -> Option<PathBuf> {
         self.resolve(url_path).filter(|p| p.is_file())
     }
+
+    /// `/files/{key}` in an object store: read through storage, never over HTTP from ourselves
+    /// (which would need the API up, an allow-list entry and a redirect into the store).
+    fn stored_file(&self, url_path: &str) -> Option<(Arc<dyn Storage>, String)> {
+        let key = url_path
+            .strip_prefix(self.base_path.as_str())?
+            .strip_prefix("/files/")?;
+        (check_key(key).is_ok() && self.storage.local_path(key).is_none())
+            .then(|| (Arc::clone(&self.storage), key.to_owned()))
+    }
 }
 
 #[cfg(test)]
@@ -87,5 +97,39 @@ mod tests {
             Some(PathBuf::from("/s/a.jpg"))
         );
         assert_eq!(prefixed.resolve("/samples/a.jpg"), None);
+    }
+
+    #[test]
+    fn files_in_an_object_store_are_read_through_storage() {
+        let local = ServerFiles::new(
+            Arc::new(LocalStorage::new("/data/media", "/files")),
+            PathBuf::from("/s"),
+            "/",
+        );
+        // Local files are local files.
+        assert!(local.stored_file("/files/uploads/a.jpg").is_none());
+        let objects: Arc<dyn Storage> = Arc::new(
+            stillreel_render::ObjectStorage::new(
+                Arc::new(object_store::memory::InMemory::new()),
+                "media",
+                "/files",
+                "memory".to_owned(),
+            )
+            .expect("storage"),
+        );
+        let remote = ServerFiles::new(objects, PathBuf::from("/s"), "/reel");
+        let (_, key) = remote
+            .stored_file("/reel/files/uploads/a.jpg")
+            .expect("stored");
+        assert_eq!(key, "uploads/a.jpg");
+        assert_eq!(remote.resolve("/reel/files/uploads/a.jpg"), None);
+        for refused in [
+            "/files/uploads/a.jpg",
+            "/reel/files/../x",
+            "/reel/files/a/.hidden",
+            "/reel/samples/a.jpg",
+        ] {
+            assert!(remote.stored_file(refused).is_none(), "{refused}");
+        }
     }
 }

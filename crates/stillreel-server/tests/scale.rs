@@ -1,0 +1,927 @@
+//! Storage in an object store and render workers in processes of their own, with real parts:
+//! moto's S3 server (installed by `scripts/setup.sh`, started here), object_store's local file
+//! system, PostgreSQL, ffmpeg and the real `stillreel` binary.
+//!
+//! moto takes any credentials, so the test of an unknown access key uses s3rver (npm, also
+//! installed by `scripts/setup.sh`), which knows only its own key. (Neither checks SigV4
+//! signatures: a tampered presigned link cannot be told apart here.)
+//!
+//! Without moto (or s3rver) the S3 tests skip with a loud notice, unless
+//! `STILLREEL_REQUIRE_MOTO=1` (set by `scripts/test.sh`), which makes a missing one a failure.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{Backend, TestDb};
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as ObjectPath;
+use object_store::{ObjectStore, ObjectStoreExt};
+use serde_json::{Value, json};
+use stillreel_render::storage::Storage;
+use stillreel_render::{ObjectStorage, S3Settings};
+use stillreel_server::config::{Config, StorageConfig};
+use stillreel_server::{AppState, Db};
+
+const BUCKET: &str = "reels";
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port()
+}
+
+/// A moto S3 server on a free port with bucket [`BUCKET`]; stopped when dropped.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The loud skip (or, under `STILLREEL_REQUIRE_MOTO=1`, the failure) for a missing test server.
+fn missing(bin: &Path, what: &str) {
+    assert!(
+        std::env::var("STILLREEL_REQUIRE_MOTO").as_deref() != Ok("1"),
+        "STILLREEL_REQUIRE_MOTO=1 but {} is missing: run scripts/setup.sh",
+        bin.display()
+    );
+    eprintln!(
+        "\n!!!!! SKIPPED: S3 test ({} is missing; scripts/setup.sh installs {what}) !!!!!\n",
+        bin.display()
+    );
+}
+
+/// An s3rver on a free port with bucket [`BUCKET`] and its only key `S3RVER`/`S3RVER`; it
+/// refuses other key ids. Stopped when dropped.
+struct S3rver {
+    child: Child,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for S3rver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl S3rver {
+    fn start() -> Option<S3rver> {
+        let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target/s3rver/node_modules/.bin/s3rver");
+        if !bin.is_file() {
+            missing(&bin, "s3rver");
+            return None;
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let port = free_port();
+        let child = Command::new(&bin)
+            .arg("-d")
+            .arg(dir.path())
+            .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-s"])
+            .args(["--configure-bucket", BUCKET])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start s3rver");
+        let server = S3rver {
+            child,
+            port,
+            _dir: dir,
+        };
+        let started = Instant::now();
+        while http(port, "GET", "/", &[]).is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "s3rver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(server)
+    }
+
+    fn settings(&self, access_key_id: &str) -> S3Settings {
+        S3Settings {
+            bucket: BUCKET.to_owned(),
+            prefix: "signed".to_owned(),
+            region: Some("us-east-1".to_owned()),
+            endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
+            access_key_id: Some(access_key_id.to_owned()),
+            secret_access_key: Some("S3RVER".to_owned()),
+            session_token: None,
+            allow_http: true,
+            presign_expiry: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Where `scripts/setup.sh` installs moto's server.
+fn moto_server_bin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/moto/venv/bin/moto_server")
+}
+
+impl Moto {
+    /// Starts moto, or returns `None` after a loud notice when it is not installed (a failure
+    /// instead under `STILLREEL_REQUIRE_MOTO=1`).
+    fn start() -> Option<Moto> {
+        let bin = moto_server_bin();
+        if !bin.is_file() {
+            missing(&bin, "moto[server]");
+            return None;
+        }
+        let port = free_port();
+        let child = Command::new(&bin)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start moto_server");
+        let moto = Moto { child, port };
+        let started = Instant::now();
+        loop {
+            if let Some((status, _, _)) = http(port, "PUT", &format!("/{BUCKET}"), &[]) {
+                assert_eq!(status, 200, "create bucket {BUCKET}");
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "moto_server did not start"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        Some(moto)
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Settings for keys under `prefix` in the bucket. moto takes any credentials.
+    fn settings(&self, prefix: &str) -> S3Settings {
+        S3Settings {
+            bucket: BUCKET.to_owned(),
+            prefix: prefix.to_owned(),
+            region: Some("us-east-1".to_owned()),
+            endpoint: Some(self.endpoint()),
+            access_key_id: Some("test".to_owned()),
+            secret_access_key: Some("test".to_owned()),
+            session_token: None,
+            allow_http: true,
+            presign_expiry: Duration::from_secs(600),
+        }
+    }
+
+    /// The `STILLREEL_*`/`AWS_*` variables of a process storing under `prefix`.
+    fn env(&self, prefix: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("STILLREEL_STORAGE_URL", format!("s3://{BUCKET}/{prefix}")),
+            ("AWS_ACCESS_KEY_ID", "test".to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", "test".to_owned()),
+            ("AWS_REGION", "us-east-1".to_owned()),
+            ("AWS_ENDPOINT_URL", self.endpoint()),
+            ("AWS_ALLOW_HTTP", "true".to_owned()),
+        ]
+    }
+}
+
+/// Status, headers (lower-case names) and body of a response.
+type Reply = (u16, Vec<(String, String)>, Vec<u8>);
+
+/// One plain HTTP/1.1 request to 127.0.0.1:`port` (`path` with its query): status, headers
+/// (lower-case names) and body, or `None` when nothing answers.
+fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Option<Reply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .ok()?;
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n"
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).ok()?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).ok()?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    if headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
+    {
+        body = dechunk(&body);
+    }
+    Some((status, headers, body))
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&data[..end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
+        if size == 0 {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[start + size + 2..];
+    }
+    out
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// GET of an absolute `http://127.0.0.1:PORT/...` URL.
+fn get_url(url: &str, headers: &[(&str, &str)]) -> Reply {
+    let rest = url.strip_prefix("http://127.0.0.1:").expect("local URL");
+    let (port, path) = rest.split_once('/').expect("URL path");
+    http(
+        port.parse().expect("port"),
+        "GET",
+        &format!("/{path}"),
+        headers,
+    )
+    .unwrap_or_else(|| panic!("{url} does not answer"))
+}
+
+/// `len` bytes that differ from part to part, so a misplaced part shows.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 7 + i / 4096) as u8).collect()
+}
+
+/// Puts, reads and gets back a small and a multipart file through `storage`.
+fn round_trips(storage: &ObjectStorage, dir: &Path) {
+    let small = dir.join("small.bin");
+    std::fs::write(&small, b"hello object store").expect("write");
+    let url = storage.put(&small, "videos/v1/small.bin").expect("put");
+    assert_eq!(url, "/files/videos/v1/small.bin");
+    assert_eq!(storage.size("videos/v1/small.bin").expect("size"), Some(18));
+    assert_eq!(storage.size("videos/v1/missing.bin").expect("size"), None);
+    assert_eq!(
+        storage.read("videos/v1/small.bin").expect("read"),
+        b"hello object store"
+    );
+    let back = dir.join("back.bin");
+    storage.get("videos/v1/small.bin", &back).expect("get");
+    assert_eq!(std::fs::read(&back).expect("read"), b"hello object store");
+    assert!(storage.get("videos/v1/missing.bin", &back).is_err());
+    assert!(storage.put(&small, "../escape").is_err());
+    assert_eq!(storage.local_path("videos/v1/small.bin"), None);
+
+    // 12 MiB in 5 MiB parts: three parts, the last one short.
+    let big_bytes = pattern(12 << 20);
+    let big = dir.join("big.bin");
+    std::fs::write(&big, &big_bytes).expect("write");
+    storage
+        .put(&big, "videos/v1/big.bin")
+        .expect("multipart put");
+    let big_back = dir.join("big-back.bin");
+    storage.get("videos/v1/big.bin", &big_back).expect("get");
+    assert!(
+        std::fs::read(&big_back).expect("read") == big_bytes,
+        "multipart upload round-trips byte for byte"
+    );
+    // No temporary files left beside the download.
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["back.bin", "big-back.bin", "big.bin", "small.bin"]);
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+#[test]
+fn object_storage_on_moto_put_get_multipart_and_presigned_ranges() {
+    let Some(moto) = Moto::start() else { return };
+    let storage = ObjectStorage::s3(&moto.settings("unit"), "/files")
+        .expect("s3 storage")
+        .with_multipart(5 << 20, 5 << 20);
+    runtime().block_on(storage.check()).expect("moto answers");
+    let dir = tempfile::tempdir().expect("temp dir");
+    round_trips(&storage, dir.path());
+
+    // Objects are under the prefix, and the big one went up in three parts (S3's ETag of a
+    // multipart upload ends in -<parts>).
+    let (small, big) = runtime().block_on(async {
+        let store = storage.store();
+        let small = store
+            .head(&ObjectPath::from("unit/videos/v1/small.bin"))
+            .await
+            .expect("small object under the prefix");
+        let big = store
+            .head(&ObjectPath::from("unit/videos/v1/big.bin"))
+            .await
+            .expect("big object under the prefix");
+        (small, big)
+    });
+    assert_eq!(small.size, 18);
+    assert_eq!(big.size, 12 << 20);
+    let etag = big.e_tag.expect("etag");
+    assert!(
+        etag.trim_matches('"').ends_with("-3"),
+        "multipart ETag {etag}"
+    );
+    assert!(
+        !small.e_tag.unwrap_or_default().contains('-'),
+        "small files go up whole"
+    );
+
+    // A presigned GET answers the whole file and ranges of it.
+    let url = storage
+        .download_url("videos/v1/big.bin")
+        .expect("presign")
+        .expect("S3 presigns");
+    assert!(url.contains("X-Amz-Signature="), "{url}");
+    assert!(url.contains("X-Amz-Expires=600"), "{url}");
+    let (status, _, body) = get_url(&url, &[]);
+    assert_eq!(status, 200);
+    assert_eq!(body.len(), 12 << 20);
+    let (status, headers, body) = get_url(&url, &[("Range", "bytes=6291456-6291465")]);
+    assert_eq!(status, 206);
+    assert_eq!(body, &pattern(12 << 20)[6_291_456..6_291_466]);
+    assert_eq!(
+        header(&headers, "content-range"),
+        Some("bytes 6291456-6291465/12582912")
+    );
+}
+
+#[test]
+fn object_storage_on_local_files_put_get_multipart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("store");
+    std::fs::create_dir_all(&root).expect("root");
+    let store: Arc<dyn ObjectStore> =
+        Arc::new(LocalFileSystem::new_with_prefix(&root).expect("local store"));
+    let storage = ObjectStorage::new(store, "media", "/files", "local test store".to_owned())
+        .expect("storage")
+        .with_multipart(5 << 20, 5 << 20);
+    runtime().block_on(storage.check()).expect("writable");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    round_trips(&storage, &work);
+    assert_eq!(
+        std::fs::read(root.join("media/videos/v1/small.bin")).expect("file on disk"),
+        b"hello object store"
+    );
+    assert_eq!(
+        std::fs::metadata(root.join("media/videos/v1/big.bin"))
+            .expect("big file on disk")
+            .len(),
+        12 << 20
+    );
+    // No presigned links for local files: the API serves them itself.
+    assert_eq!(
+        storage.download_url("videos/v1/small.bin").expect("ok"),
+        None
+    );
+    // The check leaves nothing behind.
+    assert!(
+        !root.join("media/stillreel-check").exists() || {
+            std::fs::read_dir(root.join("media/stillreel-check"))
+                .expect("dir")
+                .next()
+                .is_none()
+        }
+    );
+}
+
+/// `GET /files/{key}` of an API whose storage is S3: a `302` to a presigned GET, which
+/// answers Range requests with 206.
+#[test]
+fn files_redirect_to_a_presigned_get_that_answers_ranges() {
+    let Some(moto) = Moto::start() else { return };
+    let rt = runtime();
+    let db_guard = rt
+        .block_on(TestDb::new(Backend::Sqlite))
+        .expect("sqlite db");
+    let dir = db_guard.dir.path().to_owned();
+    let port = free_port();
+    let mut vars: Vec<(&str, String)> = moto.env("api");
+    vars.push(("STILLREEL_LISTEN", format!("127.0.0.1:{port}")));
+    vars.push(("STILLREEL_DATA_DIR", dir.display().to_string()));
+    vars.push(("STILLREEL_WORKERS", "0".to_owned()));
+    vars.push((
+        "STILLREEL_WEB_DIR",
+        dir.join("no-web").display().to_string(),
+    ));
+    let config = Config::from_lookup(|name| {
+        vars.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.clone())
+    })
+    .expect("config");
+    assert!(matches!(config.storage, StorageConfig::S3(_)));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let state = rt.block_on(async {
+        let storage = stillreel_server::storage::open(&config)
+            .await
+            .expect("open storage");
+        let db = Db::connect(&db_guard.config).await.expect("db");
+        let state = AppState::with_storage(db, config, storage);
+        let listener = stillreel_server::serve::bind(&state).await.expect("bind");
+        let serving = state.clone();
+        tokio::spawn(async move {
+            stillreel_server::serve::serve(listener, serving, async {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("serve");
+        });
+        state
+    });
+    let file = dir.join("clip.mp4");
+    let bytes = pattern(300_000);
+    std::fs::write(&file, &bytes).expect("write");
+    let url_path = state
+        .storage
+        .put(&file, "videos/abc/clip-000.mp4")
+        .expect("put");
+    assert_eq!(url_path, "/files/videos/abc/clip-000.mp4");
+
+    let (status, headers, _) =
+        http(port, "GET", &url_path, &[("Range", "bytes=1000-1999")]).expect("API answers");
+    assert_eq!(status, 302);
+    assert_eq!(header(&headers, "cache-control"), Some("no-store"));
+    let location = header(&headers, "location").expect("Location").to_owned();
+    assert!(
+        location.starts_with(&format!(
+            "{}/{BUCKET}/api/videos/abc/clip-000.mp4?",
+            moto.endpoint()
+        )),
+        "{location}"
+    );
+    let (status, headers, body) = get_url(&location, &[("Range", "bytes=1000-1999")]);
+    assert_eq!(status, 206);
+    assert_eq!(body, &bytes[1000..2000]);
+    assert_eq!(
+        header(&headers, "content-range"),
+        Some("bytes 1000-1999/300000")
+    );
+    let (status, _, body) = get_url(&location, &[]);
+    assert_eq!((status, body.len()), (200, 300_000));
+    // Keys that are not keys are not signed.
+    let (status, _, _) = http(port, "GET", "/files/videos/.hidden", &[]).expect("answers");
+    assert_eq!(status, 404);
+    // The API keeps no files of its own.
+    assert!(!dir.join("media").exists());
+    let _ = stop.send(());
+}
+
+/// A key the store does not know stops the start, naming the variables to check (moto takes
+/// any key; s3rver knows only its own).
+#[test]
+fn an_unknown_access_key_stops_the_start_naming_the_variables() {
+    let Some(s3rver) = S3rver::start() else {
+        return;
+    };
+    let storage = ObjectStorage::s3(&s3rver.settings("S3RVER"), "/files").expect("s3");
+    runtime()
+        .block_on(storage.check())
+        .expect("s3rver takes its own key");
+    let wrong = ObjectStorage::s3(&s3rver.settings("nobody"), "/files").expect("s3");
+    let err = runtime().block_on(wrong.check()).expect_err("unknown key");
+    assert!(err.0.contains("InvalidAccessKeyId"), "{err}");
+
+    // A key the store does not know: `serve` stops and says which variables to check.
+    let data = tempfile::tempdir().expect("temp dir");
+    let settings = s3rver.settings("nobody");
+    let out = bin()
+        .arg("serve")
+        .env("STILLREEL_DATA_DIR", data.path())
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .env("STILLREEL_STORAGE_URL", settings.url())
+        .env("AWS_ACCESS_KEY_ID", "nobody")
+        .env("AWS_SECRET_ACCESS_KEY", "S3RVER")
+        .env("AWS_REGION", "us-east-1")
+        .env(
+            "AWS_ENDPOINT_URL",
+            settings.endpoint.as_deref().unwrap_or_default(),
+        )
+        .env("AWS_ALLOW_HTTP", "true")
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/signed")
+            && stderr.contains("check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+        "{stderr}"
+    );
+}
+
+/// The `stillreel` binary with a clean environment.
+fn bin() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("RUST_LOG", "info,sqlx=warn");
+    cmd
+}
+
+#[test]
+fn worker_on_sqlite_refuses_to_start() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = bin()
+        .arg("worker")
+        .env("STILLREEL_DATA_DIR", dir.path())
+        .output()
+        .expect("run stillreel worker");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("stillreel worker needs a database shared with the API")
+            && stderr.contains("STILLREEL_DATABASE_URL"),
+        "{stderr}"
+    );
+    // It did not create a database or anything else.
+    assert_eq!(std::fs::read_dir(dir.path()).expect("dir").count(), 0);
+}
+
+#[test]
+fn a_store_that_cannot_be_used_stops_the_start_naming_the_variable() {
+    let Some(moto) = Moto::start() else { return };
+    // A bucket that does not exist.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut cmd = bin();
+    cmd.arg("serve")
+        .env("STILLREEL_DATA_DIR", dir.path())
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .envs(moto.env("x"))
+        .env("STILLREEL_STORAGE_URL", "s3://no-such-bucket/x");
+    let out = cmd.output().expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("STILLREEL_STORAGE_URL=s3://no-such-bucket/x")
+            && stderr.contains("does the bucket exist?"),
+        "{stderr}"
+    );
+    // Nothing answers at the endpoint.
+    let closed = free_port();
+    let out = bin()
+        .arg("serve")
+        .env("STILLREEL_DATA_DIR", dir.path())
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+        .envs(moto.env("x"))
+        .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{closed}"))
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/x")
+            && stderr.contains("AWS_ENDPOINT_URL"),
+        "{stderr}"
+    );
+}
+
+/// Starts `stillreel <command>` with `env`, in a process group of its own, logging to `log`.
+fn start(command: &str, env: &[(&str, String)], log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .expect("log file");
+    bin()
+        .arg(command)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::null())
+        .stderr(log)
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("start stillreel {command}: {e}"))
+}
+
+fn wait_healthy(port: u16, what: &str, log: &Path) {
+    let started = Instant::now();
+    while http(port, "GET", "/healthz", &[]).is_none_or(|(s, _, _)| s != 200) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what} did not start:\n{}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn terminate(child: &mut Child) -> std::process::ExitStatus {
+    let status = Command::new("kill")
+        .args(["-TERM", "--", &format!("-{}", child.id())])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    child.wait().expect("wait")
+}
+
+fn api_json(port: u16, method: &str, path: &str, key: &str, body: Option<&Value>) -> Value {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("API answers");
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).expect("send");
+    stream.write_all(body.as_bytes()).expect("send");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("read");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("response");
+    assert!(head.starts_with("HTTP/1.1 200"), "{method} {path}: {raw}");
+    serde_json::from_str(body).expect("json")
+}
+
+fn ffprobe(path: &Path) -> Value {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error", "-show_entries"])
+        .arg("format=format_name,duration:stream=codec_type,codec_name,width,height,nb_frames")
+        .args(["-of", "json"])
+        .arg(path)
+        .output()
+        .expect("run ffprobe");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("ffprobe json")
+}
+
+/// Downloads one of the API's `/files/` URLs through its `302` and probes it.
+fn download_through_redirect(api_port: u16, url: &str, dest: &Path) -> Value {
+    let path = url
+        .strip_prefix(&format!("http://127.0.0.1:{api_port}"))
+        .unwrap_or_else(|| panic!("{url} is not the API's"));
+    assert!(path.starts_with("/files/"), "{url}");
+    let (status, headers, _) = http(api_port, "GET", path, &[]).expect("API answers");
+    assert_eq!(status, 302, "{url}");
+    let (status, headers2, body) = get_url(header(&headers, "location").expect("Location"), &[]);
+    assert_eq!(status, 200, "{url}");
+    assert_eq!(
+        header(&headers2, "content-type"),
+        Some("video/mp4"),
+        "{url}"
+    );
+    std::fs::write(dest, body).expect("write download");
+    ffprobe(dest)
+}
+
+/// The worked deployment of docs/SCALING.md: an API process (`stillreel serve`,
+/// `STILLREEL_WORKERS=0`) and a render worker (`stillreel worker`) with data dirs of their own,
+/// sharing only PostgreSQL and the bucket. A video rendered this way completes, its URLs are
+/// the API's and lead to valid MP4s, an image stored in the bucket is read through storage,
+/// combine reads the earlier clips from the bucket, and neither process keeps media on disk.
+#[test]
+fn api_and_separate_worker_render_on_postgres_and_s3() {
+    let rt = runtime();
+    let Some(db) = rt.block_on(TestDb::new(Backend::Postgres)) else {
+        return;
+    };
+    let Some(moto) = Moto::start() else { return };
+    let stillreel_server::config::DatabaseConfig::Postgres(db_url) = &db.config else {
+        panic!("postgres")
+    };
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let api_dir = db.dir.path().join("api");
+    let worker_dir = tempfile::tempdir().expect("worker dir");
+    std::fs::create_dir_all(&api_dir).expect("api dir");
+    let (api_port, worker_port) = (free_port(), free_port());
+    let public = format!("http://127.0.0.1:{api_port}");
+    let mut common_env = moto.env("media");
+    common_env.push(("STILLREEL_DATABASE_URL", db_url.clone()));
+    common_env.push(("STILLREEL_PUBLIC_URL", public.clone()));
+    common_env.push(("STILLREEL_SAMPLES_DIR", samples.display().to_string()));
+
+    let mut api_env = common_env.clone();
+    api_env.push(("STILLREEL_DATA_DIR", api_dir.display().to_string()));
+    api_env.push(("STILLREEL_LISTEN", format!("127.0.0.1:{api_port}")));
+    api_env.push(("STILLREEL_WORKERS", "0".to_owned()));
+    api_env.push((
+        "STILLREEL_WEB_DIR",
+        api_dir.join("no-web").display().to_string(),
+    ));
+    let mut worker_env = common_env;
+    worker_env.push((
+        "STILLREEL_DATA_DIR",
+        worker_dir.path().display().to_string(),
+    ));
+    worker_env.push(("STILLREEL_WORKERS", "1".to_owned()));
+    worker_env.push((
+        "STILLREEL_WORKER_LISTEN",
+        format!("127.0.0.1:{worker_port}"),
+    ));
+
+    let logs = db.dir.path();
+    let (api_log, worker_log) = (logs.join("api.log"), logs.join("worker.log"));
+    let show_logs = || {
+        format!(
+            "--- api log\n{}\n--- worker log\n{}",
+            std::fs::read_to_string(&api_log).unwrap_or_default(),
+            std::fs::read_to_string(&worker_log).unwrap_or_default()
+        )
+    };
+    let mut api = start("serve", &api_env, &api_log);
+    wait_healthy(api_port, "the API", &api_log);
+    let mut worker = start("worker", &worker_env, &worker_log);
+    wait_healthy(worker_port, "the worker", &worker_log);
+    // The worker answers health and metrics, nothing of the API.
+    let (status, _, metrics) = http(worker_port, "GET", "/metrics", &[]).expect("metrics");
+    assert_eq!(status, 200);
+    assert!(
+        String::from_utf8_lossy(&metrics).contains("stillreel_"),
+        "metrics"
+    );
+    let (status, _, _) = http(worker_port, "GET", "/api/v1/get_templates", &[]).expect("answers");
+    assert_eq!(status, 404);
+
+    let out = bin()
+        .args(["accounts", "create", "scale"])
+        .env("STILLREEL_DATABASE_URL", db_url)
+        .env("STILLREEL_DATA_DIR", &api_dir)
+        .output()
+        .expect("accounts create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let account: Value = serde_json::from_slice(&out.stdout).expect("account");
+    let key = account["api_key"].as_str().expect("key").to_owned();
+
+    // An image that exists only in the bucket, at a URL of the API: the worker must read it
+    // through storage (127.0.0.1 is not on the fetch allow-list, so never over HTTP).
+    let uploads = ObjectStorage::s3(&moto.settings("media"), "/files").expect("s3");
+    let url_path = uploads
+        .put(&samples.join("living-room.png"), "uploads/living-room.png")
+        .expect("upload image");
+    let body = json!({
+        "image_inputs": [
+            {"image_url": format!("{public}/samples/house-colonial.jpg")},
+            {"image_url": format!("{public}{url_path}")},
+        ],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let created = api_json(api_port, "POST", "/api/v1/create_video", &key, Some(&body));
+    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+    let wait = |uuid: &str| {
+        let started = Instant::now();
+        loop {
+            let video = api_json(
+                api_port,
+                "GET",
+                &format!("/api/v1/get_video?uuid={uuid}"),
+                &key,
+                None,
+            );
+            if video["status"] == "complete" {
+                return video;
+            }
+            assert_ne!(video["status"], "error", "{video}\n{}", show_logs());
+            assert!(
+                started.elapsed() < Duration::from_secs(300),
+                "not complete after 300 s: {video}\n{}",
+                show_logs()
+            );
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    let done = wait(&uuid);
+    let video_url = done["video_url"].as_str().expect("video_url");
+    assert_eq!(video_url, format!("{public}/files/videos/{uuid}/video.mp4"));
+    let probe = download_through_redirect(api_port, video_url, &logs.join("video.mp4"));
+    assert!(
+        probe["format"]["format_name"]
+            .as_str()
+            .is_some_and(|f| f.contains("mp4")),
+        "{probe}"
+    );
+    let duration: f64 = probe["format"]["duration"]
+        .as_str()
+        .and_then(|d| d.parse().ok())
+        .expect("duration");
+    assert!((duration - 10.0).abs() <= 0.1, "duration {duration}");
+    let video = probe["streams"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["codec_type"] == "video"))
+        .expect("video stream");
+    assert_eq!(
+        (&video["codec_name"], &video["width"], &video["height"]),
+        (&json!("h264"), &json!(1280), &json!(720)),
+        "{probe}"
+    );
+    let clips = done["video_clips"].as_array().expect("clips");
+    assert_eq!(clips.len(), 2, "{done}");
+    for (i, clip) in clips.iter().enumerate() {
+        let url = clip["clip_url"].as_str().expect("clip_url");
+        let probe = download_through_redirect(api_port, url, &logs.join(format!("clip-{i}.mp4")));
+        assert_eq!(probe["streams"][0]["nb_frames"], "150", "clip {i}: {probe}");
+    }
+    // A Range request through the redirect.
+    let path = video_url.strip_prefix(&public).expect("API URL");
+    let (status, headers, _) = http(api_port, "GET", path, &[]).expect("API answers");
+    assert_eq!(status, 302);
+    let (status, headers, body) = get_url(
+        header(&headers, "location").expect("Location"),
+        &[("Range", "bytes=0-99")],
+    );
+    assert_eq!((status, body.len()), (206, 100));
+    assert!(
+        header(&headers, "content-range").is_some_and(|r| r.starts_with("bytes 0-99/")),
+        "{headers:?}"
+    );
+
+    // Combine reads the stored clips back from the bucket.
+    let ids: Vec<&str> = clips
+        .iter()
+        .map(|c| c["uuid"].as_str().expect("uuid"))
+        .collect();
+    let request = json!({
+        "video_clip_uuids": [ids[1], ids[0]],
+        "orientation": "landscape",
+        "resolution": "720p",
+    });
+    let combined = api_json(
+        api_port,
+        "POST",
+        "/api/v1/combine_video_clips",
+        &key,
+        Some(&request),
+    );
+    let combined = wait(combined["uuid"].as_str().expect("uuid"));
+    let probe = download_through_redirect(
+        api_port,
+        combined["video_url"].as_str().expect("video_url"),
+        &logs.join("combined.mp4"),
+    );
+    let duration: f64 = probe["format"]["duration"]
+        .as_str()
+        .and_then(|d| d.parse().ok())
+        .expect("duration");
+    assert!(
+        (duration - 10.0).abs() <= 0.1,
+        "combined duration {duration}"
+    );
+
+    let api_exit = terminate(&mut api);
+    let worker_exit = terminate(&mut worker);
+    assert!(
+        api_exit.success() && worker_exit.success(),
+        "{}",
+        show_logs()
+    );
+    // Neither process kept media: the worker only its (now empty) scratch folder.
+    // The API wrote nothing at all to its data dir: no media, no scratch (it rendered nothing).
+    let api_files: Vec<_> = std::fs::read_dir(&api_dir)
+        .expect("api dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(api_files.is_empty(), "{api_files:?}\n{}", show_logs());
+    let worker_files: Vec<String> = std::fs::read_dir(worker_dir.path())
+        .expect("worker dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(worker_files, ["work"], "{}", show_logs());
+    assert_eq!(
+        std::fs::read_dir(worker_dir.path().join("work"))
+            .expect("work")
+            .count(),
+        0
+    );
+}
