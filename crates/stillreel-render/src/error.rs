@@ -8,7 +8,7 @@ use std::process::ExitStatus;
 pub enum MediaErrorKind {
     /// Could not be downloaded: refused address, DNS, connection, timeout, HTTP error, redirects.
     Unreachable,
-    /// Over the 10 MiB limit.
+    /// Over the byte limit, or an image whose header declares too many pixels.
     TooLarge,
     /// Not one of the accepted image or audio formats (by content).
     Unsupported,
