@@ -24,7 +24,7 @@ use crate::runner::Runner;
 use crate::storage::Storage;
 
 /// Default memory limit of one ffmpeg run: MEASURED_PLACEHOLDER
-pub const DEFAULT_FFMPEG_MEMORY_LIMIT: u64 = 1024 * 1024 * 1024;
+pub const DEFAULT_FFMPEG_MEMORY_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 
 /// How renders run.
 #[derive(Debug, Clone)]
@@ -179,6 +179,11 @@ impl Renderer {
     /// provider).
     pub fn available_vfx(&self) -> Vec<stillreel_core::VfxType> {
         crate::provider::available_vfx(self.provider.as_ref().map(Provider::config))
+    }
+
+    /// How this renderer runs ffmpeg.
+    pub fn config(&self) -> &RenderConfig {
+        &self.config
     }
 
     pub(crate) fn runner(&self) -> Runner {

@@ -18,8 +18,10 @@ pub mod allow;
 pub mod orient;
 pub mod sniff;
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -249,19 +251,30 @@ impl Fetcher {
         &self,
         requests: &[FetchRequest],
         dir: &Path,
-        done: &mut dyn FnMut(usize),
+        done: &mut (dyn FnMut(usize) + Send),
     ) -> Result<Vec<FetchedMedia>, (usize, FetchError)> {
         let deadline = tokio::time::Instant::now() + self.config.total_timeout;
         let mut results: Vec<Option<FetchedMedia>> = vec![None; requests.len()];
-        let mut downloads = stream::iter(requests.iter().enumerate().map(|(i, r)| async move {
-            // The set's deadline below bounds every download; no deadline of its own.
-            (
-                i,
-                self.fetch_within(&r.url, r.class, dir, &r.stem, &r.field)
-                    .await,
-            )
-        }))
-        .buffer_unordered(self.config.concurrency.max(1));
+        // Boxed as `dyn Future + Send`: a stream of closure-made futures that borrow trips the
+        // compiler's higher-ranked `Send` check when a caller spawns the job.
+        type Download<'a> =
+            Pin<Box<dyn Future<Output = (usize, Result<FetchedMedia, FetchError>)> + Send + 'a>>;
+        let downloads: Vec<Download<'_>> = requests
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                Box::pin(async move {
+                    // The set's deadline below bounds every download; none of its own.
+                    (
+                        i,
+                        self.fetch_within(&r.url, r.class, dir, &r.stem, &r.field)
+                            .await,
+                    )
+                }) as Download<'_>
+            })
+            .collect();
+        let mut downloads =
+            stream::iter(downloads).buffer_unordered(self.config.concurrency.max(1));
         let mut finished = 0;
         loop {
             match tokio::time::timeout_at(deadline, downloads.next()).await {
