@@ -10,6 +10,9 @@ use std::time::Duration;
 
 use stillreel_core::Engine;
 
+mod limits;
+pub use self::limits::JobLimits;
+
 /// A variable that is set but cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message}")]
@@ -122,6 +125,8 @@ pub struct Config {
     pub job_lease_secs: u64,
     /// `STILLREEL_RATE_LIMIT` (default off): requests per account and period, per process.
     pub rate_limit: Option<RateLimit>,
+    /// Media caps, fetch deadlines, ffmpeg's memory and the per-account job cap.
+    pub limits: JobLimits,
 }
 
 impl Config {
@@ -231,6 +236,7 @@ impl Config {
                 message,
             })?,
         };
+        let limits = JobLimits::read(get, workers)?;
         Ok(Self {
             listen,
             data_dir,
@@ -245,6 +251,7 @@ impl Config {
             samples_dir,
             job_lease_secs,
             rate_limit,
+            limits,
         })
     }
 
