@@ -5,6 +5,7 @@ set -euo pipefail
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
 need_apt=()
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -14,6 +15,8 @@ have chromium      || need_apt+=(chromium)
 have chromedriver  || need_apt+=(chromium-driver)
 have wrk           || need_apt+=(wrk)
 have pg_ctlcluster || need_apt+=(postgresql)
+# prlimit runs ffmpeg under its memory limit (STILLREEL_FFMPEG_MAX_MEMORY).
+have prlimit       || need_apt+=(util-linux)
 # The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
 
@@ -36,5 +39,14 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " ${WASM_BINDGEN_VERSION}\$"; 
 fi
 if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
   cargo install wasm-pack --version "${WASM_PACK_VERSION}"
+fi
+# Fuzzing (scripts/suites/40-fuzz.sh) needs nightly, which cannot be downloaded here: install
+# cargo-fuzz when a nightly toolchain is present, and say so when it is not.
+if rustup toolchain list | grep -q '^nightly'; then
+  if ! cargo fuzz --version 2>/dev/null | grep -q "${CARGO_FUZZ_VERSION}"; then
+    cargo install cargo-fuzz --version "${CARGO_FUZZ_VERSION}"
+  fi
+else
+  echo "setup: no nightly toolchain: the fuzz suite will skip (stable cargo test still replays its corpus)"
 fi
 echo "setup: done"
