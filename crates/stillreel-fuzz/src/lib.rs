@@ -10,10 +10,13 @@
 //!   and builds the same tree.
 //! - [`nfc`]: the core's NFC composer agrees with `unicode-normalization`'s `nfc()`.
 //! - [`url`]: every URL the core's rule accepts is one the fetcher's parser (the `url`
-//!   crate) reads as `http`/`https` with a host and no credentials.
+//!   crate) reads as `http`/`https` with a host and no credentials, or refuses for its host
+//!   alone (see the function).
 
 use serde_json::Value;
-use stillreel_core::{Options, Rejection, validate_combine_video_clips, validate_create_video};
+use stillreel_core::{
+    ErrorCode, Options, Rejection, validate_combine_video_clips, validate_create_video,
+};
 use unicode_normalization::UnicodeNormalization;
 
 /// The fuzz targets, by name (the folder of each one's corpus).
@@ -72,8 +75,11 @@ fn check_rejection(text: &str, rejection: &Rejection) {
         let errors = rejection.field_errors();
         assert!(!errors.is_empty(), "an invalid body with no errors");
         for error in errors {
+            // The one empty path: a member whose key is the empty string, refused by name.
+            let empty_key = error.code == ErrorCode::UnknownField
+                && error.message.starts_with(" is not a known field");
             assert!(
-                !error.field.is_empty(),
+                !error.field.is_empty() || empty_key,
                 "an error without a path: {error:?}"
             );
             assert!(
@@ -126,8 +132,21 @@ pub fn url(data: &[u8]) {
     if stillreel_core::rules::url::check(text).is_err() {
         return;
     }
-    let parsed = ::url::Url::parse(text)
-        .unwrap_or_else(|e| panic!("{text:?} passes the rule but the url crate says {e}"));
+    let parsed = match ::url::Url::parse(text) {
+        Ok(parsed) => parsed,
+        // The rule checks host syntax without IDNA or WHATWG number tables (they would double
+        // the wasm module): a host it accepts may still fail the fetcher's host parsing
+        // (invalid punycode, a percent-escape that decodes to a forbidden character, a
+        // numeric last label read as a bad IPv4 address). Such a request is accepted and its
+        // job fails with `media_unreachable` before any connection; no other disagreement is
+        // allowed.
+        Err(
+            ::url::ParseError::IdnaError
+            | ::url::ParseError::InvalidDomainCharacter
+            | ::url::ParseError::InvalidIpv4Address,
+        ) => return,
+        Err(e) => panic!("{text:?} passes the rule but the url crate says {e}"),
+    };
     assert!(
         matches!(parsed.scheme(), "http" | "https"),
         "{text:?} passes the rule with scheme {}",
