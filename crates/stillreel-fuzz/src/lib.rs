@@ -19,8 +19,11 @@ use stillreel_core::{
 };
 use unicode_normalization::UnicodeNormalization;
 
+/// A property: panics when `data` breaks it.
+pub type Check = fn(&[u8]);
+
 /// The fuzz targets, by name (the folder of each one's corpus).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("create_video", create_video),
     ("combine", combine),
     ("json_reader", json_reader),

@@ -141,6 +141,10 @@ fn endless_jpeg(dir: &Path, len: usize) -> Arc<Vec<u8>> {
     Arc::new(body)
 }
 
+#[expect(
+    clippy::print_stdout,
+    reason = "the timings are figures docs/SECURITY.md cites"
+)]
 async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
     let dir = tempfile::tempdir().expect("temp dir");
     // 4 KB every 100 ms (40 KB/s, above the 16 KiB/s floor) of 8 MB: no image finishes

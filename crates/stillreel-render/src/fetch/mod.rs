@@ -706,7 +706,7 @@ impl HeaderProbe {
 /// `bytes` in MiB for messages: `40 MiB`, `16.4 MiB`.
 fn mebibytes(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
-    if bytes % MIB == 0 {
+    if bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{:.1} MiB", bytes as f64 / MIB as f64)
