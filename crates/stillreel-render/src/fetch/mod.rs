@@ -135,6 +135,15 @@ impl Default for MinRate {
 }
 
 impl MinRate {
+    /// `16 KiB/s`, or `500 bytes/s` for a rate that is not whole KiB.
+    fn describe(self) -> String {
+        if self.bytes_per_sec.is_multiple_of(1024) {
+            format!("{} KiB/s", self.bytes_per_sec / 1024)
+        } else {
+            format!("{} bytes/s", self.bytes_per_sec)
+        }
+    }
+
     fn bytes_per_window(self) -> u64 {
         let millis = u64::try_from(self.window.as_millis()).unwrap_or(u64::MAX);
         self.bytes_per_sec.saturating_mul(millis) / 1000
@@ -575,10 +584,10 @@ impl Fetcher {
                     return Err(FetchError::transient(
                         MediaErrorKind::Unreachable,
                         format!(
-                            "{} arrived too slowly ({window_bytes} bytes in {} s; at least {} KiB/s is needed)",
+                            "{} arrived too slowly ({window_bytes} bytes in {} s; at least {} is needed)",
                             limits.field,
                             window.as_secs_f64(),
-                            limits.min_rate.bytes_per_sec / 1024
+                            limits.min_rate.describe()
                         ),
                     ));
                 }
