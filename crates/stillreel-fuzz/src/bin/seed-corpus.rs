@@ -1,6 +1,6 @@
 //! Writes the starting corpus of every fuzz target from the rule cases in `tests/cases/`:
 //! request bodies for the validators and the JSON reader, URLs for the URL rule, every
-//! string for NFC. `fuzz/corpus.sh` runs it, fuzzes, then minimizes (`cargo fuzz cmin`).
+//! string for NFC. `scripts/fuzz-corpus.sh` runs it, fuzzes, then minimizes (`cargo fuzz cmin`).
 //!
 //! Usage: `cargo run -p stillreel-fuzz --bin seed-corpus -- <fuzz/corpus dir>`
 
