@@ -173,7 +173,36 @@ async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
     let sample = format!("{}/samples/house-colonial.jpg", app.base);
     let lone = create(&app, &other, &[sample]).await;
 
-    let done = wait_final(&app, &other, &lone, Duration::from_secs(120)).await;
+    // Meanwhile, never more than one of the busy account's jobs runs (its cap).
+    let busy_ids: Vec<Uuid> = busy_videos
+        .iter()
+        .map(|v| Uuid::parse_str(v).expect("uuid"))
+        .collect();
+    let watch = async {
+        let mut most = 0;
+        loop {
+            let mut running = 0;
+            for id in &busy_ids {
+                let jobs = queue::jobs_of_video(app.db(), *id).await.expect("jobs");
+                running += jobs.iter().filter(|j| j.1 == "running").count();
+            }
+            most = most.max(running);
+            assert!(
+                running <= 1,
+                "{running} of the busy account's jobs running at once"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let watched = started.elapsed();
+            if (most > 0 && watched > Duration::from_secs(3)) || watched > Duration::from_secs(60) {
+                return most;
+            }
+        }
+    };
+    let (done, most) = tokio::join!(
+        wait_final(&app, &other, &lone, Duration::from_secs(120)),
+        watch
+    );
+    assert_eq!(most, 1, "the busy account was running a job");
     assert_eq!(done["status"], "complete", "{done}");
     let took = started.elapsed();
     assert!(took < Duration::from_secs(120), "{took:?}");
@@ -197,8 +226,12 @@ async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
         error.contains("image_inputs[0].image_url was not downloaded in time"),
         "{error}"
     );
-    // One of the busy account's jobs ran at a time, four downloads at once.
-    assert_eq!(server.peak_in_flight(), 4);
+    // Four downloads at once per job. The server counts a request until its handler sees the
+    // connection closed, which can lag a dropped attempt by a write or two while the next
+    // attempt starts, so only the bound is exact here (the render crate's
+    // `inputs_are_fetched_four_at_a_time` counts exactly).
+    let peak = server.peak_in_flight();
+    assert!((4..=8).contains(&peak), "{peak} requests in flight at once");
 
     workers.shutdown().await;
     app.stop().await;
