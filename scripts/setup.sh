@@ -5,6 +5,7 @@ set -euo pipefail
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
+CARGO_FUZZ_VERSION=0.13.2
 need_apt=()
 
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -17,6 +18,8 @@ have pg_ctlcluster || need_apt+=(postgresql)
 # moto's S3 server runs in a virtual environment (below), which needs venv and ensurepip.
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 have npm           || need_apt+=(npm)
+# prlimit runs ffmpeg under its memory limit (STILLREEL_FFMPEG_MAX_MEMORY).
+have prlimit       || need_apt+=(util-linux)
 # The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
 
@@ -57,5 +60,14 @@ if ! "$S3RVER_DIR/node_modules/.bin/s3rver" --version 2>/dev/null | grep -qx "$S
   echo "setup: installing s3rver $S3RVER_VERSION into $S3RVER_DIR"
   mkdir -p "$S3RVER_DIR"
   npm install --prefix "$S3RVER_DIR" --no-audit --no-fund --silent "s3rver@$S3RVER_VERSION"
+fi
+# Fuzzing (scripts/suites/40-fuzz.sh) needs nightly, which cannot be downloaded here: install
+# cargo-fuzz when a nightly toolchain is present, and say so when it is not.
+if rustup toolchain list | grep -q '^nightly'; then
+  if ! cargo fuzz --version 2>/dev/null | grep -q "${CARGO_FUZZ_VERSION}"; then
+    cargo install cargo-fuzz --version "${CARGO_FUZZ_VERSION}"
+  fi
+else
+  echo "setup: no nightly toolchain: the fuzz suite will skip (stable cargo test still replays its corpus)"
 fi
 echo "setup: done"

@@ -68,6 +68,33 @@ pub(crate) fn parse<'d>(text: &'d str, arena: &'d Bump) -> Result<Json<'d>, serd
     Ok(value)
 }
 
+/// `text` as this reader sees it, as a `serde_json::Value` with every number `0` (the tree
+/// keeps no number values) and repeated members resolved, last one wins. It exists so a
+/// differential fuzz target can hold this reader to `serde_json`'s: same texts accepted,
+/// same tree.
+pub fn view(text: &str) -> Result<serde_json::Value, String> {
+    fn convert(value: &Json<'_>) -> serde_json::Value {
+        match value {
+            Json::Null => serde_json::Value::Null,
+            Json::Bool(b) => serde_json::Value::Bool(*b),
+            Json::Number => serde_json::Value::from(0),
+            Json::String(s) => serde_json::Value::String((*s).to_owned()),
+            Json::Array(items) => serde_json::Value::Array(items.iter().map(convert).collect()),
+            Json::Object(object) => {
+                let mut map = serde_json::Map::new();
+                for (key, value) in object.iter() {
+                    map.insert(key.to_owned(), convert(value));
+                }
+                serde_json::Value::Object(map)
+            }
+        }
+    }
+    let arena = arena_for(text);
+    parse(text, &arena)
+        .map(|tree| convert(&tree))
+        .map_err(|e| e.to_string())
+}
+
 /// Deserializes one value into the arena.
 #[derive(Clone, Copy)]
 struct Seed<'d>(&'d Bump);

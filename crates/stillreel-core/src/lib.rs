@@ -19,6 +19,9 @@ pub mod types;
 pub mod validate;
 
 pub use error::{ErrorCode, FieldError, Rejection};
+/// The JSON reader's view of a text, for the differential fuzz target only.
+#[doc(hidden)]
+pub use json::view as json_reader_view;
 pub use types::*;
 pub use validate::{
     ClipFacts, Options, OptionsData, PROCEDURAL_VFX, check_combine_clips,

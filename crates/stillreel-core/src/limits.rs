@@ -20,8 +20,19 @@ pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 /// Largest request body in bytes (CONTRACT §1); larger bodies get 413 before any parsing.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Largest image or audio download in bytes (CONTRACT §6).
-pub const MAX_MEDIA_BYTES: u64 = 10 * 1024 * 1024;
+/// Largest image download in bytes (`STILLREEL_MEDIA_MAX_BYTES`). Full-size camera JPEGs of
+/// listings are often 10–30 MB; 40 MiB takes them with room to spare.
+pub const MAX_IMAGE_BYTES: u64 = 40 * 1024 * 1024;
+
+/// Largest audio download in bytes (`STILLREEL_MEDIA_MAX_BYTES`): a few minutes of
+/// high-bitrate music or a short lossless file.
+pub const MAX_AUDIO_BYTES: u64 = 50 * 1024 * 1024;
+
+/// Most pixels (width × height) an image may have, read from its header before anything
+/// decodes it. A small, highly compressed PNG can declare 16000 × 16000 pixels and make
+/// ffmpeg allocate gigabytes; 50 megapixels is above any camera a listing photo comes from
+/// (a 45 MP full-frame sensor is 8256 × 5504) and decodes in about 200 MB.
+pub const MAX_IMAGE_PIXELS: u64 = 50_000_000;
 
 /// Length of every clip in seconds (CONTRACT §8).
 pub const CLIP_SECONDS: u32 = 5;

@@ -385,7 +385,13 @@ impl Renderer {
                         .collect();
                     let media = self
                         .fetcher
-                        .fetch(url, MediaClass::Image, work_dir, &format!("{which}-{safe}"))
+                        .fetch_as(
+                            url,
+                            MediaClass::Image,
+                            work_dir,
+                            &format!("{which}-{safe}"),
+                            &field,
+                        )
                         .await
                         .map_err(|error| JobFailure::Media { field, error })?;
                     values.insert(

@@ -8,7 +8,7 @@ use std::process::ExitStatus;
 pub enum MediaErrorKind {
     /// Could not be downloaded: refused address, DNS, connection, timeout, HTTP error, redirects.
     Unreachable,
-    /// Over the 10 MiB limit.
+    /// Over the byte limit, or an image whose header declares too many pixels.
     TooLarge,
     /// Not one of the accepted image or audio formats (by content).
     Unsupported,
@@ -145,7 +145,7 @@ impl RenderError {
 #[derive(Debug, thiserror::Error)]
 pub enum JobFailure {
     /// A media download failed; `field` is e.g. `image_inputs[2].image_url` or `audio_url`.
-    #[error("{field}: {error}")]
+    #[error("{}", field_line(field, &error.message))]
     Media { field: String, error: FetchError },
     /// ffmpeg or a file step failed.
     #[error(transparent)]
@@ -199,5 +199,15 @@ impl JobFailure {
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),
         }
+    }
+}
+
+/// `field: message`, or the message alone when it already starts with the field (size and
+/// deadline messages name it themselves).
+fn field_line(field: &str, message: &str) -> String {
+    if message.starts_with(field) {
+        message.to_owned()
+    } else {
+        format!("{field}: {message}")
     }
 }

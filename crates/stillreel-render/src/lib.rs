@@ -23,7 +23,7 @@ pub mod vfx;
 pub use brand::{BrandJob, BrandSlot, BrandedVideo};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
-pub use fetch::{AllowList, FetchConfig, Fetcher, OwnFiles};
+pub use fetch::{AllowList, FetchConfig, FetchRequest, Fetcher, MinRate, OwnFiles};
 pub use objects::{ObjectStorage, S3Settings};
 pub use pipeline::{
     ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,

@@ -16,12 +16,17 @@ use tokio::sync::mpsc;
 use crate::command::{self, Encoding, MusicInput, StillInput};
 use crate::effect::{EffectFilter, EffectStage};
 use crate::error::{JobFailure, RenderError, Step};
-use crate::fetch::{ExifOrientation, FetchedMedia, Fetcher, MediaClass};
+use crate::fetch::{ExifOrientation, FetchRequest, FetchedMedia, Fetcher, MediaClass};
 use crate::plan::{ClipPlan, Motion, resolve_motion};
 use crate::progress::{self, Progress};
 use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::runner::Runner;
 use crate::storage::Storage;
+
+/// Default memory limit of one ffmpeg run: a 49.8-megapixel photo rendered at 1080p needs
+/// between 512 and 768 MiB of data segment (381 MiB resident); 1.5 GiB leaves room for
+/// effects and branding without letting one file take the machine.
+pub const DEFAULT_FFMPEG_MEMORY_LIMIT: u64 = 1536 * 1024 * 1024;
 
 /// How renders run.
 #[derive(Debug, Clone)]
@@ -34,6 +39,8 @@ pub struct RenderConfig {
     /// Clips of one job rendered at once. 2 uses both cores of a small machine
     /// (`perspective` computes its sampling map on one thread).
     pub clip_parallelism: usize,
+    /// Memory limit of each ffmpeg run in bytes (`STILLREEL_FFMPEG_MAX_MEMORY`; `None`: none).
+    pub ffmpeg_memory_limit: Option<u64>,
 }
 
 impl Default for RenderConfig {
@@ -43,6 +50,7 @@ impl Default for RenderConfig {
             step_time_limit: Duration::from_secs(300),
             encoding: Encoding::default(),
             clip_parallelism: 2,
+            ffmpeg_memory_limit: Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
         }
     }
 }
@@ -175,8 +183,14 @@ impl Renderer {
         crate::provider::available_vfx(self.provider.as_ref().map(Provider::config))
     }
 
+    /// How this renderer runs ffmpeg.
+    pub fn config(&self) -> &RenderConfig {
+        &self.config
+    }
+
     pub(crate) fn runner(&self) -> Runner {
         Runner::new(&self.config.ffmpeg, self.config.step_time_limit)
+            .with_memory_limit(self.config.ffmpeg_memory_limit)
     }
 
     /// Renders `job` in `work_dir` (created if missing; the caller removes it afterwards).
@@ -191,26 +205,51 @@ impl Renderer {
         make_dir(work_dir)?;
         let frame = job.resolution.dimensions(job.orientation);
 
-        // Downloads first: a bad picture fails the job before any CPU is spent.
-        let mut tasks = Vec::new();
+        // Downloads first, all together under one deadline: a bad picture fails the job
+        // before any CPU is spent, and slow sources cost one deadline, not one each.
         let mut reused = Vec::new();
+        let mut requests = Vec::new();
+        let mut wanted = Vec::new();
         let count = job.clips.len();
         for (index, clip) in job.clips.iter().enumerate() {
-            let key = format!("{}/clip-{index:03}.mp4", job.key_prefix);
             if let Some(existing) = observer.existing_clip(index) {
                 reused.push((index, existing));
                 continue;
             }
-            let field = format!("image_inputs[{index}].image_url");
-            let media = self
-                .fetch(
-                    &clip.image_url,
-                    MediaClass::Image,
-                    work_dir,
-                    &format!("image-{index:03}"),
-                    &field,
-                )
-                .await?;
+            wanted.push(index);
+            requests.push(FetchRequest {
+                url: clip.image_url.clone(),
+                class: MediaClass::Image,
+                stem: format!("image-{index:03}"),
+                field: format!("image_inputs[{index}].image_url"),
+            });
+        }
+        if let Some(url) = &job.audio_url {
+            requests.push(music_request(url));
+        }
+        let total = requests.len().max(1) as f64;
+        let mut fetched = self
+            .fetcher
+            .fetch_all(&requests, work_dir, &mut |n| {
+                bar.report(progress::FETCH_SHARE * 0.5 * n as f64 / total);
+            })
+            .await
+            .map_err(|(i, error)| JobFailure::Media {
+                field: requests[i].field.clone(),
+                error,
+            })?;
+        let music = job
+            .audio_url
+            .as_ref()
+            .and_then(|_| fetched.pop())
+            .map(|m| MusicInput {
+                path: m.path,
+                format: m.format,
+            });
+        let mut tasks = Vec::new();
+        for (done, (index, media)) in wanted.into_iter().zip(fetched).enumerate() {
+            let clip = &job.clips[index];
+            let key = format!("{}/clip-{index:03}.mp4", job.key_prefix);
             let upright = media.upright_dimensions().unwrap_or(frame);
             let motion =
                 resolve_motion(clip.camera_motion, job.engine, upright, frame, media.digest);
@@ -240,9 +279,9 @@ impl Renderer {
                 effect,
                 key,
             });
-            bar.report(progress::FETCH_SHARE * (index + 1) as f64 / count.max(1) as f64);
+            // The second half of the fetch share: provider calls, when there are any.
+            bar.report(progress::FETCH_SHARE * (0.5 + 0.5 * (done + 1) as f64 / total));
         }
-        let music = self.fetch_music(job.audio_url.as_deref(), work_dir).await?;
         bar.report(progress::FETCH_SHARE);
 
         // Clips stored by an earlier attempt are linked into the work dir, not re-rendered.
@@ -414,32 +453,21 @@ impl Renderer {
         }
     }
 
-    async fn fetch(
-        &self,
-        url: &str,
-        class: MediaClass,
-        dir: &Path,
-        stem: &str,
-        field: &str,
-    ) -> Result<FetchedMedia, JobFailure> {
-        self.fetcher
-            .fetch(url, class, dir, stem)
-            .await
-            .map_err(|error| JobFailure::Media {
-                field: field.to_owned(),
-                error,
-            })
-    }
-
     async fn fetch_music(
         &self,
         url: Option<&str>,
         dir: &Path,
     ) -> Result<Option<MusicInput>, JobFailure> {
         let Some(url) = url else { return Ok(None) };
+        let request = music_request(url);
         let media = self
-            .fetch(url, MediaClass::Audio, dir, "music", "audio_url")
-            .await?;
+            .fetcher
+            .fetch_as(url, request.class, dir, &request.stem, &request.field)
+            .await
+            .map_err(|error| JobFailure::Media {
+                field: request.field,
+                error,
+            })?;
         Ok(Some(MusicInput {
             path: media.path,
             format: media.format,
@@ -518,6 +546,15 @@ impl Renderer {
             seconds: f64::from(total_frames) / f64::from(stillreel_core::limits::FPS),
             clips: Vec::new(),
         })
+    }
+}
+
+fn music_request(url: &str) -> FetchRequest {
+    FetchRequest {
+        url: url.to_owned(),
+        class: MediaClass::Audio,
+        stem: "music".to_owned(),
+        field: "audio_url".to_owned(),
     }
 }
 

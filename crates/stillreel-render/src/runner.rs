@@ -63,6 +63,8 @@ pub struct Runner {
     pub time_limit: Duration,
     /// Set when the render no longer wants the result: the run kills ffmpeg.
     pub cancel: Cancel,
+    /// Data-segment limit for ffmpeg in bytes (`STILLREEL_FFMPEG_MAX_MEMORY`), `None` for none.
+    pub memory_limit: Option<u64>,
 }
 
 impl Runner {
@@ -80,6 +82,39 @@ impl Runner {
             ffmpeg,
             time_limit,
             cancel: Cancel::default(),
+            memory_limit: None,
+        }
+    }
+
+    /// Runs ffmpeg under a memory limit of `bytes` (see [`Runner::command`]).
+    pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
+    /// The process to start. With a memory limit, util-linux `prlimit` sets `RLIMIT_DATA` and
+    /// then execs ffmpeg (same process, so killing it kills ffmpeg): the code forbids
+    /// `unsafe`, which a `pre_exec` `setrlimit` would need. `RLIMIT_DATA` rather than
+    /// `RLIMIT_AS`: it counts the heap and private writable mappings, where frames live, but
+    /// not the address space threads and allocator arenas merely reserve, which made an
+    /// address-space limit fail healthy encodes.
+    fn command(&self) -> FfmpegCommand {
+        match self.memory_limit {
+            None => FfmpegCommand::new_with_path(&self.ffmpeg),
+            Some(bytes) => {
+                let mut inner = std::process::Command::new("prlimit");
+                inner
+                    .arg(format!("--data={bytes}"))
+                    .arg("--")
+                    .arg(&self.ffmpeg)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                let mut command = FfmpegCommand::from(inner);
+                // What `new_with_path` adds, which the event parser relies on.
+                command.args(["-loglevel", "level+info"]);
+                command
+            }
         }
     }
 
@@ -95,7 +130,7 @@ impl Runner {
         if self.cancel.is_cancelled() {
             return Err(RenderError::Cancelled { step });
         }
-        let mut command = FfmpegCommand::new_with_path(&self.ffmpeg);
+        let mut command = self.command();
         command.args(&cmd.args);
         command.as_inner_mut().current_dir(dir);
         let mut child = command

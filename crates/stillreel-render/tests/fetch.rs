@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use common::{Route, TestServer};
 use stillreel_render::fetch::{ExifOrientation, MediaClass, MediaFormat};
-use stillreel_render::{AllowList, FetchConfig, FetchError, Fetcher, MediaErrorKind, OwnFiles};
+use stillreel_render::{
+    AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
+};
 
 fn fetcher(allow: &str) -> Fetcher {
     let config = FetchConfig {
@@ -280,7 +282,15 @@ async fn limits_and_sniffing() {
         ],
     )
     .await;
-    let f = fetcher("127.0.0.1");
+    // A small limit keeps the over-limit bodies small; the defaults are tested below.
+    let f = Fetcher::new(
+        FetchConfig {
+            allow: AllowList::parse("127.0.0.1").expect("allow list"),
+            max_image_bytes: 10 * 1024 * 1024,
+            ..FetchConfig::default()
+        },
+        None,
+    );
     let kind = |r: Result<_, FetchError>| {
         r.map(|_: stillreel_render::fetch::FetchedMedia| ())
             .expect_err("must fail")
@@ -541,7 +551,7 @@ async fn own_public_url_in_an_object_store_is_read_through_storage() {
     let config = FetchConfig {
         // Nothing listens at the public URL: only a read through storage can succeed.
         public_url: Some("http://127.0.0.1:9/".parse().expect("url")),
-        max_bytes: 64 * 1024,
+        max_image_bytes: 64 * 1024,
         ..FetchConfig::default()
     };
     let f = Fetcher::new(config, Some(Arc::new(Stored(storage.clone()))));
@@ -580,4 +590,334 @@ async fn own_public_url_in_an_object_store_is_read_through_storage() {
         .await
         .expect_err("too large");
     assert_eq!(e.code(), "media_too_large", "{e}");
+}
+
+const FIELD: &str = "image_inputs[5].image_url";
+
+fn body(path: &Path) -> Arc<Vec<u8>> {
+    Arc::new(std::fs::read(path).expect("read fixture"))
+}
+
+#[test]
+fn default_limits() {
+    let c = FetchConfig::default();
+    assert_eq!(c.max_image_bytes, 40 * 1024 * 1024);
+    assert_eq!(c.max_audio_bytes, 50 * 1024 * 1024);
+    assert_eq!(c.max_pixels, 50_000_000);
+    assert_eq!(c.total_timeout, Duration::from_secs(60));
+    assert_eq!(
+        c.min_rate,
+        MinRate {
+            bytes_per_sec: 16 * 1024,
+            window: Duration::from_secs(10)
+        }
+    );
+    assert_eq!(c.concurrency, 4);
+}
+
+#[tokio::test]
+async fn image_over_50_megapixels_is_refused_from_its_header() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = body(&common::huge_png(dir.path()));
+    assert!(png.len() < 1024 * 1024, "tiny on the wire: {}", png.len());
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![
+            (
+                "/huge.png",
+                Route::Body {
+                    content_type: "image/png",
+                    body: Arc::clone(&png),
+                },
+            ),
+            // The header, then nothing: the refusal must not wait for the rest.
+            (
+                "/hang.png",
+                Route::HeadThenHang {
+                    body: png,
+                    sent: 4096,
+                },
+            ),
+        ],
+    )
+    .await;
+    let f = fetcher("127.0.0.1");
+    for path in ["/huge.png", "/hang.png"] {
+        let started = std::time::Instant::now();
+        let e = f
+            .fetch_as(&server.url(path), MediaClass::Image, dir.path(), "x", FIELD)
+            .await
+            .expect_err("too many pixels");
+        assert_eq!((e.code(), e.transient), ("media_too_large", false), "{e}");
+        assert_eq!(
+            e.message,
+            "image_inputs[5].image_url is 16000×16000 pixels (256 megapixels); the limit is 50 megapixels"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{path}: refused from the header, not at the timeout"
+        );
+    }
+    // The limit is a setting.
+    let small = Fetcher::new(
+        FetchConfig {
+            allow: AllowList::parse("127.0.0.1").expect("allow"),
+            max_pixels: 3000,
+            ..FetchConfig::default()
+        },
+        None,
+    );
+    let png = png_bytes(dir.path()); // 64 × 48 = 3072 pixels
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/p.png",
+            Route::Body {
+                content_type: "image/png",
+                body: png,
+            },
+        )],
+    )
+    .await;
+    let e = small
+        .fetch_as(
+            &server.url("/p.png"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+            FIELD,
+        )
+        .await
+        .expect_err("over the configured limit");
+    assert!(e.message.ends_with("the limit is 0.003 megapixels"), "{e}");
+}
+
+#[tokio::test]
+async fn camera_jpeg_of_16_mib_is_accepted() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let jpeg = body(&common::camera_jpeg(dir.path()));
+    assert!(jpeg.len() > 16 * 1024 * 1024, "{} bytes", jpeg.len());
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/photo.jpg",
+            Route::Body {
+                content_type: "image/jpeg",
+                body: Arc::clone(&jpeg),
+            },
+        )],
+    )
+    .await;
+    let media = fetcher("127.0.0.1")
+        .fetch_as(
+            &server.url("/photo.jpg"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+            FIELD,
+        )
+        .await
+        .expect("a camera-size photo is accepted");
+    assert_eq!(media.bytes, jpeg.len() as u64);
+    assert_eq!(media.dimensions, Some((6000, 4000)));
+}
+
+#[tokio::test]
+async fn size_messages_name_the_field_and_the_size_not_the_host() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut sized = vec![0u8; 1024 * 1024 + 512 * 1024];
+    sized[..3].copy_from_slice(&[0xff, 0xd8, 0xff]);
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![
+            (
+                "/sized.jpg",
+                Route::Body {
+                    content_type: "image/jpeg",
+                    body: Arc::new(sized),
+                },
+            ),
+            ("/stream.jpg", Route::Stream { total: 2 << 20 }),
+        ],
+    )
+    .await;
+    let f = Fetcher::new(
+        FetchConfig {
+            allow: AllowList::parse("127.0.0.1").expect("allow"),
+            max_image_bytes: 1024 * 1024,
+            ..FetchConfig::default()
+        },
+        None,
+    );
+    let e = f
+        .fetch_as(
+            &server.url("/sized.jpg"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+            FIELD,
+        )
+        .await
+        .expect_err("over");
+    assert_eq!(e.code(), "media_too_large");
+    assert_eq!(
+        e.message,
+        "image_inputs[5].image_url is 1.5 MiB; the limit is 1 MiB"
+    );
+    // Without a Content-Length the size is unknown: the message says so.
+    let e = f
+        .fetch_as(
+            &server.url("/stream.jpg"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+            FIELD,
+        )
+        .await
+        .expect_err("over");
+    assert_eq!(
+        e.message,
+        "image_inputs[5].image_url is over 1 MiB; the limit is 1 MiB"
+    );
+    assert!(!e.message.contains("127.0.0.1"));
+}
+
+/// A fetcher for the deadline tests: a window of 1 s instead of 10.
+fn slow_fetcher(deadline: Duration, min_rate: u64) -> Fetcher {
+    Fetcher::new(
+        FetchConfig {
+            allow: AllowList::parse("127.0.0.1").expect("allow"),
+            total_timeout: deadline,
+            min_rate: MinRate {
+                bytes_per_sec: min_rate,
+                window: Duration::from_secs(1),
+            },
+            ..FetchConfig::default()
+        },
+        None,
+    )
+}
+
+#[tokio::test]
+async fn trickling_source_is_abandoned_below_the_minimum_rate() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let jpeg = body(&common::picture(dir.path(), "a.jpg", 640, 480));
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/slow.jpg",
+            Route::Trickle {
+                body: jpeg,
+                step: 100,
+                every: Duration::from_millis(100),
+            },
+        )],
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let e = slow_fetcher(Duration::from_secs(30), 16 * 1024)
+        .fetch_as(
+            &server.url("/slow.jpg"),
+            MediaClass::Image,
+            dir.path(),
+            "x",
+            FIELD,
+        )
+        .await
+        .expect_err("1 KB/s is too slow");
+    assert_eq!(e.code(), "media_unreachable", "{e}");
+    assert!(
+        e.message
+            .starts_with("image_inputs[5].image_url arrived too slowly"),
+        "{e}"
+    );
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "abandoned after one window, not at the deadline: {took:?}"
+    );
+}
+
+#[tokio::test]
+async fn inputs_are_fetched_four_at_a_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let png = png_bytes(dir.path());
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/late.png",
+            Route::Delayed {
+                body: png,
+                delay: Duration::from_millis(700),
+            },
+        )],
+    )
+    .await;
+    let requests: Vec<FetchRequest> = (0..8)
+        .map(|i| FetchRequest {
+            url: server.url("/late.png"),
+            class: MediaClass::Image,
+            stem: format!("image-{i}"),
+            field: format!("image_inputs[{i}].image_url"),
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let mut progress = Vec::new();
+    let media = fetcher("127.0.0.1")
+        .fetch_all(&requests, dir.path(), &mut |n| progress.push(n))
+        .await
+        .expect("all fetched");
+    let took = started.elapsed();
+    assert_eq!(media.len(), 8);
+    for (i, m) in media.iter().enumerate() {
+        assert!(
+            m.path.ends_with(format!("image-{i}.png")),
+            "in request order"
+        );
+    }
+    assert_eq!(progress, (1..=8).collect::<Vec<_>>());
+    assert_eq!(server.peak_in_flight(), 4);
+    // Two rounds of 0.7 s, not eight.
+    assert!(took < Duration::from_millis(2500), "{took:?}");
+}
+
+#[tokio::test]
+async fn twenty_slow_inputs_share_one_deadline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let jpeg = body(&common::picture(dir.path(), "a.jpg", 640, 480));
+    // Fast enough for the rate rule (about 2 KB/s against 1 KB/s), far too slow to finish.
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/slow.jpg",
+            Route::Trickle {
+                body: jpeg,
+                step: 200,
+                every: Duration::from_millis(100),
+            },
+        )],
+    )
+    .await;
+    let requests: Vec<FetchRequest> = (0..20)
+        .map(|i| FetchRequest {
+            url: server.url("/slow.jpg"),
+            class: MediaClass::Image,
+            stem: format!("image-{i}"),
+            field: format!("image_inputs[{i}].image_url"),
+        })
+        .collect();
+    let started = std::time::Instant::now();
+    let (index, e) = slow_fetcher(Duration::from_secs(2), 1024)
+        .fetch_all(&requests, dir.path(), &mut |_| {})
+        .await
+        .expect_err("the deadline ends the whole set");
+    let took = started.elapsed();
+    assert_eq!(index, 0);
+    assert_eq!(e.code(), "media_unreachable");
+    assert_eq!(
+        e.message,
+        "image_inputs[0].image_url was not downloaded in time: a video's media get 2 s in all"
+    );
+    // One deadline for the set (before: 2 s for each of the 20, one after another).
+    assert!(took < Duration::from_secs(4), "{took:?}");
 }

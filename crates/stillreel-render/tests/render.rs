@@ -58,7 +58,7 @@ impl Env {
         routes.push((
             "/big.jpg",
             Route::Stream {
-                total: 11 * 1024 * 1024,
+                total: 41 * 1024 * 1024,
             },
         ));
         routes.push((
@@ -136,6 +136,10 @@ impl Env {
             engine,
             audio_url: None,
         }
+    }
+
+    fn renderer_config(&self) -> &RenderConfig {
+        self.renderer.config()
     }
 
     fn stored(&self, key: &str) -> PathBuf {
@@ -666,4 +670,107 @@ async fn a_dropped_render_kills_its_ffmpeg() {
     // No run starts after the drop either (the other clips were refused, not started).
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(ffmpeg_running_in(&work).is_empty());
+}
+
+/// An ffmpeg that records its peak resident memory (KiB) in `peak.txt` next to itself.
+fn measuring_ffmpeg(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("ffmpeg-measured");
+    let peak = dir.join("peak.txt");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec /usr/bin/time -a -o '{}' -f '%M' ffmpeg \"$@\"\n",
+            peak.display()
+        ),
+    )
+    .expect("write script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
+fn peak_kib(dir: &Path) -> u64 {
+    std::fs::read_to_string(dir.join("peak.txt"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse::<u64>().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[expect(
+    clippy::print_stdout,
+    reason = "the measured peak is a figure docs/SECURITY.md cites"
+)]
+async fn ffmpeg_runs_under_a_memory_limit_that_a_50_megapixel_photo_fits() {
+    let tools = tempfile::tempdir().expect("temp dir");
+    // Just under the pixel limit: 8640 × 5760 = 49.8 megapixels.
+    let photo = tools.path().join("max.jpg");
+    common::ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc2=s=8640x5760",
+        "-frames:v",
+        "1",
+        photo.to_str().expect("utf-8"),
+    ]);
+    let ffmpeg = measuring_ffmpeg(tools.path());
+    let limit = stillreel_render::pipeline::DEFAULT_FFMPEG_MEMORY_LIMIT;
+    let env = Env::new(RenderConfig {
+        ffmpeg: ffmpeg.clone(),
+        ..RenderConfig::default()
+    })
+    .await;
+    assert_eq!(env.renderer_config().ffmpeg_memory_limit, Some(limit));
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/max.jpg",
+            Route::Body {
+                content_type: "image/jpeg",
+                body: Arc::new(std::fs::read(&photo).expect("photo")),
+            },
+        )],
+    )
+    .await;
+    let mut job = env.job(
+        &[("/max.jpg", CameraMotion::PushIn)],
+        Orientation::Landscape,
+        Resolution::P1080,
+        Engine::V25,
+    );
+    job.clips[0].image_url = server.url("/max.jpg");
+    let video = env
+        .renderer
+        .render_video(&job, &env.work("max"), &Recorder::default())
+        .await
+        .expect("the largest accepted photo renders under the default limit");
+    assert_format(&env.stored(&video.key), 1920, 1080);
+    let peak = peak_kib(tools.path()) * 1024;
+    println!(
+        "ffmpeg peak resident memory for a 49.8 MP photo: {:.0} MiB (limit {} MiB)",
+        peak as f64 / 1048576.0,
+        limit / 1048576
+    );
+    assert!(peak > 0 && peak < limit, "peak {peak} bytes");
+
+    // The limit bites: at 64 MiB the same render cannot allocate its frames.
+    let env = Env::new(RenderConfig {
+        ffmpeg_memory_limit: Some(64 * 1024 * 1024),
+        ..RenderConfig::default()
+    })
+    .await;
+    job.key_prefix = "videos/limited".to_owned();
+    let e = env
+        .renderer
+        .render_video(&job, &env.work("limited"), &Recorder::default())
+        .await
+        .expect_err("64 MiB is too little");
+    assert!(
+        matches!(e, JobFailure::Render(RenderError::Failed { .. })),
+        "{e:?}"
+    );
+    assert_eq!(e.code(), "render_failed");
 }

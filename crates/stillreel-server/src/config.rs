@@ -11,6 +11,9 @@ use std::time::Duration;
 use stillreel_core::Engine;
 use stillreel_render::S3Settings;
 
+mod limits;
+pub use self::limits::JobLimits;
+
 /// A variable that is set but cannot be used.
 #[derive(Debug, thiserror::Error)]
 #[error("{var}: {message}")]
@@ -144,6 +147,8 @@ pub struct Config {
     /// `STILLREEL_WORKER_LISTEN`: where `stillreel worker` answers `/healthz` and `/metrics`
     /// (unset: it listens nowhere).
     pub worker_listen: Option<SocketAddr>,
+    /// Media caps, fetch deadlines, ffmpeg's memory and the per-account job cap.
+    pub limits: JobLimits,
 }
 
 impl Config {
@@ -270,6 +275,7 @@ impl Config {
                 message: format!("{text:?} is not an address like 127.0.0.1:9090 ({err})"),
             })?),
         };
+        let limits = JobLimits::read(get, workers)?;
         Ok(Self {
             listen,
             data_dir,
@@ -287,6 +293,7 @@ impl Config {
             webhook_retry_schedule,
             storage,
             worker_listen,
+            limits,
         })
     }
 

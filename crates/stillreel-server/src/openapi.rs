@@ -148,7 +148,7 @@ pub enum CombineBranding {
 #[derive(Debug, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageInput {
-    /// Absolute http(s) URL of a JPEG, PNG or WebP image, at most 10 MiB.
+    /// Absolute http(s) URL of a JPEG, PNG or WebP image, at most 40 MiB and 50 megapixels (deployment settings).
     #[schema(max_length = 2048)]
     pub image_url: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -12,6 +12,14 @@
 //! rows instead of waiting, and the planner cannot inline the subquery and lock more rows
 //! than the `LIMIT`. On SQLite the claim runs in a `BEGIN IMMEDIATE` transaction: SQLite
 //! has one writer at a time, so the select-then-update cannot interleave.
+//!
+//! Claiming is also fair across accounts: a job is taken only while its account has fewer
+//! than the per-account cap running, and among runnable jobs the account with the fewest
+//! running goes first (oldest job first within that), so one account's burst of slow jobs
+//! cannot hold every worker while another account waits. The account is the video's; a job
+//! without one counts as nobody's and is never held back. On PostgreSQL claims take a
+//! transaction-scoped advisory lock first: without it two workers could each see an
+//! account under its cap and both take one of its jobs.
 
 use std::time::Duration;
 
@@ -138,31 +146,69 @@ pub async fn enqueue_with_max_attempts(
     Ok(id)
 }
 
-const CLAIM_SQLITE: &str = "
-UPDATE jobs
-SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
-WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= $3 ORDER BY run_after, id LIMIT 1)
-RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at";
+/// Running jobs per account, and the first runnable job of an account under `$4`, fewest
+/// running first. Shared by both backends (only the locking differs); a macro so the
+/// statements stay literals.
+macro_rules! runnable {
+    () => {
+        "
+    WITH running AS (
+        SELECT v.account_id, COUNT(*) AS n
+        FROM jobs r JOIN videos v ON v.id = r.video_id
+        WHERE r.state = 'running'
+        GROUP BY v.account_id
+    )
+    SELECT j.id FROM jobs j
+    LEFT JOIN videos jv ON jv.id = j.video_id
+    LEFT JOIN running ON running.account_id = jv.account_id
+    WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
+    ORDER BY COALESCE(running.n, 0), j.run_after, j.id
+    LIMIT 1"
+    };
+}
 
-const CLAIM_POSTGRES: &str = "
-WITH next AS MATERIALIZED (
-    SELECT id FROM jobs
-    WHERE state = 'queued' AND run_after <= $3
-    ORDER BY run_after, id
-    LIMIT 1
-    FOR UPDATE SKIP LOCKED
-)
-UPDATE jobs
-SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
-FROM next
-WHERE jobs.id = next.id
-RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.attempts, jobs.max_attempts, jobs.lease_expires_at";
+const CLAIM_SQLITE: &str = concat!(
+    "UPDATE jobs
+     SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+     WHERE id = (",
+    runnable!(),
+    ")
+     RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at"
+);
+
+const CLAIM_POSTGRES: &str = concat!(
+    "WITH next AS MATERIALIZED (",
+    runnable!(),
+    " FOR UPDATE OF j SKIP LOCKED)
+     UPDATE jobs
+     SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+     FROM next
+     WHERE jobs.id = next.id
+     RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.attempts, jobs.max_attempts, jobs.lease_expires_at"
+);
+
+/// Key of the advisory lock that serializes claims on PostgreSQL (any constant will do;
+/// this one spells "stlreel" in ASCII).
+const CLAIM_LOCK: i64 = 0x0073_746c_7265_656c;
 
 /// Takes the oldest runnable job for `worker_id` with a lease of `lease`, or `None` when the
 /// queue has nothing runnable. Commits at once: the work happens outside any transaction.
+/// No per-account cap; see [`claim_fair`].
 pub async fn claim(db: &Db, worker_id: &str, lease: Duration) -> Result<Option<Job>, DbError> {
+    claim_fair(db, worker_id, lease, usize::MAX).await
+}
+
+/// Like [`claim`], taking only jobs of accounts with fewer than `per_account` running and
+/// preferring the account with the fewest running (see the module doc).
+pub async fn claim_fair(
+    db: &Db,
+    worker_id: &str,
+    lease: Duration,
+    per_account: usize,
+) -> Result<Option<Job>, DbError> {
     let now = now_ms();
     let expires = now.saturating_add(ms(lease));
+    let cap = i64::try_from(per_account).unwrap_or(i64::MAX);
     let row: Option<JobRow> = match db {
         Db::Sqlite { write, .. } => {
             let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
@@ -170,18 +216,27 @@ pub async fn claim(db: &Db, worker_id: &str, lease: Duration) -> Result<Option<J
                 .bind(worker_id)
                 .bind(expires)
                 .bind(now)
+                .bind(cap)
                 .fetch_optional(&mut *tx)
                 .await?;
             tx.commit().await?;
             row
         }
         Db::Postgres(pool) => {
-            sqlx::query_as(CLAIM_POSTGRES)
+            let mut tx = pool.begin().await?;
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(CLAIM_LOCK)
+                .execute(&mut *tx)
+                .await?;
+            let row = sqlx::query_as(CLAIM_POSTGRES)
                 .bind(worker_id)
                 .bind(expires)
                 .bind(now)
-                .fetch_optional(pool)
-                .await?
+                .bind(cap)
+                .fetch_optional(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            row
         }
     };
     row.map(Job::try_from).transpose()

@@ -22,7 +22,7 @@ use std::time::Duration;
 use stillreel_core::JobError;
 use stillreel_render::{
     AllowList, BrandJob, BrandSlot, ClipRequest, CombineJob, FetchConfig, Fetcher, JobFailure,
-    Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob, vfx_stage,
+    MinRate, Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob, vfx_stage,
 };
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -57,6 +57,8 @@ pub struct WorkerSettings {
     pub idle_poll: Duration,
     /// See [`SHUTDOWN_GRACE`].
     pub grace: Duration,
+    /// Jobs of one account running at once (`STILLREEL_ACCOUNT_MAX_RUNNING`).
+    pub account_max_running: usize,
 }
 
 impl WorkerSettings {
@@ -69,6 +71,7 @@ impl WorkerSettings {
             requeue_every: (lease / 2).clamp(Duration::from_secs(1), Duration::from_secs(15)),
             idle_poll: Duration::from_millis(500),
             grace: SHUTDOWN_GRACE,
+            account_max_running: config.limits.account_max_running,
         }
     }
 }
@@ -98,10 +101,20 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
         config.samples_dir.clone(),
         public_url.path(),
     );
+    let limits = &config.limits;
     let fetcher = Fetcher::new(
         FetchConfig {
             allow,
             public_url: Some(public_url),
+            max_image_bytes: limits.max_image_bytes,
+            max_audio_bytes: limits.max_audio_bytes,
+            max_pixels: limits.max_pixels,
+            total_timeout: limits.fetch_deadline,
+            min_rate: MinRate {
+                bytes_per_sec: limits.fetch_min_rate,
+                window: limits.fetch_rate_window,
+            },
+            concurrency: limits.fetch_concurrency,
             ..FetchConfig::default()
         },
         Some(Arc::new(own)),
@@ -115,6 +128,7 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
         .map_err(WorkerError::Provider)?;
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),
+        ffmpeg_memory_limit: limits.ffmpeg_max_memory,
         ..RenderConfig::default()
     };
     Ok(Renderer::new(render_config, fetcher, storage).with_provider(provider))
@@ -232,7 +246,8 @@ async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
 async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
     let worker_id = format!("{}/{n}", ctx.node);
     while !*stop.borrow() {
-        match queue::claim(&ctx.db, &worker_id, ctx.settings.lease).await {
+        let cap = ctx.settings.account_max_running;
+        match queue::claim_fair(&ctx.db, &worker_id, ctx.settings.lease, cap).await {
             Ok(Some(job)) => run_job(&ctx, &worker_id, job, stop.clone()).await,
             Ok(None) => {
                 tokio::select! {

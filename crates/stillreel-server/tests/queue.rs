@@ -16,6 +16,8 @@ both_backends!(
     fail_with_and_without_retry,
     concurrent_claimers_never_share_a_job,
     release_hands_back_without_counting_the_attempt,
+    claims_go_round_the_accounts_under_a_cap,
+    concurrent_fair_claimers_never_exceed_the_cap,
 );
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -309,4 +311,104 @@ async fn postgres_over_tls() {
         .expect_err("a self-signed certificate is not trusted");
     let message = refused.to_string().to_lowercase();
     assert!(message.contains("certificate"), "{message}");
+}
+
+/// Three videos of one account queued first, then one of another: with a cap of one
+/// running job per account the second worker takes the other account's video, and the
+/// first account's next video waits until its running one ends.
+async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
+    let busy = app.account().await;
+    let other = app.account().await;
+    let mut busy_videos = Vec::new();
+    for _ in 0..3 {
+        busy_videos.push(new_video(&app, &busy.api_key).await);
+    }
+    let lone = new_video(&app, &other.api_key).await;
+    let db = app.db();
+    let claim = |worker: &'static str, cap: usize| async move {
+        queue::claim_fair(db, worker, LEASE, cap)
+            .await
+            .expect("claim")
+    };
+
+    let first = claim("w1", 1).await.expect("a job");
+    assert_eq!(first.video_id, busy_videos[0], "oldest first");
+    let second = claim("w2", 1).await.expect("a job");
+    assert_eq!(
+        second.video_id, lone,
+        "the other account, not the busy one's second"
+    );
+    assert!(claim("w3", 1).await.is_none(), "both accounts at their cap");
+    assert!(queue::complete(db, first.id, "w1").await.expect("complete"));
+    let third = claim("w1", 1).await.expect("a job");
+    assert_eq!(third.video_id, busy_videos[1]);
+
+    // With a cap of two, the account with fewer running still goes first.
+    let late = app.account().await;
+    let late_video = new_video(&app, &late.api_key).await;
+    let fourth = claim("w3", 2).await.expect("a job");
+    assert_eq!(
+        fourth.video_id, late_video,
+        "an account with nothing running before one with a job running"
+    );
+    let fifth = claim("w4", 2).await.expect("a job");
+    assert_eq!(
+        fifth.video_id, busy_videos[2],
+        "then the busy account, under two"
+    );
+
+    // Plain `claim` has no cap.
+    assert!(
+        queue::claim(db, "w5", LEASE)
+            .await
+            .expect("claim")
+            .is_none()
+    );
+}
+
+/// Many workers claiming at once never take more than the cap for one account.
+async fn concurrent_fair_claimers_never_exceed_the_cap(app: TestApp) {
+    let a = app.account().await;
+    let b = app.account().await;
+    for _ in 0..6 {
+        new_video(&app, &a.api_key).await;
+        new_video(&app, &b.api_key).await;
+    }
+    // Rounds of 16 claimers at once with a cap of one: each round must take exactly one
+    // job per account; the jobs are then finished so the next round starts even.
+    for round in 0..5 {
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(16));
+        let claims: Vec<_> = (0..16)
+            .map(|n| {
+                let db = app.db().clone();
+                let barrier = std::sync::Arc::clone(&barrier);
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    let worker = format!("r{round}w{n}");
+                    let job = queue::claim_fair(&db, &worker, LEASE, 1)
+                        .await
+                        .expect("claim");
+                    job.map(|j| (worker, j))
+                })
+            })
+            .collect();
+        let mut claimed = Vec::new();
+        for claim in claims {
+            if let Some(job) = claim.await.expect("task") {
+                claimed.push(job);
+            }
+        }
+        assert_eq!(
+            claimed.len(),
+            2,
+            "round {round}: one per account: {claimed:?}"
+        );
+        for (worker, job) in claimed {
+            assert!(
+                queue::complete(app.db(), job.id, &worker)
+                    .await
+                    .expect("complete")
+            );
+        }
+    }
 }

@@ -287,10 +287,10 @@ async fn bad_media_server() -> String {
                         b"#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n"
                             .to_vec(),
                     ),
-                    // Over the 10 MiB limit, starting like a JPEG.
+                    // Over the 40 MiB limit, starting like a JPEG.
                     "/huge.jpg" => {
                         let mut body = vec![0xFF, 0xD8, 0xFF, 0xE0];
-                        body.resize(11 * 1024 * 1024, 0x55);
+                        body.resize(41 * 1024 * 1024, 0x55);
                         ("200 OK", body)
                     }
                     // A JPEG header and then nothing a decoder can use: the renderer's decode

@@ -6,7 +6,12 @@
 //! pinned to the checked address: the client's own DNS is replaced by one that refuses every
 //! name, so nothing but the checked address can be connected to. Redirects are followed by
 //! hand (at most [`FetchConfig::max_redirects`]), each target checked anew. The body is
-//! streamed and cut at the size limit; the format is decided by magic bytes.
+//! streamed and cut at the size limit, abandoned when it arrives slower than
+//! [`FetchConfig::min_rate`], and an image is refused as soon as its header declares more
+//! than [`FetchConfig::max_pixels`]; the format is decided by magic bytes.
+//!
+//! [`Fetcher::fetch_all`] fetches a job's inputs a few at a time under one deadline for the
+//! whole set, so a job with 20 slow sources costs one deadline, not twenty.
 
 pub mod address;
 pub mod allow;
@@ -14,11 +19,14 @@ pub mod orient;
 pub mod post;
 pub mod sniff;
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::stream::{self, StreamExt};
 use reqwest::Url;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::Policy;
@@ -57,12 +65,22 @@ mod url_host {
 pub struct FetchConfig {
     /// `STILLREEL_FETCH_ALLOW`.
     pub allow: AllowList,
-    /// Largest download in bytes; the read stops there.
-    pub max_bytes: u64,
+    /// Largest image download in bytes; the read stops there (`STILLREEL_MEDIA_MAX_BYTES`).
+    pub max_image_bytes: u64,
+    /// Largest audio download in bytes (`STILLREEL_MEDIA_MAX_BYTES`).
+    pub max_audio_bytes: u64,
+    /// Most pixels (width × height) an image may declare in its header
+    /// (`STILLREEL_MEDIA_MAX_PIXELS`).
+    pub max_pixels: u64,
     /// Time to establish one TCP (and TLS) connection.
     pub connect_timeout: Duration,
-    /// Time for the whole download, every redirect and DNS lookup included.
+    /// Time for one download, every redirect and DNS lookup included; [`Fetcher::fetch_all`]
+    /// gives this much to a job's whole set of downloads (`STILLREEL_FETCH_DEADLINE_SECS`).
     pub total_timeout: Duration,
+    /// The slowest transfer tolerated (`STILLREEL_FETCH_MIN_RATE`).
+    pub min_rate: MinRate,
+    /// Downloads of one job in flight at once (`STILLREEL_FETCH_CONCURRENCY`).
+    pub concurrency: usize,
     /// Redirects followed before giving up.
     pub max_redirects: usize,
     /// `STILLREEL_PUBLIC_URL`: URLs under it are read through [`OwnFiles`], not over HTTP.
@@ -74,14 +92,75 @@ impl Default for FetchConfig {
     fn default() -> Self {
         FetchConfig {
             allow: AllowList::default(),
-            max_bytes: stillreel_core::limits::MAX_MEDIA_BYTES,
+            max_image_bytes: stillreel_core::limits::MAX_IMAGE_BYTES,
+            max_audio_bytes: stillreel_core::limits::MAX_AUDIO_BYTES,
+            max_pixels: stillreel_core::limits::MAX_IMAGE_PIXELS,
             connect_timeout: Duration::from_secs(10),
             total_timeout: Duration::from_secs(60),
+            min_rate: MinRate::default(),
+            concurrency: 4,
             max_redirects: 5,
             public_url: None,
             user_agent: concat!("stillreel/", env!("CARGO_PKG_VERSION")).to_owned(),
         }
     }
+}
+
+impl FetchConfig {
+    /// The byte limit for media of `class`.
+    pub fn max_bytes(&self, class: MediaClass) -> u64 {
+        match class {
+            MediaClass::Image => self.max_image_bytes,
+            MediaClass::Audio => self.max_audio_bytes,
+        }
+    }
+}
+
+/// A minimum transfer rate: a body that brings fewer than `bytes_per_sec × window` bytes in
+/// any `window` (counted from the response headers) is abandoned. A source that trickles
+/// would otherwise hold a worker for the whole deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinRate {
+    pub bytes_per_sec: u64,
+    pub window: Duration,
+}
+
+impl Default for MinRate {
+    /// 16 KiB/s over 10 s: a 40 MiB photo at that rate would take 43 minutes, so nothing
+    /// legitimate is that slow, and 10 s rides out a stall of a healthy connection.
+    fn default() -> Self {
+        MinRate {
+            bytes_per_sec: 16 * 1024,
+            window: Duration::from_secs(10),
+        }
+    }
+}
+
+impl MinRate {
+    /// `16 KiB/s`, or `500 bytes/s` for a rate that is not whole KiB.
+    fn describe(self) -> String {
+        if self.bytes_per_sec.is_multiple_of(1024) {
+            format!("{} KiB/s", self.bytes_per_sec / 1024)
+        } else {
+            format!("{} bytes/s", self.bytes_per_sec)
+        }
+    }
+
+    fn bytes_per_window(self) -> u64 {
+        let millis = u64::try_from(self.window.as_millis()).unwrap_or(u64::MAX);
+        self.bytes_per_sec.saturating_mul(millis) / 1000
+    }
+}
+
+/// One input of a job for [`Fetcher::fetch_all`].
+#[derive(Debug, Clone)]
+pub struct FetchRequest {
+    pub url: String,
+    pub class: MediaClass,
+    /// File name (without extension) of the local copy.
+    pub stem: String,
+    /// The request field, e.g. `image_inputs[5].image_url`: messages name it (never the host).
+    pub field: String,
 }
 
 /// The server's own files: a URL under the public URL is read from here, so the server never
@@ -177,7 +256,8 @@ impl Fetcher {
         &self.config
     }
 
-    /// Downloads `url` into `dir/<stem>.<ext>` and checks it is media of `class`.
+    /// Downloads `url` into `dir/<stem>.<ext>` and checks it is media of `class`. Messages
+    /// about size name the URL's host; [`Fetcher::fetch_as`] names a request field instead.
     pub async fn fetch(
         &self,
         url: &str,
@@ -185,20 +265,113 @@ impl Fetcher {
         dir: &Path,
         stem: &str,
     ) -> Result<FetchedMedia, FetchError> {
-        let deadline = self.config.total_timeout;
-        let bytes = match tokio::time::timeout(deadline, self.download(url)).await {
-            Ok(result) => result?,
-            Err(_) => {
-                return Err(FetchError::transient(
-                    MediaErrorKind::Unreachable,
-                    format!(
-                        "{} did not finish downloading within {} s",
-                        display_host(url),
-                        deadline.as_secs()
-                    ),
-                ));
+        self.fetch_as(url, class, dir, stem, &display_host(url))
+            .await
+    }
+
+    /// Fetches every request, at most [`FetchConfig::concurrency`] at a time, all within one
+    /// [`FetchConfig::total_timeout`]. The media come back in request order; the first
+    /// failure (or, at the deadline, the first request still downloading) ends the whole
+    /// set and is returned with its request's index. `done` is called after each success
+    /// with the number finished so far.
+    pub async fn fetch_all(
+        &self,
+        requests: &[FetchRequest],
+        dir: &Path,
+        done: &mut (dyn FnMut(usize) + Send),
+    ) -> Result<Vec<FetchedMedia>, (usize, FetchError)> {
+        let deadline = tokio::time::Instant::now() + self.config.total_timeout;
+        let mut results: Vec<Option<FetchedMedia>> = vec![None; requests.len()];
+        // Boxed as `dyn Future + Send`: a stream of closure-made futures that borrow trips the
+        // compiler's higher-ranked `Send` check when a caller spawns the job.
+        type Download<'a> =
+            Pin<Box<dyn Future<Output = (usize, Result<FetchedMedia, FetchError>)> + Send + 'a>>;
+        let downloads: Vec<Download<'_>> = requests
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                Box::pin(async move {
+                    // The set's deadline below bounds every download; none of its own.
+                    (
+                        i,
+                        self.fetch_within(&r.url, r.class, dir, &r.stem, &r.field)
+                            .await,
+                    )
+                }) as Download<'_>
+            })
+            .collect();
+        let mut downloads =
+            stream::iter(downloads).buffer_unordered(self.config.concurrency.max(1));
+        let mut finished = 0;
+        loop {
+            match tokio::time::timeout_at(deadline, downloads.next()).await {
+                Ok(Some((i, Ok(media)))) => {
+                    results[i] = Some(media);
+                    finished += 1;
+                    done(finished);
+                }
+                Ok(Some((i, Err(error)))) => return Err((i, error)),
+                Ok(None) => break,
+                Err(_) => {
+                    // Downloads start in order, so the first unfinished one is in flight.
+                    let late = results.iter().position(Option::is_none).unwrap_or(0);
+                    let field = requests.get(late).map_or("a media URL", |r| &r.field);
+                    return Err((
+                        late,
+                        FetchError::transient(
+                            MediaErrorKind::Unreachable,
+                            format!(
+                                "{field} was not downloaded in time: a video's media get {} s in all",
+                                self.config.total_timeout.as_secs()
+                            ),
+                        ),
+                    ));
+                }
             }
+        }
+        Ok(results.into_iter().flatten().collect())
+    }
+
+    /// [`Fetcher::fetch`], with messages about the media naming `field`.
+    pub async fn fetch_as(
+        &self,
+        url: &str,
+        class: MediaClass,
+        dir: &Path,
+        stem: &str,
+        field: &str,
+    ) -> Result<FetchedMedia, FetchError> {
+        let deadline = self.config.total_timeout;
+        match tokio::time::timeout(deadline, self.fetch_within(url, class, dir, stem, field)).await
+        {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::transient(
+                MediaErrorKind::Unreachable,
+                format!(
+                    "{field} did not finish downloading within {} s",
+                    deadline.as_secs()
+                ),
+            )),
+        }
+    }
+
+    /// [`Fetcher::fetch_as`] without a deadline: the caller sets one.
+    async fn fetch_within(
+        &self,
+        url: &str,
+        class: MediaClass,
+        dir: &Path,
+        stem: &str,
+        field: &str,
+    ) -> Result<FetchedMedia, FetchError> {
+        let limits = Limits {
+            field,
+            class,
+            max_bytes: self.config.max_bytes(class),
+            max_pixels: self.config.max_pixels,
+            min_rate: self.config.min_rate,
         };
+        let bytes = self.download(url, &limits).await?;
         let format = sniff(&bytes)
             .filter(|f| f.class() == class)
             .ok_or_else(|| {
@@ -223,6 +396,7 @@ impl Fetcher {
                     u32::try_from(size.width).unwrap_or(u32::MAX),
                     u32::try_from(size.height).unwrap_or(u32::MAX),
                 );
+                limits.check_pixels(size.width, size.height)?;
                 if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
                     return Err(FetchError::permanent(
                         MediaErrorKind::Unsupported,
@@ -255,15 +429,15 @@ impl Fetcher {
         })
     }
 
-    /// The body of `url` after redirects, at most `max_bytes` long.
-    async fn download(&self, raw: &str) -> Result<Vec<u8>, FetchError> {
+    /// The body of `url` after redirects, within `limits`.
+    async fn download(&self, raw: &str, limits: &Limits<'_>) -> Result<Vec<u8>, FetchError> {
         let unreachable = |msg: String| FetchError::permanent(MediaErrorKind::Unreachable, msg);
         let mut url =
             Url::parse(raw).map_err(|_| unreachable("the URL cannot be parsed".to_owned()))?;
         let started = Instant::now();
         for _hop in 0..=self.config.max_redirects {
             if let Some(own) = self.own_file(&url) {
-                return self.read_own(&url, own).await;
+                return self.read_own(&url, own, limits).await;
             }
             if !matches!(url.scheme(), "http" | "https") {
                 return Err(unreachable(format!(
@@ -326,7 +500,7 @@ impl Fetcher {
                     message,
                 });
             }
-            return self.read_body(&url, response).await;
+            return self.read_body(&url, response, limits).await;
         }
         Err(unreachable(format!(
             "more than {} redirects starting at {}",
@@ -399,27 +573,45 @@ impl Fetcher {
         &self,
         url: &Url,
         mut response: reqwest::Response,
+        limits: &Limits<'_>,
     ) -> Result<Vec<u8>, FetchError> {
-        let max = self.config.max_bytes;
-        let too_large = || {
-            FetchError::permanent(
-                MediaErrorKind::TooLarge,
-                format!(
-                    "{} is larger than {} bytes",
-                    display_host(url.as_str()),
-                    max
-                ),
-            )
-        };
-        if response.content_length().is_some_and(|len| len > max) {
-            return Err(too_large());
+        if let Some(len) = response.content_length() {
+            limits.check_bytes(len, true)?;
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| request_error(url, &e))? {
-            if body.len() as u64 + chunk.len() as u64 > max {
-                return Err(too_large());
+        let mut header = HeaderProbe::default();
+        let window = limits.min_rate.window;
+        let mut window_start = Instant::now();
+        let mut window_bytes = 0u64;
+        loop {
+            let window_end = tokio::time::Instant::from_std(window_start + window);
+            match tokio::time::timeout_at(window_end, response.chunk()).await {
+                Ok(Ok(Some(chunk))) => {
+                    limits.check_bytes(body.len() as u64 + chunk.len() as u64, false)?;
+                    body.extend_from_slice(&chunk);
+                    window_bytes += chunk.len() as u64;
+                    header.probe(&body, limits)?;
+                }
+                Ok(Ok(None)) => break,
+                Ok(Err(e)) => return Err(request_error(url, &e)),
+                // Nothing arrived before the window closed: judge the window below.
+                Err(_) => {}
             }
-            body.extend_from_slice(&chunk);
+            if window_start.elapsed() >= window {
+                if window_bytes < limits.min_rate.bytes_per_window() {
+                    return Err(FetchError::transient(
+                        MediaErrorKind::Unreachable,
+                        format!(
+                            "{} arrived too slowly ({window_bytes} bytes in {} s; at least {} is needed)",
+                            limits.field,
+                            window.as_secs_f64(),
+                            limits.min_rate.describe()
+                        ),
+                    ));
+                }
+                window_start = Instant::now();
+                window_bytes = 0;
+            }
         }
         Ok(body)
     }
@@ -441,21 +633,16 @@ impl Fetcher {
         })
     }
 
-    async fn read_own(&self, url: &Url, own: Own) -> Result<Vec<u8>, FetchError> {
+    async fn read_own(
+        &self,
+        url: &Url,
+        own: Own,
+        limits: &Limits<'_>,
+    ) -> Result<Vec<u8>, FetchError> {
         let missing = || {
             FetchError::permanent(
                 MediaErrorKind::Unreachable,
                 format!("{} is not a file on this server", url.path()),
-            )
-        };
-        let too_large = || {
-            FetchError::permanent(
-                MediaErrorKind::TooLarge,
-                format!(
-                    "{} is larger than {} bytes",
-                    url.path(),
-                    self.config.max_bytes
-                ),
             )
         };
         let path = match own {
@@ -463,19 +650,26 @@ impl Fetcher {
             Own::Stored(storage, key) => {
                 // The object store is ours: a failure to reach it is worth a retry, a missing
                 // key is not.
-                let max = self.config.max_bytes;
+                let max = limits.max_bytes;
                 let read = tokio::task::spawn_blocking(move || {
                     Ok::<_, crate::storage::StorageError>(match storage.size(&key)? {
                         None => None,
-                        Some(size) if size > max => Some(None),
-                        Some(_) => Some(Some(storage.read(&key)?)),
+                        // Refused by its size before any byte is read.
+                        Some(size) if size > max => Some(Err(size)),
+                        Some(_) => Some(Ok(storage.read(&key)?)),
                     })
                 })
                 .await
                 .unwrap_or_else(|e| Err(crate::storage::StorageError(e.to_string())));
                 return match read {
-                    Ok(Some(Some(bytes))) if bytes.len() as u64 <= max => Ok(bytes),
-                    Ok(Some(_)) => Err(too_large()),
+                    Ok(Some(Ok(bytes))) => {
+                        limits.check_bytes(bytes.len() as u64, true)?;
+                        Ok(bytes)
+                    }
+                    Ok(Some(Err(size))) => {
+                        limits.check_bytes(size, true)?;
+                        Err(missing())
+                    }
                     Ok(None) => Err(missing()),
                     Err(err) => Err(FetchError::transient(
                         MediaErrorKind::Unreachable,
@@ -485,18 +679,106 @@ impl Fetcher {
             }
         };
         let meta = tokio::fs::metadata(&path).await.map_err(|_| missing())?;
-        if meta.len() > self.config.max_bytes {
-            return Err(FetchError::permanent(
-                MediaErrorKind::TooLarge,
-                format!(
-                    "{} is larger than {} bytes",
-                    url.path(),
-                    self.config.max_bytes
-                ),
-            ));
-        }
+        limits.check_bytes(meta.len(), true)?;
         tokio::fs::read(&path).await.map_err(|_| missing())
     }
+}
+
+/// The limits one download is held to, and the field its messages name.
+struct Limits<'a> {
+    field: &'a str,
+    class: MediaClass,
+    max_bytes: u64,
+    max_pixels: u64,
+    min_rate: MinRate,
+}
+
+impl Limits<'_> {
+    /// Refuses `bytes` over the limit; `exact` says whether `bytes` is the whole size (a
+    /// `Content-Length` or a file size) or only what has arrived so far.
+    fn check_bytes(&self, bytes: u64, exact: bool) -> Result<(), FetchError> {
+        if bytes <= self.max_bytes {
+            return Ok(());
+        }
+        let size = if exact {
+            format!("is {}", mebibytes(bytes))
+        } else {
+            format!("is over {}", mebibytes(self.max_bytes))
+        };
+        Err(FetchError::permanent(
+            MediaErrorKind::TooLarge,
+            format!(
+                "{} {size}; the limit is {}",
+                self.field,
+                mebibytes(self.max_bytes)
+            ),
+        ))
+    }
+
+    /// Refuses an image whose header declares more than `max_pixels`.
+    fn check_pixels(&self, width: usize, height: usize) -> Result<(), FetchError> {
+        let pixels = (width as u64).saturating_mul(height as u64);
+        if pixels <= self.max_pixels {
+            return Ok(());
+        }
+        Err(FetchError::permanent(
+            MediaErrorKind::TooLarge,
+            format!(
+                "{} is {width}×{height} pixels ({} megapixels); the limit is {} megapixels",
+                self.field,
+                megapixels(pixels),
+                megapixels(self.max_pixels)
+            ),
+        ))
+    }
+}
+
+/// Reads an image's size from the first bytes of its body while it downloads, so a picture
+/// declaring too many pixels is refused after its header, not after 40 MiB.
+#[derive(Default)]
+struct HeaderProbe {
+    /// Decided (size read, or given up: the check after the download still runs).
+    settled: bool,
+    /// Body length at which to try again; doubling keeps the retries linear in total.
+    next_try: usize,
+}
+
+impl HeaderProbe {
+    /// Past this many bytes without a readable header, leave it to the final check.
+    const GIVE_UP: usize = 4 * 1024 * 1024;
+
+    fn probe(&mut self, body: &[u8], limits: &Limits<'_>) -> Result<(), FetchError> {
+        if self.settled || limits.class != MediaClass::Image || body.len() < self.next_try {
+            return Ok(());
+        }
+        match imagesize::blob_size(body) {
+            Ok(size) => {
+                self.settled = true;
+                limits.check_pixels(size.width, size.height)
+            }
+            Err(_) => {
+                self.next_try = body.len().saturating_mul(2).max(1024);
+                self.settled = body.len() > Self::GIVE_UP;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// `bytes` in MiB for messages: `40 MiB`, `16.4 MiB`.
+fn mebibytes(bytes: u64) -> String {
+    const MIB: u64 = 1024 * 1024;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+    }
+}
+
+/// `pixels` in megapixels for messages: `50`, `256`, `16.4`, `0.003`.
+fn megapixels(pixels: u64) -> String {
+    let text = format!("{:.3}", pixels as f64 / 1e6);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
 /// A checked destination: connect to `addr`, and present `domain` (if any) as the host name.

@@ -27,6 +27,22 @@ pub enum Route {
     Stream {
         total: usize,
     },
+    /// The first `sent` bytes of `body` (announced whole by Content-Length), then silence.
+    HeadThenHang {
+        body: Arc<Vec<u8>>,
+        sent: usize,
+    },
+    /// `body` in pieces of `step` bytes, one every `every`: a source that trickles.
+    Trickle {
+        body: Arc<Vec<u8>>,
+        step: usize,
+        every: std::time::Duration,
+    },
+    /// `body`, after a pause of `delay` before the response headers.
+    Delayed {
+        body: Arc<Vec<u8>>,
+        delay: std::time::Duration,
+    },
 }
 
 /// A local HTTP/1.1 server; `connections()` counts accepted TCP connections.
@@ -34,6 +50,9 @@ pub enum Route {
 pub struct TestServer {
     pub addr: SocketAddr,
     count: Arc<AtomicUsize>,
+    /// Requests being answered now, and the most at any one time.
+    active: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
 }
 
 impl TestServer {
@@ -45,6 +64,9 @@ impl TestServer {
         let routes: Arc<HashMap<String, Route>> =
             Arc::new(routes.into_iter().map(|(p, r)| (p.to_owned(), r)).collect());
         let counter = Arc::clone(&count);
+        let active = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let (active_in, peak_in) = (Arc::clone(&active), Arc::clone(&peak));
         tokio::spawn(async move {
             loop {
                 let Ok((mut socket, _)) = listener.accept().await else {
@@ -52,6 +74,7 @@ impl TestServer {
                 };
                 counter.fetch_add(1, Ordering::SeqCst);
                 let routes = Arc::clone(&routes);
+                let (active, peak) = (Arc::clone(&active_in), Arc::clone(&peak_in));
                 tokio::spawn(async move {
                     let mut head = Vec::new();
                     let mut buf = [0u8; 1024];
@@ -64,11 +87,24 @@ impl TestServer {
                     let text = String::from_utf8_lossy(&head);
                     let path = text.split_whitespace().nth(1).unwrap_or("/").to_owned();
                     let route = routes.get(&path).cloned().unwrap_or(Route::Status(404));
+                    let now = active.fetch_add(1, Ordering::SeqCst) + 1;
+                    peak.fetch_max(now, Ordering::SeqCst);
                     let _ = respond(&mut socket, route).await;
+                    active.fetch_sub(1, Ordering::SeqCst);
                 });
             }
         });
-        TestServer { addr, count }
+        TestServer {
+            addr,
+            count,
+            active,
+            peak,
+        }
+    }
+
+    /// The most requests this server was answering at the same time.
+    pub fn peak_in_flight(&self) -> usize {
+        self.peak.load(Ordering::SeqCst)
     }
 
     pub fn connections(&self) -> usize {
@@ -117,8 +153,77 @@ async fn respond(socket: &mut tokio::net::TcpStream, route: Route) -> std::io::R
             }
             socket.write_all(b"0\r\n\r\n").await?;
         }
+        Route::HeadThenHang { body, sent } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&body[..sent.min(body.len())]).await?;
+            socket.flush().await?;
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        }
+        Route::Trickle { body, step, every } => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            socket.write_all(head.as_bytes()).await?;
+            for piece in body.chunks(step.max(1)) {
+                socket.write_all(piece).await?;
+                socket.flush().await?;
+                tokio::time::sleep(every).await;
+            }
+        }
+        Route::Delayed { body, delay } => {
+            tokio::time::sleep(delay).await;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            socket.write_all(head.as_bytes()).await?;
+            socket.write_all(&body).await?;
+        }
     }
     socket.flush().await
+}
+
+/// A real PNG of 16000 × 16000 grey pixels: about 300 KB on the wire, 256 MB decoded (the
+/// kind of file that made ffmpeg peak at 1.9 GB).
+pub fn huge_png(dir: &Path) -> PathBuf {
+    let path = dir.join("huge.png");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=gray:s=16000x16000",
+        "-frames:v",
+        "1",
+        "-pix_fmt",
+        "gray",
+        path.to_str().expect("utf-8 path"),
+    ]);
+    path
+}
+
+/// A 6000 × 4000 JPEG of noise at the highest quality: about 16.8 MiB, like a full-size
+/// camera photo (noise does not compress).
+pub fn camera_jpeg(dir: &Path) -> PathBuf {
+    let path = dir.join("camera.jpg");
+    ffmpeg(&[
+        "-f",
+        "lavfi",
+        "-i",
+        "nullsrc=s=6000x4000,geq=lum='random(1)*255':cb=128:cr=128",
+        "-frames:v",
+        "1",
+        "-q:v",
+        "1",
+        "-pix_fmt",
+        "yuvj444p",
+        path.to_str().expect("utf-8 path"),
+    ]);
+    path
 }
 
 /// Runs ffmpeg with `args`, panicking with its stderr on failure.
