@@ -152,7 +152,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
             return Ok(IdempotencyKey(None));
         };
         let invalid = |code, message: &str| {
-            ApiError::Validation(vec![FieldError::new(IDEMPOTENCY_HEADER, code, message)])
+            ApiError::invalid(vec![FieldError::new(IDEMPOTENCY_HEADER, code, message)])
         };
         let text = value
             .to_str()

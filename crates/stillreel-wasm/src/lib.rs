@@ -25,8 +25,13 @@ use js_sys::JsString;
 pub struct Outcome<T> {
     /// Whether the server would accept the body (as far as rules without a database go).
     pub ok: bool,
-    /// Every failing field, in the server's order; empty when `ok`.
+    /// The failing fields, in the server's order and cut where the server cuts them (100);
+    /// empty when `ok`.
     pub errors: Vec<FieldError>,
+    /// How many fields failed in all; more than `errors.length` when the list was cut.
+    pub error_count: usize,
+    /// Whether `errors` was cut (the server's `error.truncated`).
+    pub truncated: bool,
     /// The normalized request when `ok`, else `null`.
     pub normalized: Option<T>,
 }
@@ -39,10 +44,14 @@ impl<T> Outcome<T> {
             Ok(normalized) => Ok(Self {
                 ok: true,
                 errors: Vec::new(),
+                error_count: 0,
+                truncated: false,
                 normalized: Some(normalized),
             }),
-            Err(Rejection::Invalid(errors)) => Ok(Self {
+            Err(Rejection::Invalid { errors, total }) => Ok(Self {
                 ok: false,
+                truncated: total > errors.len(),
+                error_count: total,
                 errors,
                 normalized: None,
             }),

@@ -36,7 +36,12 @@ struct FieldError {
 #[serde(deny_unknown_fields)]
 struct ValidationResult<T: TS> {
     ok: bool,
+    /// At most 100 failing fields, in the server's order (the server's `error.details`).
     errors: Vec<FieldError>,
+    /// How many fields failed in all; more than `errors.length` when the list was cut.
+    error_count: usize,
+    /// Whether `errors` was cut at 100 (the server's `error.truncated`).
+    truncated: bool,
     normalized: Option<T>,
 }
 

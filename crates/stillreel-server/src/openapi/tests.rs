@@ -315,6 +315,7 @@ fn records_match_their_schemas() {
                 stillreel_core::ErrorCode::Required,
                 "m",
             )],
+            truncated: true,
         },
     };
     assert_valid(
