@@ -122,6 +122,33 @@ pub struct Config {
     pub job_lease_secs: u64,
     /// `STILLREEL_RATE_LIMIT` (default off): requests per account and period, per process.
     pub rate_limit: Option<RateLimit>,
+    /// `STILLREEL_HTTP_*`: how long and how many connections a client may hold.
+    pub http: HttpLimits,
+}
+
+/// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// `STILLREEL_HTTP_HEADER_TIMEOUT_SECS` (default 10): time to send a request's headers,
+    /// counted from when the server starts waiting for them, so it also closes a kept-alive
+    /// connection left idle that long.
+    pub header_timeout: Duration,
+    /// `STILLREEL_HTTP_BODY_TIMEOUT_SECS` (default 30): time to send a whole request body;
+    /// later is 408.
+    pub body_timeout: Duration,
+    /// `STILLREEL_HTTP_MAX_CONNECTIONS` (default 1024): open connections served at once;
+    /// further clients wait in the listen backlog until one closes.
+    pub max_connections: usize,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+        }
+    }
 }
 
 impl Config {
@@ -231,6 +258,41 @@ impl Config {
                 message,
             })?,
         };
+        let whole = |var: &'static str, default: u64, range: std::ops::RangeInclusive<u64>| {
+            match get(var) {
+                None => Ok(default),
+                Some(text) => text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| range.contains(n))
+                    .ok_or_else(|| ConfigError {
+                        var,
+                        message: format!(
+                            "{text:?} is not a whole number from {} to {}",
+                            range.start(),
+                            range.end()
+                        ),
+                    }),
+            }
+        };
+        let http = HttpLimits {
+            header_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_HEADER_TIMEOUT_SECS",
+                10,
+                1..=3600,
+            )?),
+            body_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_BODY_TIMEOUT_SECS",
+                30,
+                1..=3600,
+            )?),
+            max_connections: usize::try_from(whole(
+                "STILLREEL_HTTP_MAX_CONNECTIONS",
+                1024,
+                1..=1_000_000,
+            )?)
+            .unwrap_or(1024),
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -245,6 +307,7 @@ impl Config {
             samples_dir,
             job_lease_secs,
             rate_limit,
+            http,
         })
     }
 
@@ -287,6 +350,9 @@ mod tests {
         assert_eq!(c.samples_dir, PathBuf::from("./samples"));
         assert_eq!(c.job_lease_secs, 30);
         assert_eq!(c.rate_limit, None);
+        assert_eq!(c.http, HttpLimits::default());
+        assert_eq!(c.http.header_timeout, Duration::from_secs(10));
+        assert_eq!(c.http.body_timeout, Duration::from_secs(30));
     }
 
     #[test]
@@ -303,6 +369,9 @@ mod tests {
             ("STILLREEL_WEB_DIR", "/srv/web"),
             ("STILLREEL_GET_VIDEO_CACHE", "off"),
             ("STILLREEL_RATE_LIMIT", "120/min"),
+            ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "5"),
+            ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "20"),
+            ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -319,6 +388,14 @@ mod tests {
         assert_eq!(c.media_dir(), PathBuf::from("/srv/sr/media"));
         assert!(!c.get_video_cache);
         assert_eq!(c.rate_limit, RateLimit::parse("120/m").expect("valid"));
+        assert_eq!(
+            c.http,
+            HttpLimits {
+                header_timeout: Duration::from_secs(5),
+                body_timeout: Duration::from_secs(20),
+                max_connections: 64,
+            }
+        );
     }
 
     #[test]
@@ -332,6 +409,9 @@ mod tests {
             ("STILLREEL_GET_VIDEO_CACHE", "maybe"),
             ("STILLREEL_JOB_LEASE_SECS", "1"),
             ("STILLREEL_RATE_LIMIT", "120"),
+            ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "0"),
+            ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "1.5"),
+            ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

@@ -28,6 +28,9 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still being handled; retry later")]
     IdempotencyInProgress,
+    /// The body did not arrive within `STILLREEL_HTTP_BODY_TIMEOUT_SECS`.
+    #[error("the request body was not received in time")]
+    RequestTimeout,
     #[error("the request body is larger than 1 MiB")]
     PayloadTooLarge,
     #[error("send the body as JSON with Content-Type: application/json")]
@@ -103,6 +106,7 @@ impl ApiError {
             ApiError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
             ApiError::IdempotencyInProgress => (StatusCode::CONFLICT, "idempotency_in_progress"),
+            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request_timeout"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             ApiError::UnsupportedMediaType => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
@@ -198,6 +202,13 @@ impl IntoResponse for ApiError {
             other => (other.to_string(), &[]),
         };
         let mut response = envelope_response_cut(status, code, message, details, truncated);
+        if matches!(self, ApiError::RequestTimeout) {
+            // The rest of the body may still be on its way: the connection cannot be reused.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
         if let ApiError::RateLimited { retry_after } = self {
             response
                 .headers_mut()

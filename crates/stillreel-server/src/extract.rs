@@ -81,10 +81,20 @@ pub fn is_json_content_type(headers: &HeaderMap) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
+impl FromRequest<AppState> for JsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        // One deadline for the whole body, not per chunk: a client trickling a byte every few
+        // seconds would otherwise hold the connection (and its buffer) indefinitely.
+        tokio::time::timeout(state.config.http.body_timeout, read_json_body(req))
+            .await
+            .unwrap_or(Err(ApiError::RequestTimeout))
+    }
+}
+
+async fn read_json_body(req: Request) -> Result<JsonBody, ApiError> {
+    {
         if !is_json_content_type(req.headers()) {
             return Err(ApiError::UnsupportedMediaType);
         }

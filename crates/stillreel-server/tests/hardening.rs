@@ -1,0 +1,246 @@
+//! A hostile client on real sockets: slow headers, trickled bodies, connection hoarding, bodies
+//! built to draw huge error lists, and concurrent creates racing on one Idempotency-Key.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::TestApp;
+use serde_json::json;
+use stillreel_server::config::Config;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Reads until the server closes the connection (or `limit` passes); what it sent.
+async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    let result = tokio::time::timeout(limit, async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => seen.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    result.ok().map(|()| seen)
+}
+
+fn short_http_limits(config: &mut Config) {
+    config.http.header_timeout = Duration::from_secs(1);
+    config.http.body_timeout = Duration::from_secs(2);
+    config.http.max_connections = 3;
+}
+
+both_backends!(mod short, configured by short_http_limits:
+    unfinished_headers_are_closed,
+    trickled_body_gets_408,
+    connections_beyond_the_cap_wait_their_turn,
+);
+
+async fn unfinished_headers_are_closed(app: TestApp) {
+    let started = Instant::now();
+    let mut stream = TcpStream::connect(app.addr).await.expect("connect");
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        .await
+        .expect("write");
+    let closed = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(
+        closed.is_some(),
+        "a connection that never finished its headers was still open after 5 s"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(900));
+}
+
+async fn trickled_body_gets_408(app: TestApp) {
+    let account = app.account().await;
+    let mut stream = TcpStream::connect(app.addr).await.expect("connect");
+    let head = format!(
+        "POST /api/v1/create_video HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+        account.api_key
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    let started = Instant::now();
+    let (mut read_half, mut write_half) = stream.into_split();
+    let trickle = tokio::spawn(async move {
+        // A byte every 300 ms: each chunk arrives well within any per-read timeout.
+        for _ in 0..40 {
+            if write_half.write_all(b" ").await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    });
+    let mut answer = Vec::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match read_half.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(8), read).await;
+    trickle.abort();
+    let text = String::from_utf8_lossy(&answer);
+    assert!(
+        text.starts_with("HTTP/1.1 408"),
+        "want 408 for a body trickled past the deadline, got {text:?}"
+    );
+    assert!(text.contains("request_timeout"), "{text}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+async fn connections_beyond_the_cap_wait_their_turn(app: TestApp) {
+    // Three connections hold every slot (one sends nothing yet, two are mid-headers).
+    let mut hoarders = Vec::new();
+    for _ in 0..3 {
+        let mut s = TcpStream::connect(app.addr).await.expect("connect");
+        s.write_all(b"GET /healthz HTTP/1.1\r\n").await.expect("w");
+        hoarders.push(s);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut late = TcpStream::connect(app.addr).await.expect("the backlog takes it");
+    late.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut buf = [0u8; 64];
+    let early = tokio::time::timeout(Duration::from_millis(500), late.read(&mut buf)).await;
+    assert!(
+        early.is_err(),
+        "a fourth connection was served while the cap is 3"
+    );
+    // The hoarders hit the header timeout (1 s) and are closed; the waiting one is served.
+    let answer = read_until_closed(&mut late, Duration::from_secs(5))
+        .await
+        .expect("served once a slot freed");
+    assert!(
+        String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+}
+
+both_backends!(
+    huge_error_lists_are_cut,
+    concurrent_creates_with_one_key_make_one_video
+);
+
+async fn huge_error_lists_are_cut(app: TestApp) {
+    let account = app.account().await;
+    // About 1 MB: half a million elements of the wrong type.
+    let mut body = String::from("{\"image_inputs\":[1");
+    let mut elements = 1;
+    while body.len() < 1_040_000 {
+        body.push_str(",1");
+        elements += 1;
+    }
+    body.push_str("]}");
+    let resp = app
+        .request(
+            hyper::Method::POST,
+            "/api/v1/create_video",
+            &[
+                ("authorization", account.api_key.as_str()),
+                ("content-type", "application/json"),
+            ],
+            Some(body.into_bytes()),
+        )
+        .await;
+    resp.assert_error(422, "validation_failed");
+    assert!(
+        resp.bytes.len() <= 64 * 1024,
+        "answer of {} bytes",
+        resp.bytes.len()
+    );
+    let details = resp.json["error"]["details"].as_array().expect("details");
+    assert_eq!(details.len(), 100);
+    assert_eq!(details[0]["field"], "image_inputs");
+    assert_eq!(details[1]["field"], "image_inputs[0]");
+    assert_eq!(details[99]["field"], "image_inputs[98]");
+    assert_eq!(resp.json["error"]["truncated"], true);
+    assert_eq!(
+        resp.json["error"]["message"],
+        format!("{} fields are invalid; the first 100 are listed", elements + 1)
+    );
+
+    // 90,000 unknown members.
+    let mut body = String::from("{\"image_inputs\":[{\"image_url\":\"https://e.com/a.jpg\"}]");
+    for i in 0..90_000 {
+        body.push_str(&format!(",\"k{i}\":1"));
+    }
+    body.push('}');
+    let resp = app
+        .request(
+            hyper::Method::POST,
+            "/api/v1/create_video",
+            &[
+                ("authorization", account.api_key.as_str()),
+                ("content-type", "application/json"),
+            ],
+            Some(body.into_bytes()),
+        )
+        .await;
+    resp.assert_error(422, "validation_failed");
+    assert!(resp.bytes.len() <= 64 * 1024);
+    assert_eq!(
+        resp.json["error"]["message"],
+        "90000 fields are invalid; the first 100 are listed"
+    );
+}
+
+async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
+    let account = app.account().await;
+    let app = std::sync::Arc::new(app);
+    let mut tasks = Vec::new();
+    for key in 0..4 {
+        for _ in 0..20 {
+            let app = app.clone();
+            let api_key = account.api_key.clone();
+            tasks.push(tokio::spawn(async move {
+                let idem = format!("race-{key}");
+                let resp = app
+                    .post_with(
+                        "/api/v1/create_video",
+                        &api_key,
+                        &json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}),
+                        &[("Idempotency-Key", idem.as_str())],
+                    )
+                    .await;
+                (key, resp)
+            }));
+        }
+    }
+    let mut videos: Vec<std::collections::HashSet<String>> = vec![Default::default(); 4];
+    for task in tasks {
+        let (key, resp) = task.await.expect("task");
+        match resp.status.as_u16() {
+            200 => {
+                videos[key].insert(resp.json["uuid"].as_str().expect("uuid").to_owned());
+            }
+            409 => resp.assert_error(409, "idempotency_in_progress"),
+            other => panic!("key {key}: status {other}: {}", resp.json),
+        }
+    }
+    for (key, uuids) in videos.iter().enumerate() {
+        assert!(uuids.len() <= 1, "key {key} made {} videos", uuids.len());
+    }
+    // Once settled, every key answers with its one video.
+    for key in 0..4 {
+        let idem = format!("race-{key}");
+        let resp = app
+            .post_with(
+                "/api/v1/create_video",
+                &account.api_key,
+                &json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}),
+                &[("Idempotency-Key", idem.as_str())],
+            )
+            .await;
+        assert_eq!(resp.status.as_u16(), 200, "{}", resp.json);
+        let uuid = resp.json["uuid"].as_str().expect("uuid").to_owned();
+        assert!(videos[key].is_empty() || videos[key].contains(&uuid));
+    }
+}
