@@ -127,14 +127,14 @@ async fn accept_loop(
         if let Err(err) = stream.set_nodelay(true) {
             tracing::debug!(error = %err, "cannot set TCP_NODELAY");
         }
-        let service = app
-            .clone()
-            .map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
-                request
-                    .extensions_mut()
-                    .insert(axum::extract::ConnectInfo(peer));
-                request
-            });
+        let service =
+            app.clone()
+                .map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request
+                });
         let connection = graceful.watch(
             builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
         );

@@ -103,7 +103,9 @@ async fn connections_beyond_the_cap_wait_their_turn(app: TestApp) {
         hoarders.push(s);
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut late = TcpStream::connect(app.addr).await.expect("the backlog takes it");
+    let mut late = TcpStream::connect(app.addr)
+        .await
+        .expect("the backlog takes it");
     late.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .await
         .expect("write");
@@ -164,7 +166,10 @@ async fn huge_error_lists_are_cut(app: TestApp) {
     assert_eq!(resp.json["error"]["truncated"], true);
     assert_eq!(
         resp.json["error"]["message"],
-        format!("{} fields are invalid; the first 100 are listed", elements + 1)
+        format!(
+            "{} fields are invalid; the first 100 are listed",
+            elements + 1
+        )
     );
 
     // 90,000 unknown members.
