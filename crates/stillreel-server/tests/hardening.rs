@@ -128,7 +128,8 @@ async fn connections_beyond_the_cap_wait_their_turn(app: TestApp) {
 
 both_backends!(
     huge_error_lists_are_cut,
-    concurrent_creates_with_one_key_make_one_video
+    concurrent_creates_with_one_key_make_one_video,
+    crashed_attempts_end_the_video_and_its_branding,
 );
 
 async fn huge_error_lists_are_cut(app: TestApp) {
@@ -248,4 +249,45 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
         let uuid = resp.json["uuid"].as_str().expect("uuid").to_owned();
         assert!(videos[key].is_empty() || videos[key].contains(&uuid));
     }
+}
+
+/// A worker killed during each of a job's attempts: the last lease expiry fails the job and,
+/// in the same transaction, the video and its branding (they used to stay `in_progress` and
+/// `queued` forever).
+async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
+    use stillreel_server::queue;
+    let account = app.account().await;
+    let mut body = common::create_body(2);
+    body["branding"] = json!({"speed_ramp": true});
+    let created = app
+        .post("/api/v1/create_video", &account.api_key, &body)
+        .await;
+    assert_eq!(created.status, 200, "{}", created.json);
+    let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
+    let db = app.db();
+    let short = Duration::from_millis(300);
+    for _ in 0..3 {
+        let job = queue::claim(db, "dying", short)
+            .await
+            .expect("claim")
+            .expect("job");
+        // The worker got as far as starting the render, then the process died.
+        stillreel_server::repo::render::start_video(db, job.video_id)
+            .await
+            .expect("start");
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        queue::requeue_expired(db).await.expect("requeue");
+    }
+    let video = app
+        .get(&format!("/api/v1/get_video?uuid={uuid}"), &account.api_key)
+        .await;
+    assert_eq!(video.status, 200, "{}", video.json);
+    assert_eq!(video.json["status"], "error", "{}", video.json);
+    assert_eq!(video.json["error"]["code"], "render_failed");
+    assert_eq!(
+        video.json["error"]["message"],
+        "rendering was interrupted 3 times"
+    );
+    assert_eq!(video.json["branding"]["status"], "error", "{}", video.json);
+    assert_eq!(video.json["branding"]["error"]["code"], "render_failed");
 }
