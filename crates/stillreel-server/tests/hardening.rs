@@ -291,3 +291,44 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     assert_eq!(video.json["branding"]["status"], "error", "{}", video.json);
     assert_eq!(video.json["branding"]["error"]["code"], "render_failed");
 }
+
+fn samples_in_temp(config: &mut Config) {
+    let dir = std::env::temp_dir().join(format!("sr-samples-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(dir.join("sub")).expect("dir");
+    for name in [
+        "house.jpg",
+        "README.md",
+        "generate.py",
+        ".secret.jpg",
+        "sub/x.jpg",
+    ] {
+        std::fs::write(dir.join(name), b"x").expect("write");
+    }
+    config.samples_dir = dir;
+}
+
+both_backends!(mod files, configured by samples_in_temp:
+    only_finished_media_and_sample_pictures_are_served,
+);
+
+async fn only_finished_media_and_sample_pictures_are_served(app: TestApp) {
+    let media = app.state.config.media_dir().join("videos/v1");
+    std::fs::create_dir_all(&media).expect("media dir");
+    std::fs::write(media.join("main.mp4"), b"done").expect("write");
+    std::fs::write(media.join(".main.mp4.7-1.part"), b"half").expect("write");
+    std::fs::write(media.join("main.mp4.part"), b"half").expect("write");
+    let get = |path: &'static str| {
+        let app = &app;
+        async move { app.get(path, "").await.status.as_u16() }
+    };
+    assert_eq!(get("/files/videos/v1/main.mp4").await, 200);
+    assert_eq!(get("/files/videos/v1/.main.mp4.7-1.part").await, 404);
+    assert_eq!(get("/files/videos/v1/main.mp4.part").await, 404);
+    assert_eq!(get("/files/videos/v1/%2emain.mp4.7-1.part").await, 404);
+    assert_eq!(get("/samples/house.jpg").await, 200);
+    assert_eq!(get("/samples/README.md").await, 404);
+    assert_eq!(get("/samples/generate.py").await, 404);
+    assert_eq!(get("/samples/.secret.jpg").await, 404);
+    assert_eq!(get("/samples/sub/x.jpg").await, 404);
+    let _ = std::fs::remove_dir_all(&app.state.config.samples_dir);
+}
