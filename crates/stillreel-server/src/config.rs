@@ -139,6 +139,9 @@ pub struct HttpLimits {
     /// `STILLREEL_HTTP_MAX_CONNECTIONS` (default 1024): open connections served at once;
     /// further clients wait in the listen backlog until one closes.
     pub max_connections: usize,
+    /// `STILLREEL_HTTP_AUTH_FAILURES_PER_MIN` (default 30): unknown keys one client address
+    /// may send a minute; past it, 429 without a database query.
+    pub auth_failures_per_minute: u32,
 }
 
 impl Default for HttpLimits {
@@ -147,6 +150,7 @@ impl Default for HttpLimits {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            auth_failures_per_minute: 30,
         }
     }
 }
@@ -292,6 +296,12 @@ impl Config {
                 1..=1_000_000,
             )?)
             .unwrap_or(1024),
+            auth_failures_per_minute: u32::try_from(whole(
+                "STILLREEL_HTTP_AUTH_FAILURES_PER_MIN",
+                30,
+                1..=1_000_000,
+            )?)
+            .unwrap_or(30),
         };
         Ok(Self {
             listen,
@@ -372,6 +382,7 @@ mod tests {
             ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "5"),
             ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "20"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
+            ("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", "5"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -394,6 +405,7 @@ mod tests {
                 header_timeout: Duration::from_secs(5),
                 body_timeout: Duration::from_secs(20),
                 max_connections: 64,
+                auth_failures_per_minute: 5,
             }
         );
     }

@@ -13,7 +13,7 @@ use stillreel_core::{ErrorCode, FieldError};
 
 use crate::error::ApiError;
 use crate::repo::accounts::AccountCtx;
-use crate::state::AppState;
+use crate::state::{AppState, AuthRefusal};
 
 /// The calling account (CONTRACT §2): `Authorization: <key>` or `Authorization: Bearer <key>`.
 /// A verified key also counts one request against the account's rate limit, when the operator
@@ -42,11 +42,19 @@ impl FromRequestParts<AppState> for Auth {
             .and_then(|v| v.to_str().ok())
             .and_then(key_of)
             .ok_or(ApiError::Unauthorized)?;
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip());
         let ctx = state
             .auth_cache
-            .authenticate(&state.db, key)
-            .await?
-            .ok_or(ApiError::Unauthorized)?;
+            .authenticate_from(&state.db, key, peer)
+            .await
+            .map_err(|refusal| match refusal {
+                AuthRefusal::Unknown => ApiError::Unauthorized,
+                AuthRefusal::TooManyFailures(retry_after) => ApiError::RateLimited { retry_after },
+                AuthRefusal::Db(err) => err.into(),
+            })?;
         if let Some(limiter) = &state.rate_limiter {
             limiter
                 .check(ctx.account_id)

@@ -332,3 +332,42 @@ async fn only_finished_media_and_sample_pictures_are_served(app: TestApp) {
     assert_eq!(get("/samples/sub/x.jpg").await, 404);
     let _ = std::fs::remove_dir_all(&app.state.config.samples_dir);
 }
+
+fn three_auth_failures(config: &mut Config) {
+    config.http.auth_failures_per_minute = 3;
+}
+
+both_backends!(mod auth, configured by three_auth_failures:
+    floods_of_unknown_keys_are_cut_off_per_address,
+);
+
+async fn floods_of_unknown_keys_are_cut_off_per_address(app: TestApp) {
+    let account = app.account().await;
+    // A key in use before the flood stays usable (it is answered from the cache).
+    assert_eq!(
+        app.get("/api/v1/get_projects", &account.api_key)
+            .await
+            .status,
+        200
+    );
+    for i in 0..3 {
+        let r = app
+            .get("/api/v1/get_projects", &format!("sr_guess{i}"))
+            .await;
+        r.assert_error(401, "unauthorized");
+    }
+    let r = app.get("/api/v1/get_projects", "sr_guess-next").await;
+    r.assert_error(429, "rate_limited");
+    let retry: u64 = r.headers["retry-after"]
+        .to_str()
+        .expect("ascii")
+        .parse()
+        .expect("seconds");
+    assert!((1..=60).contains(&retry), "{retry}");
+    assert_eq!(
+        app.get("/api/v1/get_projects", &account.api_key)
+            .await
+            .status,
+        200
+    );
+}
