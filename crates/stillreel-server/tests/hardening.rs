@@ -371,3 +371,85 @@ async fn floods_of_unknown_keys_are_cut_off_per_address(app: TestApp) {
         200
     );
 }
+
+/// The real binary, a 1 MB body of wrong values: a small answer and a bounded peak RSS (it
+/// was a 62 MB answer and about 200 MB of memory).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_megabyte_of_errors_stays_small_in_the_real_binary() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+        probe.local_addr().expect("addr").port()
+    };
+    let command = || {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
+        cmd.env("STILLREEL_DATA_DIR", dir.path())
+            .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
+            .env("STILLREEL_WORKERS", "0")
+            .env_remove("STILLREEL_DATABASE_URL");
+        cmd
+    };
+    let created = command()
+        .args(["accounts", "create", "rss"])
+        .output()
+        .expect("accounts create");
+    let key =
+        serde_json::from_slice::<serde_json::Value>(&created.stdout).expect("json")["api_key"]
+            .as_str()
+            .expect("key")
+            .to_owned();
+    let mut server = command()
+        .arg("serve")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("serve");
+    let pid = server.id();
+    let mut up = false;
+    for _ in 0..100 {
+        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(up, "the server did not start");
+    let mut body = String::from("{\"image_inputs\":[1");
+    while body.len() < 1_040_000 {
+        body.push_str(",1");
+    }
+    body.push_str("]}");
+    let mut stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /api/v1/create_video HTTP/1.1\r\nHost: x\r\nAuthorization: {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    stream.write_all(body.as_bytes()).await.expect("body");
+    let answer = read_until_closed(&mut stream, Duration::from_secs(60))
+        .await
+        .expect("answered");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let _ = server.kill();
+    let _ = server.wait();
+    let text = String::from_utf8_lossy(&answer);
+    assert!(
+        text.starts_with("HTTP/1.1 422"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    assert!(
+        answer.len() <= 64 * 1024,
+        "answer of {} bytes",
+        answer.len()
+    );
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    assert!(peak_kib < 150 * 1024, "peak RSS {peak_kib} KiB");
+}
