@@ -130,9 +130,11 @@ pub struct Config {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HttpLimits {
     /// `STILLREEL_HTTP_HEADER_TIMEOUT_SECS` (default 10): time to send a request's headers,
-    /// counted from when the server starts waiting for them, so it also closes a kept-alive
-    /// connection left idle that long.
+    /// from their first byte.
     pub header_timeout: Duration,
+    /// `STILLREEL_HTTP_IDLE_TIMEOUT_SECS` (default 60): how long a connection may wait,
+    /// before its first request or between requests, without sending one.
+    pub idle_timeout: Duration,
     /// `STILLREEL_HTTP_BODY_TIMEOUT_SECS` (default 30): time to send a whole request body;
     /// later is 408.
     pub body_timeout: Duration,
@@ -148,6 +150,7 @@ impl Default for HttpLimits {
     fn default() -> Self {
         Self {
             header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
             body_timeout: Duration::from_secs(30),
             max_connections: 1024,
             auth_failures_per_minute: 30,
@@ -285,6 +288,11 @@ impl Config {
                 10,
                 1..=3600,
             )?),
+            idle_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_IDLE_TIMEOUT_SECS",
+                60,
+                1..=3600,
+            )?),
             body_timeout: Duration::from_secs(whole(
                 "STILLREEL_HTTP_BODY_TIMEOUT_SECS",
                 30,
@@ -381,6 +389,7 @@ mod tests {
             ("STILLREEL_RATE_LIMIT", "120/min"),
             ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "5"),
             ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "20"),
+            ("STILLREEL_HTTP_IDLE_TIMEOUT_SECS", "90"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
             ("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", "5"),
         ])
@@ -403,6 +412,7 @@ mod tests {
             c.http,
             HttpLimits {
                 header_timeout: Duration::from_secs(5),
+                idle_timeout: Duration::from_secs(90),
                 body_timeout: Duration::from_secs(20),
                 max_connections: 64,
                 auth_failures_per_minute: 5,

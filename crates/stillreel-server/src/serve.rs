@@ -16,6 +16,8 @@ use tower::ServiceExt;
 
 use crate::config::HttpLimits;
 
+mod head_deadline;
+
 use crate::db::{Db, DbError};
 use crate::repo::accounts::{self, NewAccount};
 use crate::state::AppState;
@@ -89,7 +91,7 @@ pub async fn serve(
 /// Accepts connections and serves each with hyper's HTTP/1, under the operator's limits:
 /// at most `max_connections` open at once (the rest wait in the kernel's listen backlog, so an
 /// overload is back-pressure, not dropped work), and `header_timeout` to send a request's
-/// headers. hyper only enforces that timeout with a timer, which `axum::serve` does not set;
+/// headers once they start, `idle_timeout` between requests. hyper only enforces a timeout with a timer, which `axum::serve` does not set;
 /// hence this loop instead of it. The body deadline is the JSON extractor's (`extract.rs`).
 async fn accept_loop(
     listener: TcpListener,
@@ -102,7 +104,9 @@ async fn accept_loop(
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
+        // hyper's timer runs from when it waits for a request, idle time included: a backstop
+        // here. The two real deadlines are `HeadDeadline`'s.
+        .header_read_timeout(limits.idle_timeout + limits.header_timeout);
     tokio::pin!(shutdown);
     loop {
         let permit = tokio::select! {
@@ -135,9 +139,14 @@ async fn accept_loop(
                         .insert(axum::extract::ConnectInfo(peer));
                     request
                 });
-        let connection = graceful.watch(
-            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
-        );
+        let connection = graceful.watch(builder.serve_connection(
+            TokioIo::new(head_deadline::HeadDeadline::new(
+                stream,
+                limits.idle_timeout,
+                limits.header_timeout,
+            )),
+            TowerToHyperService::new(service),
+        ));
         tokio::spawn(async move {
             if let Err(err) = connection.await {
                 tracing::debug!(error = %err, %peer, "connection ended with an error");

@@ -29,6 +29,7 @@ async fn read_until_closed(stream: &mut TcpStream, limit: Duration) -> Option<Ve
 
 fn short_http_limits(config: &mut Config) {
     config.http.header_timeout = Duration::from_secs(1);
+    config.http.idle_timeout = Duration::from_secs(3);
     config.http.body_timeout = Duration::from_secs(2);
     config.http.max_connections = 3;
 }
@@ -37,7 +38,37 @@ both_backends!(mod short, configured by short_http_limits:
     unfinished_headers_are_closed,
     trickled_body_gets_408,
     connections_beyond_the_cap_wait_their_turn,
+    kept_alive_connections_idle_longer_than_the_header_timeout,
 );
+
+async fn kept_alive_connections_idle_longer_than_the_header_timeout(app: TestApp) {
+    let mut stream = TcpStream::connect(app.addr).await.expect("connect");
+    let mut buf = vec![0u8; 4096];
+    for round in 0..2 {
+        stream
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .expect("write");
+        let n = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut buf))
+            .await
+            .expect("answered in time")
+            .expect("read");
+        assert!(
+            buf[..n].starts_with(b"HTTP/1.1 200"),
+            "round {round}: {}",
+            String::from_utf8_lossy(&buf[..n])
+        );
+        // Idle for longer than the header timeout (1 s), less than the idle timeout (3 s).
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+    }
+    let started = Instant::now();
+    let closed = read_until_closed(&mut stream, Duration::from_secs(5)).await;
+    assert!(
+        closed.is_some(),
+        "an idle connection outlived the idle timeout"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(1000));
+}
 
 async fn unfinished_headers_are_closed(app: TestApp) {
     let started = Instant::now();

@@ -28,9 +28,12 @@ pub struct Outcome<T> {
     /// The failing fields, in the server's order and cut where the server cuts them (100);
     /// empty when `ok`.
     pub errors: Vec<FieldError>,
-    /// How many fields failed in all; more than `errors.length` when the list was cut.
+    /// How many fields failed in all, on a rejection (absent when `ok`); more than
+    /// `errors.length` when the list was cut.
+    #[serde(skip_serializing_if = "is_zero")]
     pub error_count: usize,
-    /// Whether `errors` was cut (the server's `error.truncated`).
+    /// Present and `true` only when `errors` was cut (the server's `error.truncated`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
     /// The normalized request when `ok`, else `null`.
     pub normalized: Option<T>,
@@ -58,6 +61,10 @@ impl<T> Outcome<T> {
             Err(Rejection::Malformed(message)) => Err(message),
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The three validators, named for the lazy `normalized` of an accepted body (below).

@@ -31,13 +31,14 @@ export type ValidationResult<T> = { ok: boolean,
  */
 errors: Array<FieldError>, 
 /**
- * How many fields failed in all; more than `errors.length` when the list was cut.
+ * How many fields failed in all, on a rejection (absent when `ok`); more than
+ * `errors.length` when the list was cut.
  */
-error_count: number, 
+error_count?: number, 
 /**
- * Whether `errors` was cut at 100 (the server's `error.truncated`).
+ * Present and `true` only when `errors` was cut at 100 (the server's `error.truncated`).
  */
-truncated: boolean, normalized: T | null, };
+truncated?: boolean, normalized: T | null, };
 export type ValidateOptions = { 
 /**
  * The account's clip limit per video (default 20).
