@@ -106,9 +106,13 @@ impl FieldError {
 pub enum Rejection {
     /// Not JSON, or JSON but not an object: the server answers 400 `malformed_json`.
     Malformed(String),
-    /// A JSON object that breaks rules: the server answers 422 `validation_failed` with every
-    /// error, in a stable order.
-    Invalid(Vec<FieldError>),
+    /// A JSON object that breaks rules: the server answers 422 `validation_failed` with the
+    /// errors in a stable order, at most [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS)
+    /// of them; `total` counts every error found (more than `errors.len()` when cut).
+    Invalid {
+        errors: Vec<FieldError>,
+        total: usize,
+    },
 }
 
 impl Rejection {
@@ -116,7 +120,12 @@ impl Rejection {
     pub fn field_errors(&self) -> &[FieldError] {
         match self {
             Self::Malformed(_) => &[],
-            Self::Invalid(errors) => errors,
+            Self::Invalid { errors, .. } => errors,
         }
+    }
+
+    /// Whether the error list was cut at [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS).
+    pub fn truncated(&self) -> bool {
+        matches!(self, Self::Invalid { errors, total } if *total > errors.len())
     }
 }

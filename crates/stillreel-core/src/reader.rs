@@ -8,18 +8,36 @@ use crate::path::Path;
 use crate::types::WireEnum;
 use crate::types::enums::join_or;
 
-/// The errors found so far, in the order the checks ran.
+/// The errors found so far, in the order the checks ran: the first
+/// [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS) kept, the rest only counted, so a
+/// hostile body cannot make the validator build (and the server send) millions of them.
 #[derive(Debug, Default)]
-pub(crate) struct Errors(pub(crate) Vec<FieldError>);
+pub(crate) struct Errors {
+    kept: Vec<FieldError>,
+    total: usize,
+}
 
 impl Errors {
     pub(crate) fn push(&mut self, path: &Path<'_>, code: ErrorCode, message: impl Into<String>) {
-        self.0
-            .push(FieldError::new(path.to_string(), code, message));
+        self.total += 1;
+        if self.kept.len() < crate::limits::MAX_FIELD_ERRORS {
+            self.kept
+                .push(FieldError::new(path.to_string(), code, message));
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.total == 0
+    }
+
+    /// How many errors were found, kept or not; rules compare it before and after a check.
+    pub(crate) fn count(&self) -> usize {
+        self.total
+    }
+
+    /// The kept errors and the full count.
+    pub(crate) fn into_parts(self) -> (Vec<FieldError>, usize) {
+        (self.kept, self.total)
     }
 }
 

@@ -273,16 +273,18 @@ fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
 /// The outcome: the built request when no rule failed, every error otherwise.
 fn finish<T>(errors: Errors, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
     if !errors.is_empty() {
-        return Err(Rejection::Invalid(errors.0));
+        let (errors, total) = errors.into_parts();
+        return Err(Rejection::Invalid { errors, total });
     }
     // Every builder part is `Some` when no error was recorded; a `None` here is a rule that
     // failed without reporting, which must not pass silently either.
-    build().ok_or_else(|| {
-        Rejection::Invalid(vec![FieldError::new(
+    build().ok_or_else(|| Rejection::Invalid {
+        errors: vec![FieldError::new(
             "",
             ErrorCode::InvalidValue,
             "the body is invalid",
-        )])
+        )],
+        total: 1,
     })
 }
 

@@ -27,6 +27,9 @@ struct Case {
     normalized: Option<Value>,
     #[serde(default)]
     malformed: bool,
+    /// Every error found, when the list is cut at `MAX_FIELD_ERRORS` (absent: not cut).
+    #[serde(default)]
+    total: Option<usize>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,7 +71,11 @@ fn check(case: &Case) -> Result<(), Failed> {
     let outcome = run(&case.endpoint, json, &options)?;
     match (outcome, &case.errors, &case.normalized, case.malformed) {
         (Err(Rejection::Malformed(_)), None, None, true) => Ok(()),
-        (Err(Rejection::Invalid(got)), Some(want), None, false) => {
+        (Err(Rejection::Invalid { errors: got, total }), Some(want), None, false) => {
+            let want_total = case.total.unwrap_or(want.len());
+            if total != want_total {
+                return Err(format!("total differs: want {want_total}, got {total}").into());
+            }
             let got_pairs: Vec<(&str, &str)> = got
                 .iter()
                 .map(|e| (e.field.as_str(), e.code.as_str()))

@@ -150,7 +150,7 @@ proptest! {
 
     #[test]
     fn every_rejection_names_fields_and_says_why(body in arb_json()) {
-        if let Err(Rejection::Invalid(errors)) = validate_create_video(&body.to_string(), &Options::default()) {
+        if let Err(Rejection::Invalid { errors, .. }) = validate_create_video(&body.to_string(), &Options::default()) {
             prop_assert!(!errors.is_empty());
             for error in errors {
                 prop_assert!(!error.message.is_empty());

@@ -41,7 +41,11 @@ fn assert_refused(result: Result<stillreel_render::fetch::FetchedMedia, FetchErr
     let err = result.expect_err(url);
     assert_eq!(err.kind, MediaErrorKind::Unreachable, "{url}: {err}");
     assert!(!err.transient, "{url}: refusals are permanent");
-    assert!(err.message.contains("not a public address"), "{url}: {err}");
+    assert!(
+        err.message
+            .contains("could not be reached as a public address"),
+        "{url}: {err}"
+    );
 }
 
 #[tokio::test]
@@ -463,7 +467,32 @@ async fn own_public_url_is_read_from_storage_not_the_network() {
         )
         .await
         .expect_err("other port");
-    assert!(e.message.contains("not a public address"), "{e}");
+    assert!(
+        e.message
+            .contains("could not be reached as a public address"),
+        "{e}"
+    );
+}
+
+/// A name that does not resolve and a name that resolves to a private address read the same
+/// to the client, so the API tells nobody which internal names exist.
+#[tokio::test]
+async fn unresolvable_and_private_hosts_give_one_message() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let f = Fetcher::new(FetchConfig::default(), None);
+    let private = fetch_image(&f, "http://localhost:9/a.png", dir.path())
+        .await
+        .expect_err("private");
+    let unknown = fetch_image(&f, "http://no-such-host.invalid:9/a.png", dir.path())
+        .await
+        .expect_err("unresolvable");
+    let shape = |message: &str, host: &str| message.replace(host, "HOST");
+    assert_eq!(
+        shape(&private.message, "localhost"),
+        shape(&unknown.message, "no-such-host.invalid"),
+    );
+    assert!(!unknown.message.contains("resolve"), "{unknown}");
+    assert!(!private.message.contains("loopback"), "{private}");
 }
 
 /// Webhook deliveries: the same address rule, no redirects followed, the answer read only up

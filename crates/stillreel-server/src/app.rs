@@ -47,6 +47,7 @@ impl AppState {
         let rate_limiter = config
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
+        let auth_cache = Arc::new(AuthCache::new(config.http.auth_failures_per_minute));
         AppState {
             db,
             config: Arc::new(config),
@@ -54,7 +55,7 @@ impl AppState {
             templates: catalog::builtin_templates(),
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
             metrics: Arc::new(Metrics::default()),
-            auth_cache: Arc::new(AuthCache::default()),
+            auth_cache,
             create_writer,
             rate_limiter,
         }

@@ -149,6 +149,40 @@ pub struct Config {
     pub worker_listen: Option<SocketAddr>,
     /// Media caps, fetch deadlines, ffmpeg's memory and the per-account job cap.
     pub limits: JobLimits,
+    /// `STILLREEL_HTTP_*`: how long and how many connections a client may hold.
+    pub http: HttpLimits,
+}
+
+/// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// `STILLREEL_HTTP_HEADER_TIMEOUT_SECS` (default 10): time to send a request's headers,
+    /// from their first byte.
+    pub header_timeout: Duration,
+    /// `STILLREEL_HTTP_IDLE_TIMEOUT_SECS` (default 60): how long a connection may wait,
+    /// before its first request or between requests, without sending one.
+    pub idle_timeout: Duration,
+    /// `STILLREEL_HTTP_BODY_TIMEOUT_SECS` (default 30): time to send a whole request body;
+    /// later is 408.
+    pub body_timeout: Duration,
+    /// `STILLREEL_HTTP_MAX_CONNECTIONS` (default 1024): open connections served at once;
+    /// further clients wait in the listen backlog until one closes.
+    pub max_connections: usize,
+    /// `STILLREEL_HTTP_AUTH_FAILURES_PER_MIN` (default 30): unknown keys one client address
+    /// may send a minute; past it, 429 without a database query.
+    pub auth_failures_per_minute: u32,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            auth_failures_per_minute: 30,
+        }
+    }
 }
 
 impl Config {
@@ -275,6 +309,52 @@ impl Config {
                 message: format!("{text:?} is not an address like 127.0.0.1:9090 ({err})"),
             })?),
         };
+        let whole = |var: &'static str, default: u64, range: std::ops::RangeInclusive<u64>| {
+            match get(var) {
+                None => Ok(default),
+                Some(text) => text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| range.contains(n))
+                    .ok_or_else(|| ConfigError {
+                        var,
+                        message: format!(
+                            "{text:?} is not a whole number from {} to {}",
+                            range.start(),
+                            range.end()
+                        ),
+                    }),
+            }
+        };
+        let http = HttpLimits {
+            header_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_HEADER_TIMEOUT_SECS",
+                10,
+                1..=3600,
+            )?),
+            idle_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_IDLE_TIMEOUT_SECS",
+                60,
+                1..=3600,
+            )?),
+            body_timeout: Duration::from_secs(whole(
+                "STILLREEL_HTTP_BODY_TIMEOUT_SECS",
+                30,
+                1..=3600,
+            )?),
+            max_connections: usize::try_from(whole(
+                "STILLREEL_HTTP_MAX_CONNECTIONS",
+                1024,
+                1..=1_000_000,
+            )?)
+            .unwrap_or(1024),
+            auth_failures_per_minute: u32::try_from(whole(
+                "STILLREEL_HTTP_AUTH_FAILURES_PER_MIN",
+                30,
+                1..=1_000_000,
+            )?)
+            .unwrap_or(30),
+        };
         let limits = JobLimits::read(get, workers)?;
         Ok(Self {
             listen,
@@ -294,6 +374,7 @@ impl Config {
             storage,
             worker_listen,
             limits,
+            http,
         })
     }
 
@@ -433,6 +514,9 @@ mod tests {
             StorageConfig::Local(PathBuf::from("./data/media"))
         );
         assert_eq!(c.worker_listen, None);
+        assert_eq!(c.http, HttpLimits::default());
+        assert_eq!(c.http.header_timeout, Duration::from_secs(10));
+        assert_eq!(c.http.body_timeout, Duration::from_secs(30));
     }
 
     #[test]
@@ -559,6 +643,11 @@ mod tests {
             ("STILLREEL_WEB_DIR", "/srv/web"),
             ("STILLREEL_GET_VIDEO_CACHE", "off"),
             ("STILLREEL_RATE_LIMIT", "120/min"),
+            ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "5"),
+            ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "20"),
+            ("STILLREEL_HTTP_IDLE_TIMEOUT_SECS", "90"),
+            ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
+            ("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", "5"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -575,6 +664,16 @@ mod tests {
         assert_eq!(c.media_dir(), PathBuf::from("/srv/sr/media"));
         assert!(!c.get_video_cache);
         assert_eq!(c.rate_limit, RateLimit::parse("120/m").expect("valid"));
+        assert_eq!(
+            c.http,
+            HttpLimits {
+                header_timeout: Duration::from_secs(5),
+                idle_timeout: Duration::from_secs(90),
+                body_timeout: Duration::from_secs(20),
+                max_connections: 64,
+                auth_failures_per_minute: 5,
+            }
+        );
     }
 
     #[test]
@@ -588,6 +687,9 @@ mod tests {
             ("STILLREEL_GET_VIDEO_CACHE", "maybe"),
             ("STILLREEL_JOB_LEASE_SECS", "1"),
             ("STILLREEL_RATE_LIMIT", "120"),
+            ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "0"),
+            ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "1.5"),
+            ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);

@@ -7,6 +7,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use stillreel_core::limits::MAX_FIELD_ERRORS;
 use stillreel_core::{FieldError, Rejection};
 
 use crate::db::DbError;
@@ -27,12 +28,20 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("a request with this Idempotency-Key is still being handled; retry later")]
     IdempotencyInProgress,
+    /// The body did not arrive within `STILLREEL_HTTP_BODY_TIMEOUT_SECS`.
+    #[error("the request body was not received in time")]
+    RequestTimeout,
     #[error("the request body is larger than 1 MiB")]
     PayloadTooLarge,
     #[error("send the body as JSON with Content-Type: application/json")]
     UnsupportedMediaType,
+    /// At most [`MAX_FIELD_ERRORS`] `errors` (build with [`ApiError::invalid`] or from the
+    /// core's `Rejection`); `total` counts every error found.
     #[error("validation failed")]
-    Validation(Vec<FieldError>),
+    Validation {
+        errors: Vec<FieldError>,
+        total: usize,
+    },
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
     /// Over the operator's per-account limit; `retry_after` is whole seconds, at least 1.
@@ -56,9 +65,19 @@ pub struct EnvelopeBody<'a> {
     pub code: &'a str,
     pub message: String,
     pub details: &'a [FieldError],
+    /// Present (and `true`) only when `details` was cut at [`MAX_FIELD_ERRORS`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl ApiError {
+    /// A 422 for `errors`, cut to the first [`MAX_FIELD_ERRORS`] like the core's lists.
+    pub fn invalid(mut errors: Vec<FieldError>) -> Self {
+        let total = errors.len();
+        errors.truncate(MAX_FIELD_ERRORS);
+        ApiError::Validation { errors, total }
+    }
+
     /// A 404 for a resource named by the URL (no details).
     pub fn not_found(what: &str) -> Self {
         ApiError::NotFound {
@@ -87,11 +106,12 @@ impl ApiError {
             ApiError::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
             ApiError::IdempotencyInProgress => (StatusCode::CONFLICT, "idempotency_in_progress"),
+            ApiError::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request_timeout"),
             ApiError::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
             ApiError::UnsupportedMediaType => {
                 (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type")
             }
-            ApiError::Validation(_) => (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
+            ApiError::Validation { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
             ApiError::IdempotencyKeyReused => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
             }
@@ -106,7 +126,7 @@ impl From<Rejection> for ApiError {
     fn from(rejection: Rejection) -> Self {
         match rejection {
             Rejection::Malformed(message) => ApiError::MalformedJson(message),
-            Rejection::Invalid(errors) => ApiError::Validation(errors),
+            Rejection::Invalid { errors, total } => ApiError::Validation { errors, total },
         }
     }
 }
@@ -124,11 +144,22 @@ pub fn envelope_response(
     message: String,
     details: &[FieldError],
 ) -> Response {
+    envelope_response_cut(status, code, message, details, false)
+}
+
+fn envelope_response_cut(
+    status: StatusCode,
+    code: &str,
+    message: String,
+    details: &[FieldError],
+    truncated: bool,
+) -> Response {
     let body = Envelope {
         error: EnvelopeBody {
             code,
             message,
             details,
+            truncated,
         },
     };
     let bytes = serde_json::to_vec(&body).unwrap_or_else(|_| {
@@ -145,13 +176,19 @@ pub fn envelope_response(
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
+        let mut truncated = false;
         let (message, details): (String, &[FieldError]) = match &self {
-            ApiError::Validation(errors) => {
-                let n = errors.len();
-                (
-                    format!("{n} field{} invalid", if n == 1 { " is" } else { "s are" }),
-                    errors,
-                )
+            ApiError::Validation { errors, total } => {
+                let n = (*total).max(errors.len());
+                // Belt and braces: lists built outside `invalid` are cut here too.
+                let shown = &errors[..errors.len().min(MAX_FIELD_ERRORS)];
+                truncated = n > shown.len();
+                let mut message =
+                    format!("{n} field{} invalid", if n == 1 { " is" } else { "s are" });
+                if truncated {
+                    message.push_str(&format!("; the first {} are listed", shown.len()));
+                }
+                (message, shown)
             }
             ApiError::NotFound { message, details } => (message.clone(), details),
             ApiError::Internal(detail) => {
@@ -164,7 +201,14 @@ impl IntoResponse for ApiError {
             }
             other => (other.to_string(), &[]),
         };
-        let mut response = envelope_response(status, code, message, details);
+        let mut response = envelope_response_cut(status, code, message, details, truncated);
+        if matches!(self, ApiError::RequestTimeout) {
+            // The rest of the body may still be on its way: the connection cannot be reused.
+            response.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+        }
         if let ApiError::RateLimited { retry_after } = self {
             response
                 .headers_mut()
@@ -191,16 +235,35 @@ mod tests {
 
     #[tokio::test]
     async fn validation_envelope_lists_every_field() {
-        let (status, json) = body(ApiError::Validation(vec![
+        let (status, json) = body(ApiError::invalid(vec![
             FieldError::new("a", ErrorCode::Required, "a is required"),
             FieldError::new("b[0]", ErrorCode::InvalidUrl, "bad url"),
         ]))
         .await;
+        assert_eq!(json["error"].get("truncated"), None);
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(json["error"]["code"], "validation_failed");
         assert_eq!(json["error"]["message"], "2 fields are invalid");
         assert_eq!(json["error"]["details"][1]["field"], "b[0]");
         assert_eq!(json["error"]["details"][1]["code"], "invalid_url");
+    }
+
+    #[tokio::test]
+    async fn long_lists_are_cut_and_counted() {
+        let errors = (0..250)
+            .map(|i| FieldError::new(format!("x[{i}]"), ErrorCode::InvalidType, "bad"))
+            .collect();
+        let (status, json) = body(ApiError::invalid(errors)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        let details = json["error"]["details"].as_array().expect("list");
+        assert_eq!(details.len(), MAX_FIELD_ERRORS);
+        assert_eq!(details[0]["field"], "x[0]");
+        assert_eq!(details[99]["field"], "x[99]");
+        assert_eq!(json["error"]["truncated"], true);
+        assert_eq!(
+            json["error"]["message"],
+            "250 fields are invalid; the first 100 are listed"
+        );
     }
 
     #[tokio::test]

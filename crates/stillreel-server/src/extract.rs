@@ -13,7 +13,7 @@ use stillreel_core::{ErrorCode, FieldError};
 
 use crate::error::ApiError;
 use crate::repo::accounts::AccountCtx;
-use crate::state::AppState;
+use crate::state::{AppState, AuthRefusal};
 
 /// The calling account (CONTRACT §2): `Authorization: <key>` or `Authorization: Bearer <key>`.
 /// A verified key also counts one request against the account's rate limit, when the operator
@@ -42,11 +42,19 @@ impl FromRequestParts<AppState> for Auth {
             .and_then(|v| v.to_str().ok())
             .and_then(key_of)
             .ok_or(ApiError::Unauthorized)?;
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip());
         let ctx = state
             .auth_cache
-            .authenticate(&state.db, key)
-            .await?
-            .ok_or(ApiError::Unauthorized)?;
+            .authenticate_from(&state.db, key, peer)
+            .await
+            .map_err(|refusal| match refusal {
+                AuthRefusal::Unknown => ApiError::Unauthorized,
+                AuthRefusal::TooManyFailures(retry_after) => ApiError::RateLimited { retry_after },
+                AuthRefusal::Db(err) => err.into(),
+            })?;
         if let Some(limiter) = &state.rate_limiter {
             limiter
                 .check(ctx.account_id)
@@ -81,10 +89,20 @@ pub fn is_json_content_type(headers: &HeaderMap) -> bool {
         || (essence.starts_with("application/") && essence.ends_with("+json"))
 }
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
+impl FromRequest<AppState> for JsonBody {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, _state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        // One deadline for the whole body, not per chunk: a client trickling a byte every few
+        // seconds would otherwise hold the connection (and its buffer) indefinitely.
+        tokio::time::timeout(state.config.http.body_timeout, read_json_body(req))
+            .await
+            .unwrap_or(Err(ApiError::RequestTimeout))
+    }
+}
+
+async fn read_json_body(req: Request) -> Result<JsonBody, ApiError> {
+    {
         if !is_json_content_type(req.headers()) {
             return Err(ApiError::UnsupportedMediaType);
         }
@@ -152,7 +170,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
             return Ok(IdempotencyKey(None));
         };
         let invalid = |code, message: &str| {
-            ApiError::Validation(vec![FieldError::new(IDEMPOTENCY_HEADER, code, message)])
+            ApiError::invalid(vec![FieldError::new(IDEMPOTENCY_HEADER, code, message)])
         };
         let text = value
             .to_str()

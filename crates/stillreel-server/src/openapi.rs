@@ -409,8 +409,13 @@ pub struct FieldError {
 pub struct ErrorBody {
     /// Stable snake_case code, e.g. `validation_failed`.
     pub code: String,
+    /// A sentence for people; for `validation_failed`, the full count of failing fields.
     pub message: String,
+    /// At most 100 field errors, in the validator's stable order.
     pub details: Vec<FieldError>,
+    /// `true` when `details` was cut at 100; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 /// Every non-2xx answer.

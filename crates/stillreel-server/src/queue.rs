@@ -365,17 +365,27 @@ pub fn backoff(attempt: i32) -> Duration {
 
 /// Puts running jobs whose lease ran out back in the queue (or marks them `failed` when they
 /// used all their attempts). Returns how many jobs it touched. Run it periodically.
+///
+/// A job failed here also fails its video or branding in the same transaction (see
+/// [`END_STUCK_RECORDS`]): a worker killed during each attempt must not leave a video
+/// `in_progress` forever.
 pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
     let now = now_ms();
-    let failed = write!(
-        db,
-        sqlx::query(
-            "UPDATE jobs SET state = 'failed', last_error = 'lease expired', lease_owner = NULL,
-                 lease_expires_at = NULL, updated_at = $1
-             WHERE state = 'running' AND lease_expires_at < $1 AND attempts >= max_attempts",
-        )
-        .bind(now)
-    );
+    let mut tx = db.begin().await?;
+    let failed = on_tx!(&mut tx, conn => sqlx::query(
+        "UPDATE jobs SET state = 'failed', last_error = 'lease expired', lease_owner = NULL,
+             lease_expires_at = NULL, updated_at = $1
+         WHERE state = 'running' AND lease_expires_at < $1 AND attempts >= max_attempts",
+    )
+    .bind(now)
+    .execute(conn)
+    .await?
+    .rows_affected());
+    let ended = end_stuck_records(&mut tx, now).await?;
+    tx.commit().await?;
+    for video in ended {
+        db.invalidate_video(video);
+    }
     let requeued = write!(
         db,
         sqlx::query(
@@ -386,6 +396,47 @@ pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
         .bind(now)
     );
     Ok(failed + requeued)
+}
+
+/// Sets to `error` every video whose render or combine job ended `failed` with no other job
+/// of it still to run, and every branding whose own job failed or whose main video is in
+/// `error`. Idempotent: it also repairs records left behind by a process that died between
+/// failing a job and failing its video (the worker does those two steps apart).
+const END_STUCK_RECORDS: [&str; 2] = [
+    "UPDATE videos SET status = 'error', error_code = 'render_failed',
+         error_message = (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
+                          FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding' AND j.state = 'failed'),
+         error_field = NULL, updated_at = $1
+     WHERE status IN ('queued', 'in_progress')
+       AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding' AND j.state = 'failed')
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding'
+                       AND j.state IN ('queued', 'running', 'done'))
+     RETURNING id",
+    "UPDATE brandings SET status = 'error',
+         error_code = COALESCE((SELECT v.error_code FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error'), 'render_failed'),
+         error_message = COALESCE(
+             (SELECT v.error_message FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error'),
+             (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
+              FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding' AND j.state = 'failed')),
+         error_field = NULL, updated_at = $1
+     WHERE status IN ('queued', 'in_progress')
+       AND (EXISTS (SELECT 1 FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error')
+            OR (EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding' AND j.state = 'failed')
+                AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding'
+                                AND j.state IN ('queued', 'running', 'done'))))
+     RETURNING video_id",
+];
+
+async fn end_stuck_records(tx: &mut Tx, now: i64) -> Result<Vec<Uuid>, DbError> {
+    let mut touched = Vec::new();
+    for sql in END_STUCK_RECORDS {
+        let ids: Vec<Uuid> = on_tx!(&mut *tx, conn => sqlx::query_scalar(sql)
+            .bind(now)
+            .fetch_all(conn)
+            .await?);
+        touched.extend(ids);
+    }
+    Ok(touched)
 }
 
 /// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).

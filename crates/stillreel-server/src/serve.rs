@@ -4,7 +4,19 @@
 use std::future::Future;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+use crate::config::HttpLimits;
+
+mod head_deadline;
 
 use crate::db::{Db, DbError};
 use crate::repo::accounts::{self, NewAccount};
@@ -66,9 +78,7 @@ pub async fn serve(
         .clone()
         .map(|limiter| tokio::spawn(rate_limit::sweep_periodically(limiter)));
     let app = crate::router(state.clone());
-    let result = axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await;
+    let result = accept_loop(listener, app, state.config.http, shutdown).await;
     maintenance.abort();
     checkpoints.abort();
     if let Some(sweeps) = rate_sweeps {
@@ -76,6 +86,77 @@ pub async fn serve(
     }
     state.db.close().await;
     result.map_err(ServeError::Io)
+}
+
+/// Accepts connections and serves each with hyper's HTTP/1, under the operator's limits:
+/// at most `max_connections` open at once (the rest wait in the kernel's listen backlog, so an
+/// overload is back-pressure, not dropped work), and `header_timeout` to send a request's
+/// headers once they start, `idle_timeout` between requests. hyper only enforces a timeout with a timer, which `axum::serve` does not set;
+/// hence this loop instead of it. The body deadline is the JSON extractor's (`extract.rs`).
+async fn accept_loop(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: HttpLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        // hyper's timer runs from when it waits for a request, idle time included: a backstop
+        // here. The two real deadlines are `HeadDeadline`'s.
+        .header_read_timeout(limits.idle_timeout + limits.header_timeout);
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            () = &mut shutdown => break,
+            permit = permits.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let (stream, peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait instead of spinning.
+                    tracing::warn!(error = %err, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        if let Err(err) = stream.set_nodelay(true) {
+            tracing::debug!(error = %err, "cannot set TCP_NODELAY");
+        }
+        let service =
+            app.clone()
+                .map_request(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    request
+                });
+        let connection = graceful.watch(builder.serve_connection(
+            TokioIo::new(head_deadline::HeadDeadline::new(
+                stream,
+                limits.idle_timeout,
+                limits.header_timeout,
+            )),
+            TowerToHyperService::new(service),
+        ));
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(error = %err, %peer, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
 }
 
 async fn maintain(db: Db) {

@@ -1,6 +1,7 @@
 //! What every handler shares.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -51,40 +52,160 @@ impl AppState {
     }
 }
 
-/// Successful key lookups, remembered briefly so a polling client does not cost a database
-/// round trip per request. Only known keys are cached (unknown ones would let anyone fill
-/// memory); the cache is bounded and entries expire after [`AuthCache::TTL`], which is also
-/// how long a key deleted from the database keeps working on a node.
-#[derive(Debug, Default)]
+/// Key lookups, remembered briefly so a polling client does not cost a database round trip per
+/// request. Known keys are kept for [`AuthCache::TTL`], which is also how long a key deleted
+/// from the database keeps working on a node. Unknown keys are kept for the shorter
+/// [`AuthCache::UNKNOWN_TTL`], and each client address may fail authentication at most
+/// `max_failures` times a minute: past that it gets 429 without a database query, so a flood
+/// of random keys costs the database nothing. Both maps are bounded.
+#[derive(Debug)]
 pub struct AuthCache {
     entries: Mutex<HashMap<[u8; 32], (AccountCtx, Instant)>>,
+    unknown: Mutex<HashMap<[u8; 32], Instant>>,
+    failures: Mutex<HashMap<IpAddr, (u32, Instant)>>,
+    max_failures: u32,
+}
+
+impl Default for AuthCache {
+    fn default() -> Self {
+        Self::new(crate::config::HttpLimits::default().auth_failures_per_minute)
+    }
+}
+
+/// Why a request was not authenticated.
+#[derive(Debug)]
+pub enum AuthRefusal {
+    /// No such key.
+    Unknown,
+    /// This address failed too often; retry after this many seconds.
+    TooManyFailures(u64),
+    Db(DbError),
 }
 
 impl AuthCache {
     pub const TTL: Duration = Duration::from_secs(30);
+    /// Short, so a key created a moment after someone guessed it still works almost at once.
+    pub const UNKNOWN_TTL: Duration = Duration::from_secs(5);
+    const FAILURE_WINDOW: Duration = Duration::from_secs(60);
     const MAX_ENTRIES: usize = 10_000;
+
+    pub fn new(max_failures: u32) -> Self {
+        Self {
+            entries: Mutex::default(),
+            unknown: Mutex::default(),
+            failures: Mutex::default(),
+            max_failures,
+        }
+    }
 
     /// The account of `key`, from the cache or the database.
     pub async fn authenticate(&self, db: &Db, key: &str) -> Result<Option<AccountCtx>, DbError> {
+        match self.authenticate_from(db, key, None).await {
+            Ok(ctx) => Ok(Some(ctx)),
+            Err(AuthRefusal::Db(err)) => Err(err),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// The account of `key` for a client at `peer` (when known), counting its failures.
+    pub async fn authenticate_from(
+        &self,
+        db: &Db,
+        key: &str,
+        peer: Option<IpAddr>,
+    ) -> Result<AccountCtx, AuthRefusal> {
         let hash = accounts::hash_key(key);
         if let Ok(entries) = self.entries.lock()
             && let Some((ctx, at)) = entries.get(&hash)
             && at.elapsed() < Self::TTL
         {
-            return Ok(Some(*ctx));
+            return Ok(*ctx);
         }
-        let found = accounts::authenticate(db, key).await?;
-        if let Some(ctx) = found
-            && let Ok(mut entries) = self.entries.lock()
+        if let Some(ip) = peer
+            && let Some(retry) = self.over_failure_limit(ip)
         {
-            if entries.len() >= Self::MAX_ENTRIES {
-                entries.retain(|_, (_, at)| at.elapsed() < Self::TTL);
-                if entries.len() >= Self::MAX_ENTRIES {
-                    entries.clear();
-                }
-            }
-            entries.insert(hash, (ctx, Instant::now()));
+            return Err(AuthRefusal::TooManyFailures(retry));
         }
-        Ok(found)
+        let known_unknown = self.unknown.lock().is_ok_and(|u| {
+            u.get(&hash)
+                .is_some_and(|at| at.elapsed() < Self::UNKNOWN_TTL)
+        });
+        let found = if known_unknown {
+            None
+        } else {
+            accounts::authenticate(db, key)
+                .await
+                .map_err(AuthRefusal::Db)?
+        };
+        let Some(ctx) = found else {
+            if !known_unknown {
+                bounded_insert(
+                    &self.unknown,
+                    hash,
+                    Instant::now(),
+                    Self::UNKNOWN_TTL,
+                    |at| *at,
+                );
+            }
+            if let Some(ip) = peer {
+                self.count_failure(ip);
+            }
+            return Err(AuthRefusal::Unknown);
+        };
+        bounded_insert(
+            &self.entries,
+            hash,
+            (ctx, Instant::now()),
+            Self::TTL,
+            |(_, at)| *at,
+        );
+        Ok(ctx)
     }
+
+    /// Seconds until `ip` may try again, when it used up its failures in this window.
+    fn over_failure_limit(&self, ip: IpAddr) -> Option<u64> {
+        let failures = self.failures.lock().ok()?;
+        let (count, since) = failures.get(&ip)?;
+        let elapsed = since.elapsed();
+        (*count >= self.max_failures && elapsed < Self::FAILURE_WINDOW)
+            .then(|| (Self::FAILURE_WINDOW - elapsed).as_secs().max(1))
+    }
+
+    fn count_failure(&self, ip: IpAddr) {
+        let Ok(mut failures) = self.failures.lock() else {
+            return;
+        };
+        if failures.len() >= Self::MAX_ENTRIES {
+            failures.retain(|_, (_, since)| since.elapsed() < Self::FAILURE_WINDOW);
+            if failures.len() >= Self::MAX_ENTRIES {
+                failures.clear();
+            }
+        }
+        let entry = failures.entry(ip).or_insert((0, Instant::now()));
+        if entry.1.elapsed() >= Self::FAILURE_WINDOW {
+            *entry = (0, Instant::now());
+        }
+        entry.0 = entry.0.saturating_add(1);
+    }
+}
+
+/// Inserts into a map that never grows past [`AuthCache::MAX_ENTRIES`]: expired entries go
+/// first, everything if that is not enough.
+fn bounded_insert<V>(
+    map: &Mutex<HashMap<[u8; 32], V>>,
+    key: [u8; 32],
+    value: V,
+    ttl: Duration,
+    at: impl Fn(&V) -> Instant,
+) {
+    let Ok(mut map) = map.lock() else {
+        return;
+    };
+    if map.len() >= AuthCache::MAX_ENTRIES {
+        map.retain(|_, v| at(v).elapsed() < ttl);
+        if map.len() >= AuthCache::MAX_ENTRIES {
+            map.clear();
+        }
+    }
+    map.insert(key, value);
 }

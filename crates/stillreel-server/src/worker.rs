@@ -17,6 +17,8 @@ mod scratch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use futures_util::FutureExt;
 use std::time::Duration;
 
 use stillreel_core::JobError;
@@ -360,22 +362,45 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
             }
         })
     };
+    // Aborts the heartbeat however this function is left, a panic included: a heartbeat that
+    // outlived its job would keep a dead job's lease alive forever.
+    let heartbeat = AbortOnDrop(heartbeat);
     let work_dir = ctx.scratch.job_dir(job.id, job.attempts);
     let grace = ctx.settings.grace;
+    // A panic in the job's work (a bug, never input: but a bug must cost one job, not a worker
+    // slot) fails the job like any permanent failure.
+    let work = std::panic::AssertUnwindSafe(process(ctx, &job, &work_dir)).catch_unwind();
     let outcome = tokio::select! {
-        outcome = process(ctx, &job, &work_dir) => outcome,
+        outcome = work => outcome.unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(job = job.id, panic = %what, "the job panicked; failing it");
+            Outcome::Failed(Failure::Permanent(render_failed("the video could not be rendered")))
+        }),
         _ = lost_rx => Outcome::LeaseLost,
         () = async move {
             let _ = stop.wait_for(|s| *s).await;
             tokio::time::sleep(grace).await;
         } => Outcome::HandBack,
     };
-    heartbeat.abort();
+    drop(heartbeat);
     if let Err(err) = settle(ctx, worker_id, &job, outcome).await {
         // The lease runs out and the job is rescued: it will be settled by the next attempt.
         tracing::warn!(job = job.id, error = %err, "could not record the job's outcome");
     }
     let _ = tokio::fs::remove_dir_all(&work_dir).await;
+}
+
+/// Aborts a task when dropped.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Does the job's work. Never writes the final status: [`settle`] does, under the lease.

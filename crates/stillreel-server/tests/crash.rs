@@ -422,3 +422,82 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     let d = probe_duration(&data_dir.join("media").join(key));
     assert!((d - 5.0).abs() <= 0.1, "video duration {d}");
 }
+
+#[test]
+fn kill_9_during_every_attempt_ends_the_video_and_its_branding_sqlite() {
+    kill_9_during_every_attempt(Backend::Sqlite);
+}
+
+#[test]
+fn kill_9_during_every_attempt_ends_the_video_and_its_branding_postgres() {
+    kill_9_during_every_attempt(Backend::Postgres);
+}
+
+/// The machine dies during each of a job's three attempts. The job ends `failed`, and with it
+/// the video and its branding end in `error` (they used to stay `in_progress` and `queued`).
+fn kill_9_during_every_attempt(backend: Backend) {
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let Some(db) = runtime.block_on(TestDb::new(backend)) else {
+        return;
+    };
+    let data_dir = db.dir.path().to_owned();
+    let log = data_dir.join("serve.log");
+    let show_log = || std::fs::read_to_string(&log).unwrap_or_default();
+    let key = create_account(&db, "crash-thrice");
+    let port = free_port();
+    let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
+    let body = json!({
+        "image_inputs": [
+            {"image_url": sample("house-colonial.jpg")},
+            {"image_url": sample("house-bungalow.jpg")},
+            {"image_url": sample("living-room.png")},
+        ],
+        "branding": {"speed_ramp": true},
+    });
+    let mut uuid = None;
+    for attempt in 1..=3 {
+        let mut server = serve(&db, port, &log);
+        let id = uuid
+            .get_or_insert_with(|| create_video(port, &key, &body))
+            .clone();
+        let started = Instant::now();
+        while show_log().matches("job claimed").count() < attempt {
+            let video = get_video(port, &key, &id);
+            assert_ne!(video["status"], "complete", "{video}");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "attempt {attempt} never started: {video}\n{}",
+                show_log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = kill_group(&mut server, "-KILL");
+    }
+    let id = uuid.expect("created");
+    let mut server = serve(&db, port, &log);
+    let started = Instant::now();
+    let ended = loop {
+        let video = get_video(port, &key, &id);
+        if video["status"] == "error" {
+            break video;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "still {} 60 s after the last crash: {video}\n{}",
+            video["status"],
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let _ = kill_group(&mut server, "-TERM");
+    assert_eq!(ended["error"]["code"], "render_failed", "{ended}");
+    assert_eq!(
+        ended["error"]["message"], "rendering was interrupted 3 times",
+        "{ended}"
+    );
+    assert_eq!(ended["branding"]["status"], "error", "{ended}");
+    assert_eq!(
+        ended["branding"]["error"]["code"], "render_failed",
+        "{ended}"
+    );
+}

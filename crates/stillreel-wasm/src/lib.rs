@@ -25,8 +25,16 @@ use js_sys::JsString;
 pub struct Outcome<T> {
     /// Whether the server would accept the body (as far as rules without a database go).
     pub ok: bool,
-    /// Every failing field, in the server's order; empty when `ok`.
+    /// The failing fields, in the server's order and cut where the server cuts them (100);
+    /// empty when `ok`.
     pub errors: Vec<FieldError>,
+    /// How many fields failed in all, on a rejection (absent when `ok`); more than
+    /// `errors.length` when the list was cut.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub error_count: usize,
+    /// Present and `true` only when `errors` was cut (the server's `error.truncated`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
     /// The normalized request when `ok`, else `null`.
     pub normalized: Option<T>,
 }
@@ -39,16 +47,24 @@ impl<T> Outcome<T> {
             Ok(normalized) => Ok(Self {
                 ok: true,
                 errors: Vec::new(),
+                error_count: 0,
+                truncated: false,
                 normalized: Some(normalized),
             }),
-            Err(Rejection::Invalid(errors)) => Ok(Self {
+            Err(Rejection::Invalid { errors, total }) => Ok(Self {
                 ok: false,
+                truncated: total > errors.len(),
+                error_count: total,
                 errors,
                 normalized: None,
             }),
             Err(Rejection::Malformed(message)) => Err(message),
         }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The three validators, named for the lazy `normalized` of an accepted body (below).

@@ -36,7 +36,17 @@ struct FieldError {
 #[serde(deny_unknown_fields)]
 struct ValidationResult<T: TS> {
     ok: bool,
+    /// At most 100 failing fields, in the server's order (the server's `error.details`).
     errors: Vec<FieldError>,
+    /// How many fields failed in all, on a rejection (absent when `ok`); more than
+    /// `errors.length` when the list was cut.
+    #[ts(optional)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    error_count: Option<usize>,
+    /// Present and `true` only when `errors` was cut at 100 (the server's `error.truncated`).
+    #[ts(optional)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    truncated: Option<bool>,
     normalized: Option<T>,
 }
 

@@ -98,6 +98,7 @@ case_file_tests!(
     cases_branding => "branding",
     cases_combine => "combine",
     cases_create_video => "create_video",
+    cases_error_cap => "error_cap",
     cases_image_inputs => "image_inputs",
     cases_limits => "limits",
     cases_project => "project",

@@ -26,7 +26,20 @@ field: string, code: ErrorCode,
  * A sentence for people.
  */
 message: string, };
-export type ValidationResult<T> = { ok: boolean, errors: Array<FieldError>, normalized: T | null, };
+export type ValidationResult<T> = { ok: boolean, 
+/**
+ * At most 100 failing fields, in the server's order (the server's `error.details`).
+ */
+errors: Array<FieldError>, 
+/**
+ * How many fields failed in all, on a rejection (absent when `ok`); more than
+ * `errors.length` when the list was cut.
+ */
+error_count?: number, 
+/**
+ * Present and `true` only when `errors` was cut at 100 (the server's `error.truncated`).
+ */
+truncated?: boolean, normalized: T | null, };
 export type ValidateOptions = { 
 /**
  * The account's clip limit per video (default 20).

@@ -44,7 +44,7 @@ pub(crate) fn check(
         }
     };
     reader::reject_unknown(map, path, BRANDING_FIELDS, errors);
-    let before = errors.0.len();
+    let before = errors.count();
     let intro = slot(map, path, TemplateSlotKind::Intro, templates, errors);
     let outro = slot(map, path, TemplateSlotKind::Outro, templates, errors);
     let speed_ramp = match get(map, "speed_ramp") {
@@ -55,7 +55,7 @@ pub(crate) fn check(
             None
         }
     };
-    if errors.0.len() != before {
+    if errors.count() != before {
         return None;
     }
     let branding = BrandingRequest {
@@ -80,7 +80,7 @@ fn slot(
     let path = parent.key(kind.as_str());
     let map = reader::object(value, &path, errors)?;
     reader::reject_unknown(map, &path, SLOT_FIELDS, errors);
-    let before = errors.0.len();
+    let before = errors.count();
 
     let id_path = path.key("template");
     let template = match get(map, "template") {
@@ -101,7 +101,7 @@ fn slot(
     };
     let empty = Object::default();
     let values = check_values(config.unwrap_or(&empty), &config_path, template, errors);
-    if errors.0.len() != before {
+    if errors.count() != before {
         return None;
     }
     Some(Some(TemplateSlot {

@@ -30,7 +30,7 @@ pub(crate) fn check(
         }
         Some(v) => reader::enumeration::<VfxType>(v, &type_path, errors),
     }?;
-    let before = errors.0.len();
+    let before = errors.count();
     if !available.contains(&kind) {
         let why = if kind.is_generative() {
             "needs a generative model provider, and none is configured on this deployment"
@@ -53,7 +53,7 @@ pub(crate) fn check(
                 format!("{kind} takes no config; only virtual-staging, word-drop and lifestyle do"),
             );
         }
-        return if errors.0.len() == before {
+        return if errors.count() == before {
             Vfx::plain(kind)
         } else {
             None
@@ -65,7 +65,7 @@ pub(crate) fn check(
         Some(v) => reader::object(v, &config_path, errors)?,
     };
     let values = check_config(config, &config_path, kind.config_fields(), errors)?;
-    if errors.0.len() != before {
+    if errors.count() != before {
         return None;
     }
     build(kind, &values)

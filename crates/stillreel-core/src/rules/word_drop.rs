@@ -16,6 +16,15 @@ const KEPT: &[(char, char)] = &[
     ('\u{20A0}', '\u{20CF}'),
 ];
 
+/// Characters inside [`KEPT`] that are dropped all the same: the line and paragraph separators
+/// (a line break in drawn text) and the bidi embedding, override and isolate controls, which
+/// reorder what is drawn so the picture no longer reads as the text that was checked.
+const DROPPED: &[(char, char)] = &[
+    ('\u{2028}', '\u{2029}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2066}', '\u{2069}'),
+];
+
 /// The sanitized text, its length in characters and the limit, for a form's "n / 16" counter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Sanitized {
@@ -26,7 +35,8 @@ pub struct Sanitized {
 
 /// Whether the sanitizer keeps `c`.
 pub fn is_kept(c: char) -> bool {
-    KEPT.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+    let within = |ranges: &[(char, char)]| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&c));
+    within(KEPT) && !within(DROPPED)
 }
 
 /// Sanitizes word-drop text: what the renderer will draw.

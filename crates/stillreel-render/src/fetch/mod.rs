@@ -511,15 +511,12 @@ impl Fetcher {
 
     /// Resolves the URL's host and checks every address; the first is the one to connect to.
     async fn checked_target(&self, url: &Url) -> Result<Target, FetchError> {
-        let refused = |_ip: IpAddr, why: NonPublic| {
-            FetchError::permanent(
-                MediaErrorKind::Unreachable,
-                format!(
-                    "{} is not a public address ({}); media is fetched only from public addresses",
-                    display_host(url.as_str()),
-                    why.describe()
-                ),
-            )
+        // "Not public", "does not resolve" and "has no address" read the same to the client,
+        // so the API cannot be used to learn which internal names exist; the log keeps the
+        // reason.
+        let refused = |ip: IpAddr, why: NonPublic| {
+            tracing::info!(host = %display_host(url.as_str()), %ip, reason = why.describe(), "media host refused: not a public address");
+            FetchError::permanent(MediaErrorKind::Unreachable, not_reachable_message(url))
         };
         let port = url.port_or_known_default().unwrap_or(80);
         let host = url_host::host(url).ok_or_else(|| {
@@ -542,17 +539,13 @@ impl Fetcher {
                 let addrs: Vec<SocketAddr> = tokio::net::lookup_host((domain.as_str(), port))
                     .await
                     .map_err(|e| {
-                        FetchError::transient(
-                            MediaErrorKind::Unreachable,
-                            format!("{domain} could not be resolved ({e})"),
-                        )
+                        tracing::info!(host = %domain, error = %e, "media host could not be resolved");
+                        FetchError::transient(MediaErrorKind::Unreachable, not_reachable_message(url))
                     })?
                     .collect();
                 let first = *addrs.first().ok_or_else(|| {
-                    FetchError::transient(
-                        MediaErrorKind::Unreachable,
-                        format!("{domain} has no address"),
-                    )
+                    tracing::info!(host = %domain, "media host has no address");
+                    FetchError::transient(MediaErrorKind::Unreachable, not_reachable_message(url))
                 })?;
                 if !self.config.allow.allows_host(&domain) {
                     for addr in &addrs {
@@ -817,4 +810,12 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
+}
+
+/// The one client-facing message for a host that does not resolve or is not public.
+fn not_reachable_message(url: &Url) -> String {
+    format!(
+        "{} could not be reached as a public address; media is fetched only from public addresses",
+        display_host(url.as_str())
+    )
 }

@@ -364,6 +364,7 @@ fn records_match_their_schemas() {
                 stillreel_core::ErrorCode::Required,
                 "m",
             )],
+            truncated: true,
         },
     };
     assert_valid(

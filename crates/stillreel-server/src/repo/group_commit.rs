@@ -11,6 +11,7 @@
 //! If a batch fails, each of its requests is retried alone, so one bad request cannot fail
 //! the others. PostgreSQL has concurrent writers and does not use this.
 
+use futures_util::FutureExt;
 use stillreel_core::{CreateVideoRequest, Video};
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -60,11 +61,15 @@ impl CreateWriter {
     }
 }
 
+/// The writer's loop. It is the only writer of creates on SQLite, so it must outlive any bug
+/// in one batch: a panic while storing is caught and answered as that batch's error (the
+/// requests get a 500, later ones are served as usual) instead of ending the task, which
+/// would fail every create until a restart.
 async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
         let items: Vec<&NewVideo> = batch.iter().map(|(v, _)| v).collect();
-        match store(&db, &items).await {
+        match guarded_store(&db, &items).await {
             Ok(records) => {
                 for ((_, reply), record) in batch.drain(..).zip(records) {
                     let _ = reply.send(Ok(record));
@@ -78,7 +83,7 @@ async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>)
             Err(err) => {
                 tracing::warn!(error = %err, size = batch.len(), "batched create failed; retrying one by one");
                 for (video, reply) in batch.drain(..) {
-                    let result = store(&db, &[&video]).await.and_then(|mut r| {
+                    let result = guarded_store(&db, &[&video]).await.and_then(|mut r| {
                         r.pop()
                             .ok_or_else(|| DbError::Corrupt("empty batch result".to_owned()))
                     });
@@ -87,6 +92,20 @@ async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>)
             }
         }
     }
+}
+
+/// [`store`], with a panic turned into an error.
+async fn guarded_store(db: &Db, items: &[&NewVideo]) -> Result<Vec<(Video, String)>, DbError> {
+    std::panic::AssertUnwindSafe(store(db, items))
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| {
+            tracing::error!(
+                size = items.len(),
+                "the create writer panicked storing a batch"
+            );
+            Err(DbError::Corrupt("the create writer panicked".to_owned()))
+        })
 }
 
 /// Inserts `items` in one transaction.

@@ -38,6 +38,12 @@ fn ms(d: Duration) -> i64 {
 }
 
 /// Looks the key up and claims it when unused (or expired, or abandoned).
+///
+/// Safe under any number of concurrent requests with one key, on both databases: the claim is
+/// an insert that does nothing on conflict, and the takeover of an expired or abandoned row is
+/// one conditional `UPDATE`, which PostgreSQL re-checks against the row a concurrent winner
+/// committed. So exactly one request gets `Fresh`; the others read the row and never see a
+/// constraint violation (which used to surface as a 500).
 pub async fn begin(
     db: &Db,
     account: Uuid,
@@ -46,62 +52,57 @@ pub async fn begin(
 ) -> Result<Begin, DbError> {
     let now = now_ms();
     let mut tx = db.begin().await?;
-    let row: Option<(Vec<u8>, Option<String>, i64)> = on_tx!(&mut tx, conn => sqlx::query_as(
-        "SELECT request_hash, response_body, created_at FROM idempotency_keys WHERE account_id = $1 AND key = $2",
+    let inserted: Option<i32> = on_tx!(&mut tx, conn => sqlx::query_scalar(
+        "INSERT INTO idempotency_keys (account_id, key, request_hash, created_at)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, key) DO NOTHING
+         RETURNING 1",
+    )
+    .bind(account)
+    .bind(key)
+    .bind(request_hash.to_vec())
+    .bind(now)
+    .fetch_optional(conn)
+    .await?);
+    if inserted.is_some() {
+        tx.commit().await?;
+        return Ok(Begin::Fresh);
+    }
+    // Taken over when older than the retention (any body), or abandoned without an answer by a
+    // request with the same body (a different body is still `Reused`).
+    let taken: Option<i32> = on_tx!(&mut tx, conn => sqlx::query_scalar(
+        "UPDATE idempotency_keys SET request_hash = $3, response_body = NULL, created_at = $4
+         WHERE account_id = $1 AND key = $2
+           AND (created_at <= $5
+                OR (response_body IS NULL AND request_hash = $3 AND created_at <= $6))
+         RETURNING 1",
+    )
+    .bind(account)
+    .bind(key)
+    .bind(request_hash.to_vec())
+    .bind(now)
+    .bind(now - ms(RETENTION))
+    .bind(now - ms(ABANDONED_AFTER))
+    .fetch_optional(conn)
+    .await?);
+    if taken.is_some() {
+        tx.commit().await?;
+        return Ok(Begin::Fresh);
+    }
+    let row: Option<(Vec<u8>, Option<String>)> = on_tx!(&mut tx, conn => sqlx::query_as(
+        "SELECT request_hash, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2",
     )
     .bind(account)
     .bind(key)
     .fetch_optional(conn)
     .await?);
-    let outcome = match row {
-        Some((hash, body, created)) if now - created < ms(RETENTION) => {
-            if hash.as_slice() != request_hash.as_slice() {
-                Begin::Reused
-            } else if let Some(body) = body {
-                Begin::Replay(body)
-            } else if now - created < ms(ABANDONED_AFTER) {
-                Begin::InProgress
-            } else {
-                claim(&mut tx, account, key, request_hash, now, true).await?;
-                Begin::Fresh
-            }
-        }
-        Some(_) => {
-            claim(&mut tx, account, key, request_hash, now, true).await?;
-            Begin::Fresh
-        }
-        None => {
-            claim(&mut tx, account, key, request_hash, now, false).await?;
-            Begin::Fresh
-        }
-    };
     tx.commit().await?;
-    Ok(outcome)
-}
-
-async fn claim(
-    tx: &mut Tx,
-    account: Uuid,
-    key: &str,
-    hash: &[u8; 32],
-    now: i64,
-    replace: bool,
-) -> Result<(), DbError> {
-    let sql = if replace {
-        "UPDATE idempotency_keys SET request_hash = $3, response_body = NULL, created_at = $4
-         WHERE account_id = $1 AND key = $2"
-    } else {
-        "INSERT INTO idempotency_keys (account_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)"
-    };
-    on_tx!(tx, conn => sqlx::query(sql)
-        .bind(account)
-        .bind(key)
-        .bind(hash.to_vec())
-        .bind(now)
-        .execute(conn)
-        .await
-        .map(drop)?);
-    Ok(())
+    Ok(match row {
+        Some((hash, _)) if hash.as_slice() != request_hash.as_slice() => Begin::Reused,
+        Some((_, Some(body))) => Begin::Replay(body),
+        // Still running, or deleted by an `abandon` a moment ago: either way, retry later.
+        Some((_, None)) | None => Begin::InProgress,
+    })
 }
 
 /// Stores the answer of a key's first request, inside the transaction that created the video.

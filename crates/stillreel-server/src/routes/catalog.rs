@@ -31,7 +31,7 @@ pub async fn get_templates(
     let slot = match query.get("slot") {
         None => None,
         Some(text) => Some(TemplateSlotKind::parse(text).ok_or_else(|| {
-            ApiError::Validation(vec![FieldError::new(
+            ApiError::invalid(vec![FieldError::new(
                 "slot",
                 ErrorCode::InvalidValue,
                 format!("slot must be {}", TemplateSlotKind::allowed_list()),

@@ -7,9 +7,12 @@
 
 use std::path::Path;
 
+use std::future::Future;
+
 use axum::Router;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -20,10 +23,15 @@ use crate::state::AppState;
 /// `GET /files/{key}`: from the media directory, or a redirect into the object store.
 pub fn media(storage: &StorageConfig) -> Router<AppState> {
     match storage {
-        StorageConfig::Local(root) => Router::new().nest_service(
-            crate::storage::FILES_PATH,
-            ServeDir::new(root).append_index_html_on_directories(false),
-        ),
+        // Files being written (the storage's `.<name>.<id>.part` temporaries) and any other
+        // dot name are never served: a half-written render must not be downloadable, nor
+        // anything an operator hid.
+        StorageConfig::Local(root) => Router::new()
+            .nest_service(
+                crate::storage::FILES_PATH,
+                ServeDir::new(root).append_index_html_on_directories(false),
+            )
+            .layer(middleware::from_fn(only(is_media_path))),
         StorageConfig::S3(_) => Router::new().route(
             &format!("{}/{{*key}}", crate::storage::FILES_PATH),
             axum::routing::get(presigned),
@@ -65,12 +73,58 @@ async fn presigned(State(state): State<AppState>, UrlPath(key): UrlPath<String>)
 }
 
 /// `GET /samples/{name}`: the bundled sample pictures (`STILLREEL_SAMPLES_DIR`), so the
-/// README's demo has images to point at without any outside server.
+/// README's demo has images to point at without any outside server. Only pictures directly in
+/// that folder: not its README, generator script or anything else an operator puts there.
 pub fn samples(root: &Path) -> Router<AppState> {
-    Router::new().nest_service(
-        "/samples",
-        ServeDir::new(root).append_index_html_on_directories(false),
-    )
+    Router::new()
+        .nest_service(
+            "/samples",
+            ServeDir::new(root).append_index_html_on_directories(false),
+        )
+        .layer(middleware::from_fn(only(is_sample_path)))
+}
+
+/// Whether a `/files/...` path may be served: no segment starts with a dot or ends in
+/// `.part`, and nothing is percent-encoded (stored keys never are, and decoding here as
+/// `ServeDir` does would be a second parser to keep in step).
+pub fn is_media_path(path: &str) -> bool {
+    !path.contains('%')
+        && path
+            .split('/')
+            .all(|segment| !segment.starts_with('.') && !segment.ends_with(".part"))
+}
+
+/// Whether a `/samples/...` path names a picture directly in the samples folder.
+pub fn is_sample_path(path: &str) -> bool {
+    let Some(name) = path.strip_prefix("/samples/") else {
+        return false;
+    };
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    !stem.is_empty()
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && matches!(
+            ext.to_ascii_lowercase().as_str(),
+            "jpg" | "jpeg" | "png" | "webp"
+        )
+}
+
+/// A middleware that answers 404 (the envelope layer wraps it) for paths `allowed` refuses.
+fn only(
+    allowed: fn(&str) -> bool,
+) -> impl Fn(Request, Next) -> std::pin::Pin<Box<dyn Future<Output = Response> + Send>> + Clone {
+    move |request: Request, next: Next| {
+        Box::pin(async move {
+            if allowed(request.uri().path()) {
+                next.run(request).await
+            } else {
+                StatusCode::NOT_FOUND.into_response()
+            }
+        })
+    }
 }
 
 /// Adds the web form's files at `/` to `router`, or, when the directory is missing, a page
@@ -112,4 +166,31 @@ fn html_escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn media_paths() {
+        assert!(is_media_path("/files/videos/abc/main.mp4"));
+        assert!(!is_media_path("/files/videos/abc/.main.mp4.1-2.part"));
+        assert!(!is_media_path("/files/videos/abc/main.mp4.part"));
+        assert!(!is_media_path("/files/.hidden"));
+        assert!(!is_media_path("/files/videos/%2emain.part"));
+    }
+
+    #[test]
+    fn sample_paths() {
+        assert!(is_sample_path("/samples/house-bungalow.jpg"));
+        assert!(is_sample_path("/samples/house-modern.webp"));
+        assert!(is_sample_path("/samples/logo.PNG"));
+        assert!(!is_sample_path("/samples/README.md"));
+        assert!(!is_sample_path("/samples/generate.py"));
+        assert!(!is_sample_path("/samples/.secret.jpg"));
+        assert!(!is_sample_path("/samples/sub/x.jpg"));
+        assert!(!is_sample_path("/samples/x%2ejpg"));
+        assert!(!is_sample_path("/samples/"));
+    }
 }

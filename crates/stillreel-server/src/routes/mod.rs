@@ -29,14 +29,14 @@ impl QueryPairs {
     /// A required UUID parameter.
     pub fn uuid(&self, name: &str) -> Result<Uuid, ApiError> {
         let Some(text) = self.get(name) else {
-            return Err(ApiError::Validation(vec![FieldError::new(
+            return Err(ApiError::invalid(vec![FieldError::new(
                 name,
                 ErrorCode::Required,
                 format!("the query parameter {name} is required"),
             )]));
         };
         Uuid::try_parse(text.trim()).map_err(|_| {
-            ApiError::Validation(vec![FieldError::new(
+            ApiError::invalid(vec![FieldError::new(
                 name,
                 ErrorCode::InvalidUuid,
                 format!("{name} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8"),
@@ -52,7 +52,7 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryPairs {
         let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
             .map(|q| q.0)
             .map_err(|_| {
-                ApiError::Validation(vec![FieldError::new(
+                ApiError::invalid(vec![FieldError::new(
                     "",
                     ErrorCode::InvalidValue,
                     "the query string is not valid",

@@ -251,7 +251,7 @@ pub async fn combine_video_clips(
             })
             .collect();
         let engine = check_combine_clips(request.orientation, request.resolution, &facts)
-            .map_err(ApiError::Validation)?;
+            .map_err(ApiError::invalid)?;
         let records = clips
             .iter()
             .filter_map(|c| c.record(&state.config.public_url))

@@ -18,6 +18,7 @@ pub const CASE_FILES: &[(&str, &str)] = case_files!(
     "branding.json",
     "combine.json",
     "create_video.json",
+    "error_cap.json",
     "image_inputs.json",
     "limits.json",
     "project.json",
@@ -45,6 +46,9 @@ pub struct Case {
     pub normalized: Option<Value>,
     #[serde(default)]
     pub malformed: bool,
+    /// Every error found, when the list is cut at 100 (absent: not cut).
+    #[serde(default)]
+    pub total: Option<usize>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -106,6 +110,16 @@ pub fn meets_expectation(case: &Case, outcome: &Value) -> Result<(), String> {
     let got = outcome["errors"]
         .as_array()
         .ok_or("errors is not an array")?;
+    let want_total = case.total.unwrap_or(want.len());
+    let truncated = want_total > want.len();
+    if outcome["error_count"] != serde_json::json!(want_total)
+        || outcome.get("truncated") != truncated.then_some(&Value::Bool(true))
+    {
+        return Err(format!(
+            "expected {want_total} errors in all (truncated: {}), got {outcome}",
+            want_total > want.len()
+        ));
+    }
     let got_pairs: Vec<(&str, &str)> = got
         .iter()
         .map(|e| {
