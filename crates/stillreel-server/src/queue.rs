@@ -335,6 +335,30 @@ pub async fn fail(
     Ok(changed == 1)
 }
 
+/// Fails a job for good inside `tx`, if `worker_id` still holds it; the caller settles the
+/// job's video or branding in the same transaction, so no crash can leave a failed job
+/// beside a record still `in_progress`. `false`: the lease was lost (roll back).
+pub async fn fail_for_good_in(
+    tx: &mut Tx,
+    job_id: i64,
+    worker_id: &str,
+    error: &str,
+) -> Result<bool, DbError> {
+    let changed = on_tx!(tx, conn => sqlx::query(
+        "UPDATE jobs
+         SET state = 'failed', last_error = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
+         WHERE id = $3 AND state = 'running' AND lease_owner = $4",
+    )
+    .bind(error)
+    .bind(now_ms())
+    .bind(job_id)
+    .bind(worker_id)
+    .execute(conn)
+    .await?
+    .rows_affected());
+    Ok(changed == 1)
+}
+
 /// Hands a job back to the queue without counting the attempt (a worker shutting down before
 /// it finished), if `worker_id` still holds it. `false`: the lease was lost.
 pub async fn release(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbError> {

@@ -367,19 +367,9 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
     let heartbeat = AbortOnDrop(heartbeat);
     let work_dir = ctx.scratch.job_dir(job.id, job.attempts);
     let grace = ctx.settings.grace;
-    // A panic in the job's work (a bug, never input: but a bug must cost one job, not a worker
-    // slot) fails the job like any permanent failure.
-    let work = std::panic::AssertUnwindSafe(process(ctx, &job, &work_dir)).catch_unwind();
+    let work = guarded(job.id, process(ctx, &job, &work_dir));
     let outcome = tokio::select! {
-        outcome = work => outcome.unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            tracing::error!(job = job.id, panic = %what, "the job panicked; failing it");
-            Outcome::Failed(Failure::Permanent(render_failed("the video could not be rendered")))
-        }),
+        outcome = work => outcome,
         _ = lost_rx => Outcome::LeaseLost,
         () = async move {
             let _ = stop.wait_for(|s| *s).await;
@@ -392,6 +382,25 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
         tracing::warn!(job = job.id, error = %err, "could not record the job's outcome");
     }
     let _ = tokio::fs::remove_dir_all(&work_dir).await;
+}
+
+/// Runs a job's work so that a panic in it (a bug, never input: but a bug must cost one job,
+/// not a worker slot) fails the job like any permanent failure.
+async fn guarded(job_id: i64, work: impl Future<Output = Outcome>) -> Outcome {
+    std::panic::AssertUnwindSafe(work)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            tracing::error!(job = job_id, panic = %what, "the job panicked; failing it");
+            Outcome::Failed(Failure::Permanent(render_failed(
+                "the video could not be rendered",
+            )))
+        })
 }
 
 /// Aborts a task when dropped.
@@ -593,13 +602,12 @@ async fn settle(ctx: &Ctx, worker_id: &str, job: &Job, outcome: Outcome) -> Resu
             }
             tracing::warn!(job = job.id, video = %job.video_id, error = %failure, "job failed");
             let error = failure.job_error();
-            match job.kind {
-                JobKind::Branding => repo::fail_branding(db, job.video_id, &error).await?,
-                // A delivery whose database access keeps failing: the event stays pending.
-                JobKind::VideoWebhook | JobKind::BrandingWebhook => false,
-                _ => repo::fail_video(db, job.video_id, &error).await?,
-            };
-            queue::fail(db, job.id, worker_id, &failure.to_string(), None).await?;
+            // One transaction: a crash can never leave the job failed and its record
+            // `in_progress`. (A delivery whose database access keeps failing has no record:
+            // its event stays pending.)
+            if !repo::fail_job_for_good(db, job, worker_id, &failure.to_string(), &error).await? {
+                tracing::warn!(job = job.id, "lease lost while recording a failure");
+            }
             Ok(())
         }
     }
@@ -687,4 +695,59 @@ pub fn health_router(state: AppState) -> axum::Router {
 /// Where jobs' scratch files go: one folder per process below it (`worker/scratch.rs`).
 pub fn work_root(config: &Config) -> PathBuf {
     config.data_dir.join("work")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_job_fails_without_taking_the_slot_down() {
+        let outcome = guarded(7, async { panic!("a bug in a job") }).await;
+        match outcome {
+            Outcome::Failed(failure) => {
+                assert!(!failure.is_transient(), "a panic is not retried");
+                assert_eq!(failure.job_error().code, "render_failed");
+            }
+            _ => panic!("a panic must end as a failed job"),
+        }
+        // The same slot runs the next job normally.
+        assert!(matches!(
+            guarded(8, async { Outcome::Done(None) }).await,
+            Outcome::Done(None)
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_heartbeat_stops_with_its_job_even_on_a_panic() {
+        let beats = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&beats);
+        let heartbeat = AbortOnDrop(tokio::spawn(async move {
+            loop {
+                counter.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        }));
+        // The guard is dropped while a panic unwinds through the job's scope.
+        let outcome = guarded(9, async move {
+            let _heartbeat = heartbeat;
+            tokio::time::sleep(Duration::from_millis(30)).await;
+            panic!("a bug while the heartbeat runs");
+        })
+        .await;
+        assert!(matches!(outcome, Outcome::Failed(_)));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let after_abort = beats.load(Ordering::SeqCst);
+        assert!(after_abort > 0, "the heartbeat ran while the job did");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(
+            beats.load(Ordering::SeqCst),
+            after_abort,
+            "the heartbeat kept beating after its job panicked"
+        );
+    }
 }

@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::parse_enum;
 use super::videos::StoredClip;
-use crate::db::{Db, DbError, now_ms, on_db, on_tx};
+use crate::db::{Db, DbError, Tx, now_ms, on_db, on_tx};
 use crate::webhook::Event;
 
 /// One clip to render for a `create_video` video.
@@ -259,9 +259,49 @@ pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<
 /// same error in the same transaction (if the main video fails, branding goes to
 /// `error`); that is not an event of its own: `video.failed` says it all.
 pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
-    let now = now_ms();
     let mut tx = db.begin().await?;
-    let changed = on_tx!(&mut tx, conn => sqlx::query(
+    let changed = fail_video_in(&mut tx, video_id, error).await?;
+    tx.commit().await?;
+    if changed {
+        db.invalidate_video(video_id);
+    }
+    Ok(changed)
+}
+
+/// The job that rendered a video or its branding failed for good: the job, the record and
+/// the webhook outbox change in one transaction, and only if `worker_id` still holds the
+/// job's lease (a worker that lost it must not overwrite what its successor does).
+/// `Ok(false)`: the lease was lost, nothing changed.
+pub async fn fail_job_for_good(
+    db: &Db,
+    job: &crate::queue::Job,
+    worker_id: &str,
+    log_error: &str,
+    error: &JobError,
+) -> Result<bool, DbError> {
+    let mut tx = db.begin().await?;
+    if !crate::queue::fail_for_good_in(&mut tx, job.id, worker_id, log_error).await? {
+        // Dropping the transaction rolls it back.
+        return Ok(false);
+    }
+    let changed = match job.kind {
+        crate::queue::JobKind::Branding => fail_branding_in(&mut tx, job.video_id, error).await?,
+        crate::queue::JobKind::Render | crate::queue::JobKind::Combine => {
+            fail_video_in(&mut tx, job.video_id, error).await?
+        }
+        // A delivery has no record to fail: its event stays as the outbox says.
+        crate::queue::JobKind::VideoWebhook | crate::queue::JobKind::BrandingWebhook => false,
+    };
+    tx.commit().await?;
+    if changed {
+        db.invalidate_video(job.video_id);
+    }
+    Ok(true)
+}
+
+async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+    let now = now_ms();
+    let changed = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
          WHERE id = $5 AND status IN ('queued', 'in_progress')",
     )
@@ -275,7 +315,7 @@ pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<boo
     .rows_affected())
         > 0;
     if changed {
-        on_tx!(&mut tx, conn => sqlx::query(FAIL_BRANDING)
+        on_tx!(&mut *tx, conn => sqlx::query(FAIL_BRANDING)
             .bind(&error.code)
             .bind(&error.message)
             .bind(error.field.as_deref())
@@ -284,11 +324,24 @@ pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<boo
             .execute(conn)
             .await
             .map(drop)?);
-        crate::webhook::record_event(&mut tx, video_id, Event::VideoFailed).await?;
+        crate::webhook::record_event(tx, video_id, Event::VideoFailed).await?;
     }
-    tx.commit().await?;
+    Ok(changed)
+}
+
+async fn fail_branding_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+    let changed = on_tx!(&mut *tx, conn => sqlx::query(FAIL_BRANDING)
+        .bind(&error.code)
+        .bind(&error.message)
+        .bind(error.field.as_deref())
+        .bind(now_ms())
+        .bind(video_id)
+        .execute(conn)
+        .await?
+        .rows_affected())
+        > 0;
     if changed {
-        db.invalidate_video(video_id);
+        crate::webhook::record_event(tx, video_id, Event::BrandingFailed).await?;
     }
     Ok(changed)
 }

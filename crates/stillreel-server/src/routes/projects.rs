@@ -17,6 +17,7 @@ use crate::state::AppState;
         (status = 200, description = "The new project", body = crate::openapi::Project),
         (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
         (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = crate::openapi::ErrorEnvelope),
         (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
         (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
         (status = 422, description = "Invalid name", body = crate::openapi::ErrorEnvelope),
