@@ -160,6 +160,7 @@ fn api() -> Router<AppState> {
         .route("/get_templates", get(catalog_routes::get_templates))
         .route("/get_engines", get(catalog_routes::get_engines))
         .route("/openapi.json", get(ops::openapi))
+        .route("/get_account", get(projects::get_account))
         .fallback(route_not_found)
 }
 

@@ -321,6 +321,13 @@ fn records_match_their_schemas() {
         "ErrorEnvelope",
         &serde_json::to_value(&envelope).expect("json"),
     );
+    let account = crate::repo::accounts::AccountInfo {
+        account: Uuid::new_v4(),
+        name: "a".into(),
+        clip_limit: 20,
+        default_project: Uuid::new_v4(),
+    };
+    assert_valid("Account", &serde_json::to_value(&account).expect("json"));
 }
 
 #[test]
