@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stillreel_core::Engine;
+use stillreel_core::{Engine, Template};
 
 /// A variable that is set but cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +122,9 @@ pub struct Config {
     pub job_lease_secs: u64,
     /// `STILLREEL_RATE_LIMIT` (default off): requests per account and period, per process.
     pub rate_limit: Option<RateLimit>,
+    /// `STILLREEL_TEMPLATES_DIR` (default none): the deployment's own templates, every
+    /// `*.json` file there, read and checked at start-up; served after the built-in ones.
+    pub extra_templates: Vec<Template>,
 }
 
 impl Config {
@@ -231,6 +234,15 @@ impl Config {
                 message,
             })?,
         };
+        let extra_templates = match get("STILLREEL_TEMPLATES_DIR") {
+            None => Vec::new(),
+            Some(dir) => {
+                load_templates(std::path::Path::new(&dir)).map_err(|message| ConfigError {
+                    var: "STILLREEL_TEMPLATES_DIR",
+                    message,
+                })?
+            }
+        };
         Ok(Self {
             listen,
             data_dir,
@@ -245,6 +257,7 @@ impl Config {
             samples_dir,
             job_lease_secs,
             rate_limit,
+            extra_templates,
         })
     }
 
@@ -252,6 +265,29 @@ impl Config {
     pub fn media_dir(&self) -> PathBuf {
         self.data_dir.join("media")
     }
+}
+
+/// Every `*.json` file in `dir`, in name order, checked by the core against the built-in
+/// catalog and the files before it. A bad file is an error: a deployment that silently lost
+/// a template would render requests naming it with nothing, or refuse them.
+pub fn load_templates(dir: &std::path::Path) -> Result<Vec<Template>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    let mut known = stillreel_core::catalog::builtin_templates().to_vec();
+    let builtin = known.len();
+    for path in files {
+        let text =
+            std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+        let name = path.display().to_string();
+        let template = stillreel_core::template_file::parse_template_file(&name, &text, &known)
+            .map_err(|err| err.to_string())?;
+        known.push(template);
+    }
+    Ok(known.split_off(builtin))
 }
 
 #[cfg(test)]
