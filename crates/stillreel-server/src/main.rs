@@ -33,7 +33,7 @@ enum AccountsCommand {
     /// Creates an account with a default project and an API key; prints
     /// {"account", "api_key", "default_project"} as one JSON object. Works while the server runs.
     Create {
-        /// A name for the account (for operators; not shown to API clients).
+        /// A name for the account (for operators; `GET /get_account` shows it to its clients).
         name: String,
         /// Most clips per video (the plan).
         #[arg(long, default_value_t = DEFAULT_CLIP_LIMIT, value_parser = clap::value_parser!(u16).range(1..=1000))]
