@@ -1,7 +1,7 @@
 // Signatures of the package's functions. The data types are generated from the Rust types
 // (./types/stillreel.d.ts); this file only names the functions.
 import type {
-  CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
+  BrandingRequest, ImageInput, CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
   CreateVideoRequest, Engine, EngineInfo, FieldError, Limits, Orientation, Resolution,
   SanitizedText, Template, ValidateOptions, ValidationResult, VfxTypeInfo,
 } from './types/stillreel.js';
@@ -40,8 +40,21 @@ export interface Account {
   default_project: string;
 }
 
-/** The accepted answer of `POST /create_video` and `POST /combine_video_clips`. */
-export type CreatedVideo = Video;
+/** Branding as sent: `speed_ramp` may be left out (false). */
+export type BrandingBody = Omit<BrandingRequest, 'speed_ramp'> & { speed_ramp?: boolean };
+/** An image as sent: `camera_motion` may be left out (auto). */
+export type ImageInputBody = Omit<ImageInput, 'camera_motion'> & { camera_motion?: CameraMotion };
+/** A `POST /create_video` body as sent: members with defaults may be left out
+ * (`CreateVideoRequest` is the body with every default filled in). */
+export type CreateVideoBody = Omit<CreateVideoRequest, 'image_inputs' | 'orientation' | 'resolution' | 'ai_engine' | 'branding'> & {
+  image_inputs: ImageInputBody[];
+  orientation?: Orientation;
+  resolution?: Resolution;
+  ai_engine?: Engine;
+  branding?: BrandingBody;
+};
+/** A `POST /combine_video_clips` body as sent. */
+export type CombineVideoClipsBody = Omit<CombineVideoClipsRequest, 'branding'> & { branding?: BrandingBody };
 
 export interface ClientOptions {
   /** The deployment's origin, e.g. `https://video.example.com` (without `/api/v1`). */
@@ -74,8 +87,8 @@ export interface WaitOptions extends RequestOptions {
 }
 
 export interface StillreelClient {
-  createVideo(body: CreateVideoRequest, options?: CreateOptions): Promise<Video>;
-  combineVideoClips(body: CombineVideoClipsRequest, options?: CreateOptions): Promise<Video>;
+  createVideo(body: CreateVideoBody, options?: CreateOptions): Promise<Video>;
+  combineVideoClips(body: CombineVideoClipsBody, options?: CreateOptions): Promise<Video>;
   createProject(body: CreateProjectRequest, options?: RequestOptions): Promise<Project>;
   getVideo(uuid: string, options?: RequestOptions): Promise<Video>;
   getProjects(options?: RequestOptions): Promise<ProjectList>;

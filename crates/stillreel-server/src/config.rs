@@ -437,4 +437,53 @@ mod tests {
         assert_eq!(err.var, "STILLREEL_RATE_LIMIT");
         assert!(err.to_string().contains("e.g. 120/min"), "{err}");
     }
+
+    const CUSTOM: &str = r##"{"id": "outro-plain", "slot": "outro", "name": "Plain", "description": "d",
+        "style": {"background": "#000000", "background_opacity": 1.0, "accent": "#ffffff"},
+        "fields": [{"key": "brokerage", "type": "text", "required": true, "max_length": 40,
+            "layout": {"landscape": [0.1, 0.4, 0.8, 0.2], "portrait": [0.1, 0.4, 0.8, 0.1],
+                       "font_size": 0.06, "color": "#ffffff", "align": "center"}}]}"##;
+
+    #[test]
+    fn templates_dir_adds_checked_templates_and_a_bad_file_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_str().expect("utf-8 path");
+        assert!(config(&[]).expect("defaults").extra_templates.is_empty());
+
+        std::fs::write(dir.path().join("plain.json"), CUSTOM).expect("write");
+        std::fs::write(dir.path().join("notes.txt"), "not a template").expect("write");
+        let c = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect("valid dir");
+        let ids: Vec<&str> = c.extra_templates.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["outro-plain"]);
+
+        // The same id twice (across files) and a bad field: errors name file and field.
+        std::fs::write(dir.path().join("plain2.json"), CUSTOM).expect("write");
+        let err = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect_err("duplicate id");
+        assert_eq!(err.var, "STILLREEL_TEMPLATES_DIR");
+        assert!(
+            err.message.contains("plain2.json: id: ") && err.message.contains("already"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.path().join("plain2.json"),
+            CUSTOM
+                .replace("outro-plain", "outro-other")
+                .replace("\"center\"", "\"middle\""),
+        )
+        .expect("write");
+        let err = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect_err("bad align");
+        assert!(
+            err.message
+                .contains("plain2.json: fields[0].layout.align: "),
+            "{err}"
+        );
+
+        let missing = dir.path().join("missing");
+        let err = config(&[(
+            "STILLREEL_TEMPLATES_DIR",
+            missing.to_str().expect("utf-8 path"),
+        )])
+        .expect_err("missing dir");
+        assert!(err.message.contains("missing"), "{err}");
+    }
 }
