@@ -179,7 +179,7 @@ fn document_is_openapi_3_1_with_security() {
         doc["components"]["securitySchemes"]["api_key"]["name"],
         "Authorization"
     );
-    assert_eq!(doc["paths"].as_object().map(|p| p.len()), Some(7));
+    assert_eq!(doc["paths"].as_object().map(|p| p.len()), Some(8));
 }
 
 #[test]
@@ -380,5 +380,5 @@ fn every_authenticated_operation_documents_429_with_retry_after() {
             );
         }
     }
-    assert_eq!(seen, 7);
+    assert_eq!(seen, 8);
 }
