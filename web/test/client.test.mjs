@@ -139,6 +139,16 @@ test('createVideo + waitForVideo with a deployment template: progress, branded r
     const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration:stream=codec_type,width,height', '-of', 'json', file], { encoding: 'utf8' }));
     assert.ok(Number(probe.format.duration) > 1, JSON.stringify(probe));
     assert.ok(probe.streams.some((s) => s.codec_type === 'video' && s.width > 0), JSON.stringify(probe));
+    // The template is drawn: at 1.5 s the branded frame differs from the main one in the
+    // template's band (the lower part of the frame) and hardly above it.
+    const main = join(dir, 'main.mp4');
+    writeFileSync(main, Buffer.from(await (await fetch(video.video_url)).arrayBuffer()));
+    const gray = (f) => execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-ss', '1.5', '-i', f, '-frames:v', '1', '-vf', 'scale=64:36,format=gray', '-f', 'rawvideo', '-']);
+    const [a, b] = [gray(main), gray(file)];
+    const meanDiff = (rows) => { let sum = 0; let n = 0; for (const y of rows) for (let x = 0; x < 64; x += 1) { sum += Math.abs(a[y * 64 + x] - b[y * 64 + x]); n += 1; } return sum / n; };
+    const band = meanDiff([28, 29, 30, 31]);
+    const top = meanDiff([2, 3, 4, 5]);
+    assert.ok(band > 15 && band > 3 * top, `band diff ${band.toFixed(1)}, top diff ${top.toFixed(1)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
