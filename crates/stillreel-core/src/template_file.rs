@@ -221,9 +221,12 @@ mod tests {
         assert_eq!(t.id, "intro-custom");
     }
 
+    /// A change that breaks one member, and the field path the error must name.
+    type Case = (Box<dyn Fn(&mut Value)>, &'static str);
+
     #[test]
     fn errors_name_the_file_and_the_field() {
-        let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+        let cases: Vec<Case> = vec![
             (Box::new(|v| v["id"] = json!("intro-lower-third")), "id"),
             (Box::new(|v| v["id"] = json!("Bad Id")), "id"),
             (Box::new(|v| v["name"] = json!(" ")), "name"),
