@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wasm module and the npm package `stillreel` (web/): clippy for wasm32, the case table in
 # headless Chromium (wasm-bindgen-test), the package build (wasm-pack + npm binaryen wasm-opt,
-# settings from /wasm-pack.toml), Node tests of the built package, the size budget, and the
+# settings from /wasm-pack.toml), Node tests of the built package and its client (against a
+# started server), the packed tarball installed and imported, the size budget, and the
 # form's end-to-end test (live parts only when STILLREEL_E2E_URL and STILLREEL_E2E_KEY are set).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,7 +38,10 @@ fi
 step "npm run build (web/)"
 (cd web && npm run build)
 
-step "node --test (built package) and the TypeScript types"
+step "the stillreel binary (the client tests and the form's end-to-end test start it)"
+cargo build -p stillreel-server --bin stillreel
+
+step "node --test: the built package, the client against a started server, npm pack + install (Node, Chromium); the TypeScript types"
 (cd web && npm test && npm run typecheck)
 
 step "size budget"

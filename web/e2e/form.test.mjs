@@ -17,7 +17,8 @@ const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 
 const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
 mkdirSync(docs, { recursive: true });
 
-const site = await target();
+// A limit other than the default, so the test tells the account's from the built-in one.
+const site = await target({ accountArgs: ['--clip-limit', '12'] });
 if (!site.live) console.log(`# e2e: live parts skipped: ${site.why}`);
 const needsServer = site.live ? false : site.why;
 // The parts that need finished renders can be switched off while a deployment has no renderer.
@@ -248,4 +249,14 @@ describe('form against a server', () => {
   });
 
   after(() => page?.close());
+});
+
+test('the form shows the account\'s clip limit and counts photos against it', { skip: needsServer }, async () => {
+  const { page, problems } = await open();
+  const account = await (await fetch(`${site.url}/api/v1/get_account`, { headers: { Authorization: `Bearer ${site.key}` } })).json();
+  await page.waitForFunction((n) => document.getElementById('clip-limit').dataset.limit === String(n), account.clip_limit);
+  assert.match(await page.textContent('#clip-limit'), new RegExp(`up to ${account.clip_limit} photos`));
+  assert.match(await page.textContent('#image-count'), new RegExp(`/ ${account.clip_limit} photos`));
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -49,9 +49,10 @@ async function waitHealthy(url, child, ms = 30000) {
   throw new Error(`stillreel serve did not become healthy at ${url}`);
 }
 
-/** {url, key, live, why, close}. `live` is false when no server is available. */
-export async function target() {
-  if (process.env.STILLREEL_E2E_URL && process.env.STILLREEL_E2E_KEY) {
+/** {url, key, live, why, close}. `live` is false when no server is available. `env` adds
+ * variables to a server this starts; `accountArgs` are extra `accounts create` arguments. */
+export async function target({ env: extraEnv = {}, accountArgs = [], own = false } = {}) {
+  if (!own && process.env.STILLREEL_E2E_URL && process.env.STILLREEL_E2E_KEY) {
     return { url: process.env.STILLREEL_E2E_URL.replace(/\/$/, ''), key: process.env.STILLREEL_E2E_KEY, live: true, close: async () => {} };
   }
   const bin = binary();
@@ -69,9 +70,10 @@ export async function target() {
     STILLREEL_DATA_DIR: data,
     STILLREEL_WEB_DIR: resolve(webDir, 'dist'),
     STILLREEL_FETCH_ALLOW: '127.0.0.1',
+    ...extraEnv,
   };
   delete env.STILLREEL_DATABASE_URL;
-  const account = JSON.parse(execFileSync(bin, ['accounts', 'create', 'e2e'], { env, encoding: 'utf8' }));
+  const account = JSON.parse(execFileSync(bin, ['accounts', 'create', 'e2e', ...accountArgs], { env, encoding: 'utf8' }));
   const child = spawn(bin, ['serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });

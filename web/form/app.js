@@ -1,7 +1,7 @@
 // The stillreel form: loads the wasm rules, the deployment's catalogs (with the API key), and
 // wires the two tabs. No framework: a few small modules under this directory.
-import { builtinTemplates, engines, vfxTypes } from './stillreel/src/browser.js';
-import { ApiError, api, apiKey } from './api.js';
+import { StillreelApiError, builtinTemplates, engines, vfxTypes } from './stillreel/src/browser.js';
+import { api, apiKey } from './session.js';
 import { combineTab } from './combine.js';
 import { createTab } from './create.js';
 import { el, showErrors } from './fields.js';
@@ -24,7 +24,7 @@ const ctx = {
   },
   /** A server rejection: its details go under the fields, its message to the banner. */
   serverError(err, root, touched) {
-    const details = err instanceof ApiError ? err.details : [];
+    const details = err instanceof StillreelApiError ? err.details : [];
     for (const d of details) touched.add(d.field);
     showErrors(root, details, touched, true);
     ctx.banner(err.status === 401 ? 'The server did not accept the API key.' : `The server said: ${err.message}`);
@@ -51,7 +51,9 @@ async function connect() {
   }
   setConn('connecting…');
   try {
-    const [projects, templates, engineList] = await Promise.all([api.projects(), api.templates(), api.engines()]);
+    const [projects, templates, engineList, account] = await Promise.all([
+      api().getProjects(), api().getTemplates(), api().getEngines(), api().getAccount(),
+    ]);
     deployment.templates = templates.templates;
     deployment.engines = engineList.engines;
     const preferred = engineList.engines.find((e) => e.default) ?? engineList.engines[0];
@@ -59,17 +61,26 @@ async function connect() {
       templates: templates.templates,
       available_vfx: preferred?.vfx_types,
       default_engine: preferred?.id,
+      clip_limit: account.clip_limit,
     };
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
     create.refresh();
     combine.refresh();
     setConn(`connected · ${projects.projects.length} project(s)`, 'ok');
+    showLimit(account.clip_limit);
     ctx.banner('');
   } catch (err) {
     setConn(err.status === 401 ? 'key not accepted' : 'offline', 'bad');
     ctx.banner(err.status === 401 ? 'The server did not accept this API key.' : `Cannot reach the API: ${err.message}`);
   }
+}
+
+/** The account's plan, from GET /get_account: the create tab's photo counter uses it too. */
+function showLimit(limit) {
+  const box = document.getElementById('clip-limit');
+  box.textContent = `Your plan: up to ${limit} photos per video`;
+  box.dataset.limit = String(limit);
 }
 
 function newProjectBox() {
@@ -93,8 +104,8 @@ function newProjectBox() {
   button.addEventListener('click', async () => {
     if (!check().ok) return;
     try {
-      const project = await api.createProject({ name: name.value });
-      const { projects } = await api.projects();
+      const project = await api().createProject({ name: name.value });
+      const { projects } = await api().getProjects();
       setConn(`connected · ${projects.length} project(s)`, 'ok');
       create.setProjects(projects);
       combine.setProjects(projects);

@@ -1,7 +1,7 @@
 // The "Combine clips" tab: clips of the account's earlier videos (remembered by this browser),
 // picked in order, with combine's rules (the body's and the cross-clip one) checked live.
 import { checkCombineClips, validateCombineVideoClips } from './stillreel/src/browser.js';
-import { api, history } from './api.js';
+import { api, history } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
 import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
@@ -84,7 +84,7 @@ export function combineTab(ctx) {
       return;
     }
     $('library').replaceChildren(el('p', { class: 'empty', text: 'Loading…' }));
-    const videos = await Promise.all(known.slice(0, 20).map((v) => api.video(v.uuid).catch(() => null)));
+    const videos = await Promise.all(known.slice(0, 20).map((v) => api().getVideo(v.uuid).catch(() => null)));
     const cards = videos.filter(Boolean).map((video) => {
       for (const clip of video.video_clips) clips.set(clip.uuid, clip);
       return el('article', { class: 'video-card', 'data-video': video.uuid },
@@ -115,7 +115,7 @@ export function combineTab(ctx) {
     $('combine-submit').disabled = true;
     $('combine-submit').textContent = 'Sending…';
     try {
-      const video = await api.combine(body());
+      const video = await api().combineVideoClips(body());
       history.add(video.uuid);
       ctx.banner('');
       trackVideo($('combine-result'), video);

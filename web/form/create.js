@@ -1,7 +1,7 @@
 // The "Create video" tab: photo rows, video settings, branding; validated on every keystroke
 // by the wasm module, sent only when the module finds nothing wrong.
 import { cameraMotions, sanitizeWordDropText, validateCreateVideo } from './stillreel/src/browser.js';
-import { api, history } from './api.js';
+import { api, history } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
 import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
@@ -178,7 +178,7 @@ export function createTab(ctx) {
     $('create-submit').disabled = true;
     $('create-submit').textContent = 'Sending…';
     try {
-      const video = await api.createVideo(body());
+      const video = await api().createVideo(body());
       history.add(video.uuid);
       ctx.banner('');
       trackVideo($('create-result'), video);

@@ -1,9 +1,11 @@
 // After a submit: a progress bar while polling GET /get_video, then players for the main and
 // the branded video.
-import { api } from './api.js';
+import { StillreelJobError } from './stillreel/src/browser.js';
+import { api } from './session.js';
 import { el } from './fields.js';
 
-const POLL_MS = 1500;
+// First polling interval; the client backs off from it.
+const POLL_MS = 1000;
 
 export function trackVideo(container, video, onDone) {
   const bar = el('div');
@@ -37,15 +39,19 @@ export function trackVideo(container, video, onDone) {
   };
   show(video);
   const finished = (v) => ['complete', 'error'].includes(v.status) && (!v.branding || ['complete', 'error'].includes(v.branding.status));
-  const poll = async () => {
-    try {
-      const v = await api.video(video.uuid);
-      show(v);
-      if (finished(v)) { onDone?.(v); return; }
-    } catch (err) {
+  if (finished(video)) return;
+  // The client polls (backing off to 5 s), reports every change and retries failed polls;
+  // a failed render rejects with the record, which is shown like any other.
+  const wait = () => api().waitForVideo(video.uuid, { intervalMs: POLL_MS, branding: true, onProgress: (_, v) => show(v) })
+    .then((v) => { show(v); onDone?.(v); })
+    .catch((err) => {
+      if (err instanceof StillreelJobError) {
+        show(err.video);
+        onDone?.(err.video);
+        return;
+      }
       status.append(el('br'), `Polling failed: ${err.message}; retrying`);
-    }
-    setTimeout(poll, POLL_MS);
-  };
-  if (!finished(video)) setTimeout(poll, POLL_MS);
+      setTimeout(wait, POLL_MS);
+    });
+  wait();
 }

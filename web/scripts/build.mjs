@@ -32,6 +32,10 @@ for (const target of config.targets) {
   const optimized = `${wasm}.opt`;
   run(config.wasmOpt, [...config.wasmOptFlags, wasm, '-o', optimized]);
   renameSync(optimized, wasm);
+  // wasm-pack writes a `.gitignore` of `*` into the output. npm applies ignore files inside the
+  // folders listed in package.json "files", so that one dropped pkg/snippets/ from the tarball
+  // and the installed package failed to import. web/.gitignore already keeps pkg/ out of git.
+  rmSync(resolve(outDir, '.gitignore'), { force: true });
 }
 
 // The form: static files plus the package itself, laid out as the package is, so the form

@@ -21,6 +21,7 @@ export function measure(config = loadConfig()) {
     resolve(webDir, 'src/browser.js'),
     resolve(webDir, 'src/exports.js'),
     resolve(webDir, 'src/helpers.js'),
+    resolve(webDir, 'src/client.js'),
     ...snippets(config.outDir),
   ];
   const rows = files.map((file) => {

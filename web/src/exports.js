@@ -12,3 +12,4 @@ export {
   checkCombineClips,
 } from '../pkg/stillreel_wasm.js';
 export { errorsByField } from './helpers.js';
+export { createClient, StillreelApiError, StillreelValidationError, StillreelJobError } from './client.js';

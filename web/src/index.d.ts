@@ -1,7 +1,7 @@
 // Signatures of the package's functions. The data types are generated from the Rust types
 // (./types/stillreel.d.ts); this file only names the functions.
 import type {
-  CameraMotion, ClipCheck, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
+  BrandingRequest, ImageInput, CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
   CreateVideoRequest, Engine, EngineInfo, FieldError, Limits, Orientation, Resolution,
   SanitizedText, Template, ValidateOptions, ValidationResult, VfxTypeInfo,
 } from './types/stillreel.js';
@@ -30,3 +30,93 @@ export function limits(): Limits;
 export function checkCombineClips(orientation: Orientation, resolution: Resolution, clips: ClipFactsInput[]): ClipCheck;
 /** Groups field errors by `field` path. */
 export function errorsByField(errors: FieldError[]): Map<string, FieldError[]>;
+
+/** `GET /get_account`. */
+export interface Account {
+  account: string;
+  name: string;
+  /** Clips per video the account may request. */
+  clip_limit: number;
+  default_project: string;
+}
+
+/** Branding as sent: `speed_ramp` may be left out (false). */
+export type BrandingBody = Omit<BrandingRequest, 'speed_ramp'> & { speed_ramp?: boolean };
+/** An image as sent: `camera_motion` may be left out (auto). */
+export type ImageInputBody = Omit<ImageInput, 'camera_motion'> & { camera_motion?: CameraMotion };
+/** A `POST /create_video` body as sent: members with defaults may be left out
+ * (`CreateVideoRequest` is the body with every default filled in). */
+export type CreateVideoBody = Omit<CreateVideoRequest, 'image_inputs' | 'orientation' | 'resolution' | 'ai_engine' | 'branding'> & {
+  image_inputs: ImageInputBody[];
+  orientation?: Orientation;
+  resolution?: Resolution;
+  ai_engine?: Engine;
+  branding?: BrandingBody;
+};
+/** A `POST /combine_video_clips` body as sent. */
+export type CombineVideoClipsBody = Omit<CombineVideoClipsRequest, 'branding'> & { branding?: BrandingBody };
+
+export interface ClientOptions {
+  /** The deployment's origin, e.g. `https://video.example.com` (without `/api/v1`). */
+  baseUrl: string;
+  apiKey: string;
+  /** Defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Retries of network errors, 5xx and 429; default 3. */
+  retries?: number;
+  /** First retry delay, doubled per attempt up to 5 s; default 500. `Retry-After` wins. */
+  retryDelayMs?: number;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateOptions extends RequestOptions {
+  /** Sent as `Idempotency-Key`; one is generated when absent and reused across retries. */
+  idempotencyKey?: string;
+}
+
+export interface WaitOptions extends RequestOptions {
+  /** Called on every change of status or progress. */
+  onProgress?: (progress: number, video: Video) => void;
+  /** First polling interval; grows to 5 s. Default 1000. */
+  intervalMs?: number;
+  /** Also wait for the branded render, when the video has one. */
+  branding?: boolean;
+}
+
+export interface StillreelClient {
+  createVideo(body: CreateVideoBody, options?: CreateOptions): Promise<Video>;
+  combineVideoClips(body: CombineVideoClipsBody, options?: CreateOptions): Promise<Video>;
+  createProject(body: CreateProjectRequest, options?: RequestOptions): Promise<Project>;
+  getVideo(uuid: string, options?: RequestOptions): Promise<Video>;
+  getProjects(options?: RequestOptions): Promise<ProjectList>;
+  getTemplates(options?: RequestOptions): Promise<TemplateList>;
+  getEngines(options?: RequestOptions): Promise<EngineList>;
+  getAccount(options?: RequestOptions): Promise<Account>;
+  waitForVideo(uuid: string, options?: WaitOptions): Promise<Video>;
+  /** The validator options of the deployment (templates, vfx, default engine, clip limit), fetched once. */
+  validationOptions(): Promise<ValidateOptions>;
+}
+
+/** A client of one deployment. */
+export function createClient(options: ClientOptions): StillreelClient;
+
+/** A non-2xx answer: the envelope's `code`, `message` and `details`; status 0 and code `network_error` when the server could not be reached. */
+export class StillreelApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: FieldError[];
+}
+
+/** A body the server would refuse (422), found before sending it: no request was made. */
+export class StillreelValidationError extends StillreelApiError {
+  readonly status: 422;
+  readonly code: 'validation_failed';
+}
+
+/** A render that ended in `error`. */
+export class StillreelJobError extends Error {
+  readonly video: Video;
+}

@@ -30,3 +30,34 @@ const count: number = sanitizeWordDropText('x').length;
 declare const video: Video;
 const branded: string | undefined = video.branding?.video_url;
 void byField; void engine; void count; void branded;
+
+// The client: typed requests and answers, the error classes' members.
+import {
+  createClient, StillreelApiError, StillreelJobError, StillreelValidationError,
+  type Account, type StillreelClient, type WaitOptions,
+} from 'stillreel';
+
+async function usage(): Promise<string> {
+  const client: StillreelClient = createClient({ baseUrl: 'http://127.0.0.1:8080', apiKey: 'sr_x', fetch: globalThis.fetch });
+  const account: Account = await client.getAccount();
+  const limit: number = account.clip_limit;
+  const created: Video = await client.createVideo({ image_inputs: [{ image_url: 'https://example.com/a.jpg' }] }, { idempotencyKey: 'order-1' });
+  const options: WaitOptions = { intervalMs: 500, branding: true, signal: AbortSignal.timeout(60_000), onProgress: (p: number, v: Video) => void [p, v.status] };
+  try {
+    const done = await client.waitForVideo(created.uuid, options);
+    return done.branding?.video_url ?? done.video_url;
+  } catch (err) {
+    if (err instanceof StillreelValidationError) { const d: FieldError[] = err.details; void d; }
+    if (err instanceof StillreelApiError) { const s: number = err.status; const c: string = err.code; void s; void c; }
+    if (err instanceof StillreelJobError) { const v: Video = err.video; return v.error?.message ?? ''; }
+    throw err;
+  } finally {
+    const names: string[] = (await client.getProjects()).projects.map((p) => p.name);
+    const ids: string[] = (await client.getTemplates()).templates.map((t) => t.id);
+    const engineIds: string[] = (await client.getEngines()).engines.map((e) => e.id);
+    void names; void ids; void engineIds; void limit;
+    await client.createProject({ name: 'x' });
+    await client.combineVideoClips({ video_clip_uuids: [], orientation: 'landscape', resolution: '720p' });
+  }
+}
+void usage;

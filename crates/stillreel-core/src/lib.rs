@@ -15,6 +15,7 @@ pub mod limits;
 mod path;
 mod reader;
 pub mod rules;
+pub mod template_file;
 pub mod types;
 pub mod validate;
 

@@ -30,6 +30,18 @@ use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
 use crate::state::{AppState, AuthCache};
 use crate::storage::{self, Storage};
 
+/// The built-in catalog, followed by the deployment's own templates when it has any. The
+/// state holds `&'static` templates; a catalog with extra templates is built once per state
+/// (once per process in production) and kept for the process's life.
+fn with_extra_templates(extra: &[stillreel_core::Template]) -> &'static [stillreel_core::Template] {
+    if extra.is_empty() {
+        return catalog::builtin_templates();
+    }
+    let mut all = catalog::builtin_templates().to_vec();
+    all.extend_from_slice(extra);
+    Vec::leak(all)
+}
+
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 impl AppState {
@@ -42,6 +54,7 @@ impl AppState {
 
     /// [`AppState::new`] with the given storage (what [`storage::open`] made of the config).
     pub fn with_storage(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
+        let templates = with_extra_templates(&config.extra_templates);
         let create_writer =
             (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
         let rate_limiter = config
@@ -52,7 +65,7 @@ impl AppState {
             db,
             config: Arc::new(config),
             storage,
-            templates: catalog::builtin_templates(),
+            templates,
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
             metrics: Arc::new(Metrics::default()),
             auth_cache,
@@ -166,6 +179,7 @@ fn api() -> Router<AppState> {
         .route("/get_templates", get(catalog_routes::get_templates))
         .route("/get_engines", get(catalog_routes::get_engines))
         .route("/openapi.json", get(ops::openapi))
+        .route("/get_account", get(projects::get_account))
         .fallback(route_not_found)
 }
 

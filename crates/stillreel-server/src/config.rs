@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stillreel_core::Engine;
+use stillreel_core::{Engine, Template};
 use stillreel_render::S3Settings;
 
 mod limits;
@@ -151,6 +151,9 @@ pub struct Config {
     pub limits: JobLimits,
     /// `STILLREEL_HTTP_*`: how long and how many connections a client may hold.
     pub http: HttpLimits,
+    /// `STILLREEL_TEMPLATES_DIR` (default none): the deployment's own templates, every
+    /// `*.json` file there, read and checked at start-up; served after the built-in ones.
+    pub extra_templates: Vec<Template>,
 }
 
 /// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
@@ -355,6 +358,15 @@ impl Config {
             )?)
             .unwrap_or(30),
         };
+        let extra_templates = match get("STILLREEL_TEMPLATES_DIR") {
+            None => Vec::new(),
+            Some(dir) => {
+                load_templates(std::path::Path::new(&dir)).map_err(|message| ConfigError {
+                    var: "STILLREEL_TEMPLATES_DIR",
+                    message,
+                })?
+            }
+        };
         let limits = JobLimits::read(get, workers)?;
         Ok(Self {
             listen,
@@ -375,6 +387,7 @@ impl Config {
             worker_listen,
             limits,
             http,
+            extra_templates,
         })
     }
 
@@ -470,6 +483,29 @@ fn storage_config(
         allow_http: flag("AWS_ALLOW_HTTP")?,
         presign_expiry: Duration::from_secs(presign_secs),
     }))
+}
+
+/// Every `*.json` file in `dir`, in name order, checked by the core against the built-in
+/// catalog and the files before it. A bad file is an error: a deployment that silently lost
+/// a template would render requests naming it with nothing, or refuse them.
+pub fn load_templates(dir: &std::path::Path) -> Result<Vec<Template>, String> {
+    let entries = std::fs::read_dir(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .collect();
+    files.sort();
+    let mut known = stillreel_core::catalog::builtin_templates().to_vec();
+    let builtin = known.len();
+    for path in files {
+        let text =
+            std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+        let name = path.display().to_string();
+        let template = stillreel_core::template_file::parse_template_file(&name, &text, &known)
+            .map_err(|err| err.to_string())?;
+        known.push(template);
+    }
+    Ok(known.split_off(builtin))
 }
 
 #[cfg(test)]
@@ -758,5 +794,54 @@ mod tests {
         let err = config(&[("STILLREEL_RATE_LIMIT", "10/fortnight")]).expect_err("unit");
         assert_eq!(err.var, "STILLREEL_RATE_LIMIT");
         assert!(err.to_string().contains("e.g. 120/min"), "{err}");
+    }
+
+    const CUSTOM: &str = r##"{"id": "outro-plain", "slot": "outro", "name": "Plain", "description": "d",
+        "style": {"background": "#000000", "background_opacity": 1.0, "accent": "#ffffff"},
+        "fields": [{"key": "brokerage", "type": "text", "required": true, "max_length": 40,
+            "layout": {"landscape": [0.1, 0.4, 0.8, 0.2], "portrait": [0.1, 0.4, 0.8, 0.1],
+                       "font_size": 0.06, "color": "#ffffff", "align": "center"}}]}"##;
+
+    #[test]
+    fn templates_dir_adds_checked_templates_and_a_bad_file_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().to_str().expect("utf-8 path");
+        assert!(config(&[]).expect("defaults").extra_templates.is_empty());
+
+        std::fs::write(dir.path().join("plain.json"), CUSTOM).expect("write");
+        std::fs::write(dir.path().join("notes.txt"), "not a template").expect("write");
+        let c = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect("valid dir");
+        let ids: Vec<&str> = c.extra_templates.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["outro-plain"]);
+
+        // The same id twice (across files) and a bad field: errors name file and field.
+        std::fs::write(dir.path().join("plain2.json"), CUSTOM).expect("write");
+        let err = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect_err("duplicate id");
+        assert_eq!(err.var, "STILLREEL_TEMPLATES_DIR");
+        assert!(
+            err.message.contains("plain2.json: id: ") && err.message.contains("already"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.path().join("plain2.json"),
+            CUSTOM
+                .replace("outro-plain", "outro-other")
+                .replace("\"center\"", "\"middle\""),
+        )
+        .expect("write");
+        let err = config(&[("STILLREEL_TEMPLATES_DIR", path)]).expect_err("bad align");
+        assert!(
+            err.message
+                .contains("plain2.json: fields[0].layout.align: "),
+            "{err}"
+        );
+
+        let missing = dir.path().join("missing");
+        let err = config(&[(
+            "STILLREEL_TEMPLATES_DIR",
+            missing.to_str().expect("utf-8 path"),
+        )])
+        .expect_err("missing dir");
+        assert!(err.message.contains("missing"), "{err}");
     }
 }

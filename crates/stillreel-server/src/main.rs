@@ -40,7 +40,7 @@ enum AccountsCommand {
     /// {"account", "api_key", "default_project", "webhook_secret"} as one JSON object. Works
     /// while the server runs.
     Create {
-        /// A name for the account (for operators; not shown to API clients).
+        /// A name for the account (for operators; `GET /get_account` shows it to its clients).
         name: String,
         /// Most clips per video (the plan).
         #[arg(long, default_value_t = DEFAULT_CLIP_LIMIT, value_parser = clap::value_parser!(u16).range(1..=1000))]

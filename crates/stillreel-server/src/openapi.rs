@@ -352,6 +352,16 @@ pub struct ProjectList {
     pub projects: Vec<Project>,
 }
 
+/// `GET /get_account`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Account {
+    pub account: Uuid,
+    pub name: String,
+    /// Clips per video the account may request.
+    pub clip_limit: u32,
+    pub default_project: Uuid,
+}
+
 /// One field of a template.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TemplateField {
@@ -451,6 +461,7 @@ impl Modify for Security {
         crate::routes::projects::get_projects,
         crate::routes::catalog::get_templates,
         crate::routes::catalog::get_engines,
+        crate::routes::projects::get_account,
     ),
     components(schemas(WebhookEvent)),
     modifiers(&Security),

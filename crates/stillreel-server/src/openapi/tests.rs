@@ -214,7 +214,7 @@ fn document_is_openapi_3_1_with_security() {
         doc["components"]["securitySchemes"]["api_key"]["name"],
         "Authorization"
     );
-    assert_eq!(doc["paths"].as_object().map(|p| p.len()), Some(7));
+    assert_eq!(doc["paths"].as_object().map(|p| p.len()), Some(8));
 }
 
 #[test]
@@ -371,6 +371,13 @@ fn records_match_their_schemas() {
         "ErrorEnvelope",
         &serde_json::to_value(&envelope).expect("json"),
     );
+    let account = crate::repo::accounts::AccountInfo {
+        account: Uuid::new_v4(),
+        name: "a".into(),
+        clip_limit: 20,
+        default_project: Uuid::new_v4(),
+    };
+    assert_valid("Account", &serde_json::to_value(&account).expect("json"));
 }
 
 #[test]
@@ -423,5 +430,5 @@ fn every_authenticated_operation_documents_429_with_retry_after() {
             );
         }
     }
-    assert_eq!(seen, 7);
+    assert_eq!(seen, 8);
 }

@@ -195,6 +195,30 @@ pub async fn authenticate(db: &Db, key: &str) -> Result<Option<AccountCtx>, DbEr
     }))
 }
 
+/// `GET /get_account`: what a client needs to know about the calling account.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AccountInfo {
+    pub account: Uuid,
+    pub name: String,
+    pub clip_limit: usize,
+    pub default_project: Uuid,
+}
+
+/// The account `ctx` belongs to. The name is read here rather than carried in [`AccountCtx`],
+/// which the auth cache keeps for every request; only this endpoint needs it.
+pub async fn info(db: &Db, ctx: &AccountCtx) -> Result<AccountInfo, DbError> {
+    let name: String = on_db!(db, pool => sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+        .bind(ctx.account_id)
+        .fetch_one(pool)
+        .await?);
+    Ok(AccountInfo {
+        account: ctx.account_id,
+        name,
+        clip_limit: ctx.clip_limit,
+        default_project: ctx.default_project,
+    })
+}
+
 async fn insert_project(
     tx: &mut Tx,
     account: Uuid,

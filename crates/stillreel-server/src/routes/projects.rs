@@ -1,4 +1,4 @@
-//! `POST /create_project`, `GET /get_projects`.
+//! `POST /create_project`, `GET /get_projects`, `GET /get_account`.
 
 use axum::Json;
 use axum::extract::State;
@@ -6,7 +6,7 @@ use stillreel_core::{Project, ProjectList, validate_create_project};
 
 use crate::error::ApiError;
 use crate::extract::{Auth, JsonBody};
-use crate::repo::accounts;
+use crate::repo::accounts::{self, AccountInfo};
 use crate::state::AppState;
 
 /// Creates a project.
@@ -57,4 +57,23 @@ pub async fn get_projects(
     Ok(Json(ProjectList {
         projects: accounts::list_projects(&state.db, ctx.account_id).await?,
     }))
+}
+
+/// The calling account: its name, clip limit (clips per video) and default project.
+#[utoipa::path(
+    get, path = "/api/v1/get_account", tag = "projects",
+    responses(
+        (status = 200, description = "The key's account", body = crate::openapi::Account),
+        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
+        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
+            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
+        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn get_account(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Json<AccountInfo>, ApiError> {
+    Ok(Json(accounts::info(&state.db, &ctx).await?))
 }
