@@ -107,7 +107,8 @@ pub enum Rejection {
     /// Not JSON, or JSON but not an object: the server answers 400 `malformed_json`.
     Malformed(String),
     /// A JSON object that breaks rules: the server answers 422 `validation_failed` with the
-    /// errors in a stable order, at most [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS)
+    /// errors in document order (the order of the offending members in the body; absent
+    /// members at the end of their object), at most [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS)
     /// of them; `total` counts every error found (more than `errors.len()` when cut).
     Invalid {
         errors: Vec<FieldError>,

@@ -38,6 +38,22 @@ impl<'d> Object<'d> {
         self.0.iter().any(|(k, _)| *k == key)
     }
 
+    /// The index and value of the member named `key`: the last one when the key repeats,
+    /// like [`Object::get`].
+    pub(crate) fn position(&self, key: &str) -> Option<(usize, &'d Json<'d>)> {
+        let i = self.0.iter().rposition(|(k, _)| *k == key)?;
+        Some((i, &self.0[i].1))
+    }
+
+    /// The `i`-th member's value in document order.
+    pub(crate) fn member(&self, i: usize) -> Option<&'d Json<'d>> {
+        self.0.get(i).map(|(_, v)| v)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Member names in document order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &'d str> {
         self.0.iter().map(|(k, _)| *k)

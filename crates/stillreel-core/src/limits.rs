@@ -46,7 +46,7 @@ pub const INTRO_SECONDS: u32 = 3;
 /// Length of the outro end card in seconds (CONTRACT §8).
 pub const OUTRO_SECONDS: u32 = 3;
 
-/// Most field errors one rejection lists. Past it the list stops, in the
-/// order the rules report, and the answer says how many there were in all: a 1 MiB body can
+/// Most field errors one rejection lists: the first ones in document order (see
+/// `reader::Errors`), and the answer says how many there were in all: a 1 MiB body can
 /// hold half a million bad elements, and listing each made a 62 MB answer.
 pub const MAX_FIELD_ERRORS: usize = 100;

@@ -99,7 +99,7 @@ pub fn validate_create_video_value(
 fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
-    let mut errors = Errors::default();
+    let mut errors = Errors::new(body);
     reader::reject_unknown(map, &root, CREATE_FIELDS, &mut errors);
 
     let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors);
@@ -182,7 +182,7 @@ fn combine_video_clips(
 ) -> Result<CombineVideoClipsRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
-    let mut errors = Errors::default();
+    let mut errors = Errors::new(body);
     reader::reject_unknown(map, &root, COMBINE_FIELDS, &mut errors);
 
     let uuids = array(
@@ -233,7 +233,7 @@ pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejec
     let body = parse(json, &arena)?;
     let map = as_object(&body)?;
     let root = Path::Root;
-    let mut errors = Errors::default();
+    let mut errors = Errors::new(&body);
     reader::reject_unknown(map, &root, &["name"], &mut errors);
     let path = root.key("name");
     let name =
@@ -271,7 +271,7 @@ fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
 }
 
 /// The outcome: the built request when no rule failed, every error otherwise.
-fn finish<T>(errors: Errors, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
+fn finish<T>(errors: Errors<'_>, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
     if !errors.is_empty() {
         let (errors, total) = errors.into_parts();
         return Err(Rejection::Invalid { errors, total });

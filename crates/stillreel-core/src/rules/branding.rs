@@ -156,8 +156,8 @@ fn check_values(
     errors: &mut Errors,
 ) -> BTreeMap<String, TemplateValue> {
     let mut values = BTreeMap::new();
-    for (key, value) in config.iter() {
-        let field_path = path.key(key);
+    for (position, (key, value)) in config.iter().enumerate() {
+        let field_path = path.member(key, position);
         let Some(field) = template.field(key) else {
             let keys: Vec<&str> = template.fields.iter().map(|f| f.key.as_str()).collect();
             errors.push(
