@@ -518,7 +518,11 @@ async fn posts_keep_the_address_rule_follow_no_redirect_and_read_little() {
         .await
         .expect_err("loopback without an allow-list");
     assert!(!err.transient, "a refusal is final: {err}");
-    assert!(err.message.contains("could not be reached as a public address"), "{err}");
+    assert!(
+        err.message
+            .contains("could not be reached as a public address"),
+        "{err}"
+    );
     assert_eq!(server.connections(), 0, "nothing was sent");
 
     let allowed = fetcher("127.0.0.1");
