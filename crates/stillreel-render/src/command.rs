@@ -91,7 +91,9 @@ pub struct StillInput {
     pub orientation: ExifOrientation,
 }
 
-/// The clip filtergraph (video `[v]`, silent audio `[a]`).
+/// The clip filtergraph (video `[v]` only). Clips have no audio track: the stitch mixes the
+/// music, or silence, once over the whole video, so no AAC priming gap or padding is left at
+/// the joins.
 pub fn clip_graph(
     plan: &ClipPlan,
     orientation: ExifOrientation,
@@ -127,11 +129,9 @@ pub fn clip_graph(
         "perspective={}:interpolation=linear:eval=frame",
         coords.join(":")
     ));
-    let samples = u64::from(SAMPLE_RATE) * u64::from(frames) / u64::from(fps);
-    let audio = format!("anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples}[a]");
     match effect {
-        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v];{audio}", effect.graph),
-        None => format!("{chain},format=yuv420p[v];{audio}"),
+        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v]", effect.graph),
+        None => format!("{chain},format=yuv420p[v]"),
     }
 }
 
@@ -145,11 +145,9 @@ pub fn provider_clip_graph(plan: &ClipPlan, effect: Option<&EffectFilter>) -> St
          fps={fps},format=yuv420p,tpad=stop_mode=clone:stop={frames},trim=end_frame={frames},\
          setpts=N/({fps}*TB)"
     );
-    let samples = u64::from(SAMPLE_RATE) * u64::from(frames) / u64::from(fps);
-    let audio = format!("anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples}[a]");
     match effect {
-        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v];{audio}", effect.graph),
-        None => format!("{chain},format=yuv420p[v];{audio}"),
+        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v]", effect.graph),
+        None => format!("{chain},format=yuv420p[v]"),
     }
 }
 
@@ -171,10 +169,10 @@ pub fn provider_clip_command(
     let graph = provider_clip_graph(plan, effect);
     push(
         &mut cmd.args,
-        ["-filter_complex", &graph, "-map", "[v]", "-map", "[a]"],
+        ["-filter_complex", &graph, "-map", "[v]", "-an"],
     );
     push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
-    encode_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
+    encode_video_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
     push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
     cmd.args.push(local_arg(output));
     cmd
@@ -195,8 +193,8 @@ pub fn clip_context(plan: &ClipPlan, index: usize) -> ClipContext {
     }
 }
 
-/// Encoder settings every clip shares, so `concat -c copy` joins them.
-pub(crate) fn encode_args(
+/// Video encoder settings every clip shares, so `concat -c copy` joins them.
+pub(crate) fn encode_video_args(
     args: &mut Vec<String>,
     width: u32,
     height: u32,
@@ -211,7 +209,6 @@ pub(crate) fn encode_args(
     let gop = fps * 2;
     let crf = encoding.crf.to_string();
     let fps = fps.to_string();
-    let sr = SAMPLE_RATE.to_string();
     push(
         args,
         [
@@ -233,16 +230,21 @@ pub(crate) fn encode_args(
             &gop.to_string(),
             "-video_track_timescale",
             "15360",
-            "-c:a",
-            "aac",
-            "-b:a",
-            "128k",
-            "-ar",
-            &sr,
-            "-ac",
-            "2",
         ],
     );
+}
+
+/// [`encode_video_args`] and the audio settings of a finished video (AAC, 48 kHz stereo).
+pub(crate) fn encode_args(
+    args: &mut Vec<String>,
+    width: u32,
+    height: u32,
+    fps: u32,
+    encoding: &Encoding,
+) {
+    encode_video_args(args, width, height, fps, encoding);
+    let sr = SAMPLE_RATE.to_string();
+    push(args, ["-c:a", "aac", "-b:a", "128k", "-ar", &sr, "-ac", "2"]);
 }
 
 /// Renders one clip: `still` → `output` (mp4).
@@ -270,10 +272,10 @@ pub fn clip_command(
     let graph = clip_graph(plan, still.orientation, effect);
     push(
         &mut cmd.args,
-        ["-filter_complex", &graph, "-map", "[v]", "-map", "[a]"],
+        ["-filter_complex", &graph, "-map", "[v]", "-an"],
     );
     push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
-    encode_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
+    encode_video_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
     push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
     cmd.args.push(local_arg(output));
     cmd
@@ -315,7 +317,9 @@ pub fn music_graph(seconds: f64) -> String {
 }
 
 /// Joins clips (`list` is a concat list in the work directory) into `output` without
-/// re-encoding video; audio is copied (silent tracks) or replaced by `music`.
+/// re-encoding video. Only the clips' video is read (older clips carry a silent track, newer
+/// ones none); the audio is made here once for the whole video: `music`, or silence. One AAC
+/// encode over the whole length leaves no priming gap at the joins.
 pub fn stitch_command(
     list: &Path,
     total_frames: u32,
@@ -326,42 +330,41 @@ pub fn stitch_command(
     let mut cmd = FfmpegArgs::new(total_frames);
     cmd.input("concat", list, &[]);
     let seconds = f64::from(total_frames) / f64::from(fps);
-    match music {
-        None => push(&mut cmd.args, ["-map", "0:v", "-map", "0:a", "-c", "copy"]),
+    let graph = match music {
+        None => {
+            let samples = (f64::from(SAMPLE_RATE) * seconds).round() as u64;
+            format!("anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples}[a]")
+        }
         Some(music) => {
             cmd.input(
                 music.format.ffmpeg_demuxer(),
                 &music.path,
                 &["-stream_loop", "-1"],
             );
-            let graph = music_graph(seconds);
-            let sr = SAMPLE_RATE.to_string();
-            push(
-                &mut cmd.args,
-                [
-                    "-filter_complex",
-                    &graph,
-                    "-map",
-                    "0:v",
-                    "-map",
-                    "[a]",
-                    "-c:v",
-                    "copy",
-                    "-c:a",
-                    "aac",
-                    "-b:a",
-                    "160k",
-                    "-ar",
-                    &sr,
-                    "-ac",
-                    "2",
-                ],
-            );
+            music_graph(seconds)
         }
-    }
+    };
+    let sr = SAMPLE_RATE.to_string();
+    let bitrate = if music.is_some() { "160k" } else { "128k" };
     push(
         &mut cmd.args,
         [
+            "-filter_complex",
+            &graph,
+            "-map",
+            "0:v",
+            "-map",
+            "[a]",
+            "-c:v",
+            "copy",
+            "-c:a",
+            "aac",
+            "-b:a",
+            bitrate,
+            "-ar",
+            &sr,
+            "-ac",
+            "2",
             "-t",
             &format!("{seconds:.3}"),
             "-movflags",

@@ -114,6 +114,10 @@ pub enum RenderError {
     /// The effect stage could not build its filters.
     #[error("effect for {step}: {message}")]
     Effect { step: Step, message: String },
+    /// ffmpeg succeeded but its output failed the check of [`crate::probe::check_clip`]
+    /// (wrong frame count, size or encoding): it is not joined to its siblings.
+    #[error("{step} rejected: {message}")]
+    Rejected { step: Step, message: String },
 }
 
 impl RenderError {
@@ -125,7 +129,8 @@ impl RenderError {
             | RenderError::Cancelled { step }
             | RenderError::Spawn { step, .. }
             | RenderError::Io { step, .. }
-            | RenderError::Effect { step, .. } => *step,
+            | RenderError::Effect { step, .. }
+            | RenderError::Rejected { step, .. } => *step,
         }
     }
 
@@ -194,7 +199,10 @@ impl JobFailure {
             JobFailure::Media { error, .. } => error.transient,
             // A spawn failure or full disk may pass; a deterministic ffmpeg failure will not.
             JobFailure::Render(
-                RenderError::Spawn { .. } | RenderError::Io { .. } | RenderError::Cancelled { .. },
+                RenderError::Spawn { .. }
+                | RenderError::Io { .. }
+                | RenderError::Cancelled { .. }
+                | RenderError::Rejected { .. },
             ) => true,
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),

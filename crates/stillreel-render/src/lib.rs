@@ -14,9 +14,11 @@ pub mod fetch;
 pub mod objects;
 pub mod pipeline;
 pub mod plan;
+pub mod probe;
 pub mod progress;
 pub mod provider;
 pub mod runner;
+pub mod steps;
 pub mod storage;
 pub mod vfx;
 
@@ -30,5 +32,6 @@ pub use pipeline::{
     VideoJob,
 };
 pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
+pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
 pub use storage::{LocalStorage, Storage};
 pub use vfx::stage as vfx_stage;

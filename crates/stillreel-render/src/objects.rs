@@ -443,6 +443,17 @@ impl Storage for ObjectStorage {
         format!("{}/{key}", self.url_prefix.trim_end_matches('/'))
     }
 
+    fn delete(&self, key: &str) -> Result<(), StorageError> {
+        let path = self.object_path(key)?;
+        let store = Arc::clone(&self.store);
+        self.runtime.wait(async move {
+            match store.delete(&path).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+                Err(e) => Err(StorageError(format!("deleting {path}: {e}"))),
+            }
+        })
+    }
+
     fn size(&self, key: &str) -> Result<Option<u64>, StorageError> {
         let path = self.object_path(key)?;
         let store = Arc::clone(&self.store);

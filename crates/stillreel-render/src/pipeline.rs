@@ -1,23 +1,22 @@
-//! A whole job: fetch the media, render each clip, store it, stitch the video, store that.
+//! The renderer, and a whole video in one process: [`Renderer::render_video`] runs the steps
+//! of the job graph ([`crate::steps`]: prepare, the clips, stitch) in a row, clips in parallel
+//! up to [`RenderConfig::clip_parallelism`]. The server runs the same steps as separate jobs.
 //!
-//! Downloads run on the async runtime; ffmpeg runs on a blocking thread (clips in parallel up
-//! to [`RenderConfig::clip_parallelism`]), reporting back over a channel so the observer is
-//! only ever called from the job's own task.
+//! Downloads run on the async runtime; ffmpeg runs on blocking threads, reporting back over a
+//! channel so the observer is only ever called from the job's own task.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
-use tokio::sync::mpsc;
 
 use crate::command::{self, Encoding, MusicInput, StillInput};
-use crate::effect::{EffectFilter, EffectStage};
+use crate::effect::EffectStage;
 use crate::error::{JobFailure, RenderError, Step};
 use crate::fetch::{ExifOrientation, FetchRequest, FetchedMedia, Fetcher, MediaClass};
-use crate::plan::{ClipPlan, Motion, resolve_motion};
+use crate::plan::{ClipPlan, Motion};
 use crate::progress::{self, Progress};
 use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::runner::Runner;
@@ -137,26 +136,11 @@ pub struct Renderer {
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
-enum ClipSource {
+pub(crate) enum ClipSource {
     /// A still (the fetched picture, or the provider's processed one).
     Still(StillInput),
     /// A clip made by the generative provider (MP4 in the work dir).
     Video(PathBuf),
-}
-
-/// Messages from the blocking render thread.
-enum Note {
-    Frames(u64),
-    Stored(StoredClip),
-}
-
-/// A clip ready to render on a blocking thread.
-struct ClipTask {
-    index: usize,
-    plan: ClipPlan,
-    source: ClipSource,
-    effect: Option<EffectFilter>,
-    key: String,
 }
 
 impl Renderer {
@@ -193,7 +177,9 @@ impl Renderer {
             .with_memory_limit(self.config.ffmpeg_memory_limit)
     }
 
-    /// Renders `job` in `work_dir` (created if missing; the caller removes it afterwards).
+    /// Renders `job` in `work_dir` (created if missing; the caller removes it afterwards):
+    /// the graph's steps in a row in this process. Clips an earlier attempt stored
+    /// ([`RenderObserver::existing_clip`]) are reused, not fetched or rendered again.
     pub async fn render_video(
         &self,
         job: &VideoJob,
@@ -203,158 +189,119 @@ impl Renderer {
         let sink = |v: u8| observer.progress(v);
         let bar = Progress::new(&sink);
         make_dir(work_dir)?;
-        let frame = job.resolution.dimensions(job.orientation);
-
-        // Downloads first, all together under one deadline: a bad picture fails the job
-        // before any CPU is spent, and slow sources cost one deadline, not one each.
-        let mut reused = Vec::new();
-        let mut requests = Vec::new();
-        let mut wanted = Vec::new();
         let count = job.clips.len();
-        for (index, clip) in job.clips.iter().enumerate() {
-            if let Some(existing) = observer.existing_clip(index) {
-                reused.push((index, existing));
-                continue;
-            }
-            wanted.push(index);
-            requests.push(FetchRequest {
-                url: clip.image_url.clone(),
-                class: MediaClass::Image,
-                stem: format!("image-{index:03}"),
-                field: format!("image_inputs[{index}].image_url"),
-            });
-        }
-        if let Some(url) = &job.audio_url {
-            requests.push(music_request(url));
-        }
-        let total = requests.len().max(1) as f64;
-        let mut fetched = self
-            .fetcher
-            .fetch_all(&requests, work_dir, &mut |n| {
-                bar.report(progress::FETCH_SHARE * 0.5 * n as f64 / total);
-            })
-            .await
-            .map_err(|(i, error)| JobFailure::Media {
-                field: requests[i].field.clone(),
-                error,
-            })?;
-        let music = job
-            .audio_url
-            .as_ref()
-            .and_then(|_| fetched.pop())
-            .map(|m| MusicInput {
-                path: m.path,
-                format: m.format,
-            });
-        let mut tasks = Vec::new();
-        for (done, (index, media)) in wanted.into_iter().zip(fetched).enumerate() {
-            let clip = &job.clips[index];
-            let key = format!("{}/clip-{index:03}.mp4", job.key_prefix);
-            let upright = media.upright_dimensions().unwrap_or(frame);
-            let motion =
-                resolve_motion(clip.camera_motion, job.engine, upright, frame, media.digest);
-            let plan = ClipPlan::new(job.orientation, job.resolution, job.engine, motion);
-            let effect = match &clip.effect {
-                Some(stage) => Some(stage.filter(&command::clip_context(&plan, index)).map_err(
-                    |message| RenderError::Effect {
-                        step: Step::Clip(index),
-                        message,
-                    },
-                )?),
-                None => None,
-            };
-            let generative = clip.effect.as_ref().and_then(|s| s.generative());
-            let source = match generative {
-                Some(vfx) => self.generate(vfx, &media, index, &plan, work_dir).await?,
-                None => ClipSource::Still(StillInput {
-                    path: media.path,
-                    format: media.format,
-                    orientation: media.orientation,
-                }),
-            };
-            tasks.push(ClipTask {
-                index,
-                plan,
-                source,
-                effect,
-                key,
-            });
-            // The second half of the fetch share: provider calls, when there are any.
-            bar.report(progress::FETCH_SHARE * (0.5 + 0.5 * (done + 1) as f64 / total));
-        }
-        bar.report(progress::FETCH_SHARE);
-
-        // Clips stored by an earlier attempt are linked into the work dir, not re-rendered.
-        let mut clips = Vec::new();
-        for (index, key) in reused {
-            let local = work_dir.join(clip_name(index));
-            crate::storage::get_async(&self.storage, &key, &local)
-                .await
-                .map_err(|e| RenderError::Io {
-                    step: Step::Clip(index),
-                    message: e.to_string(),
-                })?;
-            let url_path = self.storage.url_path(&key);
-            clips.push(StoredClip {
-                index,
-                key,
-                url_path,
-                motion: None,
-                seconds: clip_seconds(),
-            });
-        }
-
-        let total_frames: u64 = (count as u64) * u64::from(clip_frames());
-        let done_before: u64 = (clips.len() as u64) * u64::from(clip_frames());
-        let (tx, mut rx) = mpsc::unbounded_channel::<Note>();
-        let runner = self.runner();
-        // Dropping this future (lease lost, shutdown) kills the ffmpeg runs below.
-        let _give_up = runner.cancel.on_drop();
-        let storage = Arc::clone(&self.storage);
-        let parallelism = self.config.clip_parallelism.max(1);
-        let encoding = self.config.encoding.clone();
-        let dir = work_dir.to_path_buf();
-        let mut handle = tokio::task::spawn_blocking(move || {
-            render_clips(tasks, &runner, &*storage, &encoding, &dir, parallelism, &tx)
-        });
-        let mut frames_done = done_before;
-        let rendered = loop {
-            tokio::select! {
-                Some(note) = rx.recv() => match note {
-                    Note::Frames(n) => {
-                        frames_done += n;
-                        bar.report(progress::clip_phase(frames_done, total_frames));
-                    }
-                    Note::Stored(clip) => observer.clip_stored(&clip),
+        let mut keys: Vec<Option<String>> = (0..count).map(|i| observer.existing_clip(i)).collect();
+        let images: Vec<(usize, String)> = job
+            .clips
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keys[*i].is_none())
+            .map(|(i, clip)| (i, clip.image_url.clone()))
+            .collect();
+        let prepared = self
+            .prepare(
+                &crate::steps::PrepareJob {
+                    key_prefix: job.key_prefix.clone(),
+                    images,
+                    audio_url: job.audio_url.clone(),
                 },
-                result = &mut handle => break result,
-            }
-        };
-        // Deliver notes sent just before the thread finished.
-        while let Ok(note) = rx.try_recv() {
-            if let Note::Stored(clip) = note {
+                &work_dir.join("prepare"),
+                &Share {
+                    bar: &bar,
+                    from: 0.0,
+                    span: progress::FETCH_SHARE,
+                },
+            )
+            .await?;
+
+        // Per-clip progress; the bar shows their mean over the clip phase.
+        let per_clip: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(
+            keys.iter()
+                .map(|k| if k.is_some() { 100 } else { 0 })
+                .collect(),
+        );
+        let clip_jobs: Vec<crate::steps::ClipJob> = prepared
+            .inputs
+            .iter()
+            .map(|input| {
+                let clip = &job.clips[input.index];
+                crate::steps::ClipJob {
+                    key_prefix: job.key_prefix.clone(),
+                    index: input.index,
+                    token: None,
+                    input: input.clone(),
+                    camera_motion: clip.camera_motion,
+                    effect: clip.effect.clone(),
+                    orientation: job.orientation,
+                    resolution: job.resolution,
+                    engine: job.engine,
+                }
+            })
+            .collect();
+        let parallelism = self.config.clip_parallelism.max(1);
+        let mut rendered = Vec::new();
+        {
+            use futures_util::stream::{self, StreamExt};
+            let mut runs = stream::iter(clip_jobs.iter().map(|clip| {
+                let share = ClipShare {
+                    bar: &bar,
+                    per_clip: &per_clip,
+                    index: clip.index,
+                };
+                let dir = work_dir.join(format!("clip-{:03}", clip.index));
+                async move { self.render_clip(clip, &dir, &share).await }
+            }))
+            .buffer_unordered(parallelism);
+            while let Some(result) = runs.next().await {
+                let clip = result?;
                 observer.clip_stored(&clip);
+                rendered.push(clip);
             }
         }
-        let rendered = rendered.map_err(|e| RenderError::Io {
-            step: Step::Prepare,
-            message: e.to_string(),
-        })??;
-        clips.extend(rendered);
+        let mut clips = Vec::with_capacity(count);
+        for (index, key) in keys.iter().enumerate() {
+            if let Some(key) = key {
+                clips.push(StoredClip {
+                    index,
+                    key: key.clone(),
+                    url_path: self.storage.url_path(key),
+                    motion: None,
+                    seconds: clip_seconds(),
+                });
+            }
+        }
+        for clip in rendered {
+            keys[clip.index] = Some(clip.key.clone());
+            clips.push(clip);
+        }
         clips.sort_by_key(|c| c.index);
-        bar.report(progress::clip_phase(total_frames, total_frames));
-
-        let names: Vec<String> = (0..count).map(clip_name).collect();
-        let key = format!("{}/video.mp4", job.key_prefix);
+        let clip_keys = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                k.ok_or_else(|| {
+                    JobFailure::Render(RenderError::Io {
+                        step: Step::Clip(i),
+                        message: "clip missing after rendering".to_owned(),
+                    })
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let from = progress::clip_phase(1, 1);
         let video = self
-            .stitch(
-                Step::Stitch,
-                &names,
-                music,
-                work_dir,
-                &key,
-                &bar,
-                progress::clip_phase(total_frames, total_frames),
+            .stitch_clips(
+                &crate::steps::StitchJob {
+                    key_prefix: job.key_prefix.clone(),
+                    token: None,
+                    clip_keys,
+                    music: prepared.music,
+                },
+                &work_dir.join("stitch"),
+                &Share {
+                    bar: &bar,
+                    from,
+                    span: 100.0 - from,
+                },
             )
             .await?;
         bar.report(100.0);
@@ -401,7 +348,7 @@ impl Renderer {
     }
 
     /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
-    async fn generate(
+    pub(crate) async fn generate(
         &self,
         vfx: &stillreel_core::Vfx,
         media: &FetchedMedia,
@@ -478,7 +425,7 @@ impl Renderer {
         clippy::too_many_arguments,
         reason = "one private call site per job kind"
     )]
-    async fn stitch(
+    pub(crate) async fn stitch(
         &self,
         step: Step,
         names: &[String],
@@ -549,7 +496,7 @@ impl Renderer {
     }
 }
 
-fn music_request(url: &str) -> FetchRequest {
+pub(crate) fn music_request(url: &str) -> FetchRequest {
     FetchRequest {
         url: url.to_owned(),
         class: MediaClass::Audio,
@@ -580,113 +527,39 @@ fn make_dir(dir: &Path) -> Result<(), JobFailure> {
     })
 }
 
-/// Renders and stores clips on this (blocking) thread, `parallelism` at a time.
-fn render_clips(
-    tasks: Vec<ClipTask>,
-    runner: &Runner,
-    storage: &dyn Storage,
-    encoding: &Encoding,
-    dir: &Path,
-    parallelism: usize,
-    tx: &mpsc::UnboundedSender<Note>,
-) -> Result<Vec<StoredClip>, RenderError> {
-    let next = AtomicU64::new(0);
-    let tasks = &tasks;
-    let results: Vec<Result<Vec<StoredClip>, RenderError>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..parallelism.min(tasks.len()).max(1))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::SeqCst) as usize;
-                        let Some(task) = tasks.get(i) else { break };
-                        done.push(render_one(task, runner, storage, encoding, dir, tx)?);
-                    }
-                    Ok(done)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join().unwrap_or_else(|_| {
-                    Err(RenderError::Io {
-                        step: Step::Prepare,
-                        message: "render thread panicked".to_owned(),
-                    })
-                })
-            })
-            .collect()
-    });
-    let mut clips = Vec::new();
-    for result in results {
-        clips.extend(result?);
-    }
-    Ok(clips)
+/// Maps one step's progress (0 to 100) onto `span` percent of the bar, from `from`.
+struct Share<'a> {
+    bar: &'a Progress<'a>,
+    from: f64,
+    span: f64,
 }
 
-fn render_one(
-    task: &ClipTask,
-    runner: &Runner,
-    storage: &dyn Storage,
-    encoding: &Encoding,
-    dir: &Path,
-    tx: &mpsc::UnboundedSender<Note>,
-) -> Result<StoredClip, RenderError> {
-    let step = Step::Clip(task.index);
-    let rendered = format!("render-{:03}.mp4", task.index);
-    let relative = |path: &Path| {
-        path.strip_prefix(dir)
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|_| path.to_path_buf())
-    };
-    let cmd = match &task.source {
-        ClipSource::Still(still) => command::clip_command(
-            &task.plan,
-            &StillInput {
-                path: relative(&still.path),
-                ..still.clone()
-            },
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
-        ClipSource::Video(video) => command::provider_clip_command(
-            &task.plan,
-            &relative(video),
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
-    };
-    let mut last = 0u32;
-    runner.run(step, &cmd, dir, &mut |frames| {
-        let _ = tx.send(Note::Frames(u64::from(frames - last)));
-        last = frames;
-    })?;
-    // Keep a link for the concat list; storage may move the rendered file away.
-    let local = dir.join(&rendered);
-    let linked = dir.join(clip_name(task.index));
-    let _ = std::fs::remove_file(&linked);
-    if std::fs::hard_link(&local, &linked).is_err() {
-        std::fs::copy(&local, &linked).map_err(|e| RenderError::Io {
-            step,
-            message: e.to_string(),
-        })?;
+impl RenderObserver for Share<'_> {
+    fn progress(&self, percent: u8) {
+        self.bar
+            .report(self.from + self.span * f64::from(percent) / 100.0);
     }
-    let url_path = storage
-        .put(&local, &task.key)
-        .map_err(|e| RenderError::Io {
-            step: Step::Store,
-            message: e.to_string(),
-        })?;
-    let clip = StoredClip {
-        index: task.index,
-        key: task.key.clone(),
-        url_path,
-        motion: Some(task.plan.motion),
-        seconds: task.plan.seconds(),
-    };
-    let _ = tx.send(Note::Stored(clip.clone()));
-    Ok(clip)
+}
+
+/// One clip's progress: the bar shows the mean of all clips over the clip phase.
+struct ClipShare<'a> {
+    bar: &'a Progress<'a>,
+    per_clip: &'a std::sync::Mutex<Vec<u8>>,
+    index: usize,
+}
+
+impl RenderObserver for ClipShare<'_> {
+    fn progress(&self, percent: u8) {
+        let mut all = self
+            .per_clip
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(slot) = all.get_mut(self.index) {
+            *slot = (*slot).max(percent);
+        }
+        let done: u64 = all.iter().map(|p| u64::from(*p)).sum();
+        let total = 100 * all.len() as u64;
+        drop(all);
+        self.bar.report(progress::clip_phase(done, total));
+    }
 }

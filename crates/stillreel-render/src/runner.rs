@@ -133,6 +133,12 @@ impl Runner {
         let mut command = self.command();
         command.args(&cmd.args);
         command.as_inner_mut().current_dir(dir);
+        // Its own process group: a signal for the worker's group (Ctrl-C, `kill -TERM -pgid`
+        // at shutdown) does not kill a render the worker still means to finish or hand back.
+        // A worker killed with -9 leaves its ffmpeg running; the next worker to start on this
+        // data dir kills it (`worker/scratch.rs`: ffmpeg runs inside the dead worker's folder).
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(command.as_inner_mut(), 0);
         let mut child = command
             .spawn()
             .map_err(|source| RenderError::Spawn { step, source })?;

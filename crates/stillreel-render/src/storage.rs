@@ -30,6 +30,19 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Removes stored file `key`; a key that is not there is not an error. Used for orphans:
+    /// the upload of a worker whose lease was taken over, which no record points at.
+    fn delete(&self, key: &str) -> Result<(), StorageError> {
+        let path = self
+            .local_path(key)
+            .ok_or_else(|| StorageError(format!("bad storage key {key:?}")))?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StorageError(format!("{}: {e}", path.display()))),
+        }
+    }
+
     /// The size of stored file `key`, `None` when there is none.
     fn size(&self, key: &str) -> Result<Option<u64>, StorageError> {
         let path = self

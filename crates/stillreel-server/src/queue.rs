@@ -27,11 +27,19 @@ use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_tx};
 
-/// What a job does.
+/// What a job does. A `create_video` video is a small graph of jobs (see `docs/RENDER.md`):
+/// [`JobKind::Prepare`] → one [`JobKind::Clip`] per image → [`JobKind::Stitch`] →
+/// [`JobKind::Branding`]. Any worker takes any job.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
-    /// Render the clips of a `create_video` video and join them.
+    /// The single render job of before the job graph; a queued one runs as a prepare.
     Render,
+    /// Fetch and check every input of a video once and store the checked copies.
+    Prepare,
+    /// Render one clip (its index in `Job::clip_index`) from its stored input.
+    Clip,
+    /// Join a video's clips, in index order, and mix its music or silence.
+    Stitch,
     /// Join the existing clips of a `combine_video_clips` video.
     Combine,
     /// Render the branded version of a completed video.
@@ -46,6 +54,9 @@ impl JobKind {
     pub const fn as_str(self) -> &'static str {
         match self {
             JobKind::Render => "render",
+            JobKind::Prepare => "prepare",
+            JobKind::Clip => "clip",
+            JobKind::Stitch => "stitch",
             JobKind::Combine => "combine",
             JobKind::Branding => "branding",
             JobKind::VideoWebhook => "video_webhook",
@@ -56,6 +67,9 @@ impl JobKind {
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "render" => Some(JobKind::Render),
+            "prepare" => Some(JobKind::Prepare),
+            "clip" => Some(JobKind::Clip),
+            "stitch" => Some(JobKind::Stitch),
             "combine" => Some(JobKind::Combine),
             "branding" => Some(JobKind::Branding),
             "video_webhook" => Some(JobKind::VideoWebhook),
@@ -63,10 +77,23 @@ impl JobKind {
             _ => None,
         }
     }
+
+    /// Whether a job of this kind makes the main video: its failure for good fails the video.
+    pub const fn makes_video(self) -> bool {
+        matches!(
+            self,
+            JobKind::Render | JobKind::Prepare | JobKind::Clip | JobKind::Stitch | JobKind::Combine
+        )
+    }
 }
 
-/// States of a job; `/metrics` reports the queue depth by state.
-pub const JOB_STATES: &[&str] = &["queued", "running", "done", "failed"];
+/// States of a job; `/metrics` reports the queue depth by state. `cancelled`: a sibling of a
+/// clip that failed for good, never to run.
+pub const JOB_STATES: &[&str] = &["queued", "running", "done", "failed", "cancelled"];
+
+/// The PostgreSQL channel [`enqueue`] notifies: a hint for idle workers to poll now. Polling
+/// stays the truth (a notification can be missed while a listener reconnects).
+pub const NOTIFY_CHANNEL: &str = "stillreel_jobs";
 
 /// A job a worker holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,11 +101,17 @@ pub struct Job {
     pub id: i64,
     pub video_id: Uuid,
     pub kind: JobKind,
+    /// The clip a [`JobKind::Clip`] job renders.
+    pub clip_index: Option<usize>,
     /// Attempts so far, this one included.
     pub attempts: i32,
     pub max_attempts: i32,
     /// Millisecond timestamp at which the lease runs out unless renewed.
     pub lease_expires_at: i64,
+    /// The random token of this claim. Every write for the job matches on it (and on the
+    /// worker id), so a worker whose lease was taken over can never complete the job, even
+    /// when the new claim is its own namesake's.
+    pub token: String,
 }
 
 #[derive(sqlx::FromRow)]
@@ -86,9 +119,11 @@ struct JobRow {
     id: i64,
     video_id: Uuid,
     kind: String,
+    clip_index: Option<i32>,
     attempts: i32,
     max_attempts: i32,
     lease_expires_at: Option<i64>,
+    lease_token: Option<String>,
 }
 
 impl TryFrom<JobRow> for Job {
@@ -99,9 +134,11 @@ impl TryFrom<JobRow> for Job {
             video_id: row.video_id,
             kind: JobKind::parse(&row.kind)
                 .ok_or_else(|| DbError::Corrupt(format!("job kind {:?}", row.kind)))?,
+            clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
             attempts: row.attempts,
             max_attempts: row.max_attempts,
             lease_expires_at: row.lease_expires_at.unwrap_or_default(),
+            token: row.lease_token.unwrap_or_default(),
         })
     }
 }
@@ -110,10 +147,27 @@ fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
 }
 
+/// A fresh lease token: 128 random bits in hex, usable inside a storage key.
+fn new_token() -> String {
+    Uuid::new_v4().simple().to_string()
+}
+
+/// Tells idle workers on PostgreSQL that a job was queued (delivered at commit, dropped on
+/// rollback). Nothing on SQLite: one process, polling is enough.
+pub async fn notify_in(tx: &mut Tx) -> Result<(), DbError> {
+    if let Tx::Postgres(t) = tx {
+        sqlx::query("SELECT pg_notify($1, '')")
+            .bind(NOTIFY_CHANNEL)
+            .execute(&mut **t)
+            .await?;
+    }
+    Ok(())
+}
+
 /// Adds a runnable job for `video_id` inside `tx`; returns its id.
 pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<i64, DbError> {
     let now = now_ms();
-    let id: i64 = on_tx!(tx, conn => sqlx::query_scalar(
+    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
          VALUES ($1, $2, 'queued', $3, $3, $3) RETURNING id",
     )
@@ -122,6 +176,23 @@ pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<i64, 
     .bind(now)
     .fetch_one(conn)
     .await?);
+    notify_in(tx).await?;
+    Ok(id)
+}
+
+/// Adds the clip job of clip `index` of `video_id` inside `tx`; returns its id.
+pub async fn enqueue_clip(tx: &mut Tx, video_id: Uuid, index: usize) -> Result<i64, DbError> {
+    let now = now_ms();
+    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
+        "INSERT INTO jobs (video_id, kind, clip_index, state, run_after, created_at, updated_at)
+         VALUES ($1, 'clip', $2, 'queued', $3, $3, $3) RETURNING id",
+    )
+    .bind(video_id)
+    .bind(i32::try_from(index).unwrap_or(i32::MAX))
+    .bind(now)
+    .fetch_one(conn)
+    .await?);
+    notify_in(tx).await?;
     Ok(id)
 }
 
@@ -133,7 +204,7 @@ pub async fn enqueue_with_max_attempts(
     max_attempts: i32,
 ) -> Result<i64, DbError> {
     let now = now_ms();
-    let id: i64 = on_tx!(tx, conn => sqlx::query_scalar(
+    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "INSERT INTO jobs (video_id, kind, state, max_attempts, run_after, created_at, updated_at)
          VALUES ($1, $2, 'queued', $3, $4, $4, $4) RETURNING id",
     )
@@ -143,12 +214,15 @@ pub async fn enqueue_with_max_attempts(
     .bind(now)
     .fetch_one(conn)
     .await?);
+    notify_in(tx).await?;
     Ok(id)
 }
 
 /// Running jobs per account, and the first runnable job of an account under `$4`, fewest
-/// running first. Shared by both backends (only the locking differs); a macro so the
-/// statements stay literals.
+/// running first. Within that, started videos finish first: stitch, branding and webhook
+/// deliveries before any clip, clips before prepares and combines; then the older video
+/// first, a video's clips in index order. Shared by both backends (only the locking
+/// differs); a macro so the statements stay literals.
 macro_rules! runnable {
     () => {
         "
@@ -162,18 +236,22 @@ macro_rules! runnable {
     LEFT JOIN videos jv ON jv.id = j.video_id
     LEFT JOIN running ON running.account_id = jv.account_id
     WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
-    ORDER BY COALESCE(running.n, 0), j.run_after, j.id
+    ORDER BY COALESCE(running.n, 0),
+             CASE j.kind WHEN 'clip' THEN 1 WHEN 'prepare' THEN 2 WHEN 'render' THEN 2
+                         WHEN 'combine' THEN 2 ELSE 0 END,
+             jv.created_at, COALESCE(j.clip_index, 0), j.run_after, j.id
     LIMIT 1"
     };
 }
 
 const CLAIM_SQLITE: &str = concat!(
     "UPDATE jobs
-     SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+     SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2,
+         lease_token = $5, updated_at = $3
      WHERE id = (",
     runnable!(),
     ")
-     RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at"
+     RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token"
 );
 
 const CLAIM_POSTGRES: &str = concat!(
@@ -181,17 +259,19 @@ const CLAIM_POSTGRES: &str = concat!(
     runnable!(),
     " FOR UPDATE OF j SKIP LOCKED)
      UPDATE jobs
-     SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+     SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2,
+         lease_token = $5, updated_at = $3
      FROM next
      WHERE jobs.id = next.id
-     RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.attempts, jobs.max_attempts, jobs.lease_expires_at"
+     RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
+               jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token"
 );
 
 /// Key of the advisory lock that serializes claims on PostgreSQL (any constant will do;
 /// this one spells "stlreel" in ASCII).
 const CLAIM_LOCK: i64 = 0x0073_746c_7265_656c;
 
-/// Takes the oldest runnable job for `worker_id` with a lease of `lease`, or `None` when the
+/// Takes the next runnable job for `worker_id` with a lease of `lease`, or `None` when the
 /// queue has nothing runnable. Commits at once: the work happens outside any transaction.
 /// No per-account cap; see [`claim_fair`].
 pub async fn claim(db: &Db, worker_id: &str, lease: Duration) -> Result<Option<Job>, DbError> {
@@ -209,6 +289,7 @@ pub async fn claim_fair(
     let now = now_ms();
     let expires = now.saturating_add(ms(lease));
     let cap = i64::try_from(per_account).unwrap_or(i64::MAX);
+    let token = new_token();
     let row: Option<JobRow> = match db {
         Db::Sqlite { write, .. } => {
             let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
@@ -217,6 +298,7 @@ pub async fn claim_fair(
                 .bind(expires)
                 .bind(now)
                 .bind(cap)
+                .bind(&token)
                 .fetch_optional(&mut *tx)
                 .await?;
             tx.commit().await?;
@@ -233,6 +315,7 @@ pub async fn claim_fair(
                 .bind(expires)
                 .bind(now)
                 .bind(cap)
+                .bind(&token)
                 .fetch_optional(&mut *tx)
                 .await?;
             tx.commit().await?;
@@ -253,42 +336,56 @@ macro_rules! write {
     }};
 }
 
-/// Renews the lease of a job `worker_id` holds. `false`: the lease was lost (expired and
-/// requeued or taken by another worker): stop working on the job.
+/// The condition every write for a held job carries: still running, under this claim.
+const HELD: &str = "state = 'running' AND lease_owner = $3 AND lease_token = $4";
+
+/// Renews the lease of `job`, which `worker_id` claimed. `false`: the lease was lost (expired
+/// and requeued or taken by another claim): stop working on the job.
 pub async fn heartbeat(
     db: &Db,
-    job_id: i64,
+    job: &Job,
     worker_id: &str,
     lease: Duration,
 ) -> Result<bool, DbError> {
     let now = now_ms();
     let changed = write!(
         db,
-        sqlx::query(
-            "UPDATE jobs SET lease_expires_at = $1, updated_at = $2
-             WHERE id = $3 AND state = 'running' AND lease_owner = $4 AND lease_expires_at >= $2",
-        )
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "UPDATE jobs SET lease_expires_at = $1, updated_at = $5
+             WHERE id = $2 AND {HELD} AND lease_expires_at >= $5"
+        )))
         .bind(now.saturating_add(ms(lease)))
-        .bind(now)
-        .bind(job_id)
+        .bind(job.id)
         .bind(worker_id)
+        .bind(&job.token)
+        .bind(now)
     );
     Ok(changed == 1)
 }
 
-/// Marks a job done, if `worker_id` still holds it. `false`: the lease was lost.
-pub async fn complete(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbError> {
-    let now = now_ms();
-    let changed = write!(
-        db,
-        sqlx::query(
-            "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
-             WHERE id = $2 AND state = 'running' AND lease_owner = $3",
-        )
-        .bind(now)
-        .bind(job_id)
-        .bind(worker_id)
-    );
+/// Marks `job` done, if `worker_id` still holds it under its claim. `false`: the lease was lost.
+pub async fn complete(db: &Db, job: &Job, worker_id: &str) -> Result<bool, DbError> {
+    let mut tx = db.begin().await?;
+    let done = complete_in(&mut tx, job, worker_id).await?;
+    tx.commit().await?;
+    Ok(done)
+}
+
+/// [`complete`] inside `tx`, beside the writes that record the job's result: they commit
+/// only together. `false`: the lease was lost (roll back).
+pub async fn complete_in(tx: &mut Tx, job: &Job, worker_id: &str) -> Result<bool, DbError> {
+    let changed = on_tx!(tx, conn => sqlx::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL,
+             updated_at = $1
+         WHERE id = $2 AND {HELD}"
+    )))
+    .bind(now_ms())
+    .bind(job.id)
+    .bind(worker_id)
+    .bind(&job.token)
+    .execute(conn)
+    .await?
+    .rows_affected());
     Ok(changed == 1)
 }
 
@@ -297,7 +394,7 @@ pub async fn complete(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbE
 /// `false`: the lease was lost.
 pub async fn fail(
     db: &Db,
-    job_id: i64,
+    job: &Job,
     worker_id: &str,
     error: &str,
     retry_after: Option<Duration>,
@@ -306,31 +403,26 @@ pub async fn fail(
     let changed = match retry_after {
         Some(delay) => write!(
             db,
-            sqlx::query(
+            sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE jobs
                  SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'failed' END,
-                     run_after = $1, last_error = $2, lease_owner = NULL, lease_expires_at = NULL,
-                     updated_at = $3
-                 WHERE id = $4 AND state = 'running' AND lease_owner = $5",
-            )
+                     run_after = $1, last_error = $5, lease_owner = NULL, lease_expires_at = NULL,
+                     lease_token = NULL, updated_at = $6
+                 WHERE id = $2 AND {HELD}"
+            )))
             .bind(now.saturating_add(ms(delay)))
+            .bind(job.id)
+            .bind(worker_id)
+            .bind(&job.token)
             .bind(error)
             .bind(now)
-            .bind(job_id)
-            .bind(worker_id)
         ),
-        None => write!(
-            db,
-            sqlx::query(
-                "UPDATE jobs
-                 SET state = 'failed', last_error = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-                 WHERE id = $3 AND state = 'running' AND lease_owner = $4",
-            )
-            .bind(error)
-            .bind(now)
-            .bind(job_id)
-            .bind(worker_id)
-        ),
+        None => {
+            let mut tx = db.begin().await?;
+            let changed = fail_for_good_in(&mut tx, job, worker_id, error).await?;
+            tx.commit().await?;
+            u64::from(changed)
+        }
     };
     Ok(changed == 1)
 }
@@ -340,41 +432,61 @@ pub async fn fail(
 /// beside a record still `in_progress`. `false`: the lease was lost (roll back).
 pub async fn fail_for_good_in(
     tx: &mut Tx,
-    job_id: i64,
+    job: &Job,
     worker_id: &str,
     error: &str,
 ) -> Result<bool, DbError> {
-    let changed = on_tx!(tx, conn => sqlx::query(
+    let changed = on_tx!(tx, conn => sqlx::query(sqlx::AssertSqlSafe(format!(
         "UPDATE jobs
-         SET state = 'failed', last_error = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $2
-         WHERE id = $3 AND state = 'running' AND lease_owner = $4",
-    )
-    .bind(error)
+         SET state = 'failed', last_error = $5, lease_owner = NULL, lease_expires_at = NULL,
+             lease_token = NULL, updated_at = $1
+         WHERE id = $2 AND {HELD}"
+    )))
     .bind(now_ms())
-    .bind(job_id)
+    .bind(job.id)
     .bind(worker_id)
+    .bind(&job.token)
+    .bind(error)
     .execute(conn)
     .await?
     .rows_affected());
     Ok(changed == 1)
 }
 
+/// Cancels the queued jobs that make `video_id` (its clips and stitch) inside `tx`: one of
+/// them failed for good, so the video failed and they would render for nothing. Running
+/// ones finish on their own and change nothing (their video is no longer in progress).
+pub async fn cancel_siblings_in(tx: &mut Tx, video_id: Uuid) -> Result<u64, DbError> {
+    let n = on_tx!(tx, conn => sqlx::query(
+        "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
+         WHERE video_id = $2 AND state = 'queued'
+           AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')",
+    )
+    .bind(now_ms())
+    .bind(video_id)
+    .execute(conn)
+    .await?
+    .rows_affected());
+    Ok(n)
+}
+
 /// Hands a job back to the queue without counting the attempt (a worker shutting down before
 /// it finished), if `worker_id` still holds it. `false`: the lease was lost.
-pub async fn release(db: &Db, job_id: i64, worker_id: &str) -> Result<bool, DbError> {
+pub async fn release(db: &Db, job: &Job, worker_id: &str) -> Result<bool, DbError> {
     let now = now_ms();
     let changed = write!(
         db,
-        sqlx::query(
+        sqlx::query(sqlx::AssertSqlSafe(format!(
             "UPDATE jobs
              SET state = 'queued', attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
                  run_after = $1, last_error = 'released at shutdown', lease_owner = NULL,
-                 lease_expires_at = NULL, updated_at = $1
-             WHERE id = $2 AND state = 'running' AND lease_owner = $3",
-        )
+                 lease_expires_at = NULL, lease_token = NULL, updated_at = $1
+             WHERE id = $2 AND {HELD}"
+        )))
         .bind(now)
-        .bind(job_id)
+        .bind(job.id)
         .bind(worker_id)
+        .bind(&job.token)
     );
     Ok(changed == 1)
 }
@@ -398,7 +510,7 @@ pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
     let mut tx = db.begin().await?;
     let failed = on_tx!(&mut tx, conn => sqlx::query(
         "UPDATE jobs SET state = 'failed', last_error = 'lease expired', lease_owner = NULL,
-             lease_expires_at = NULL, updated_at = $1
+             lease_expires_at = NULL, lease_token = NULL, updated_at = $1
          WHERE state = 'running' AND lease_expires_at < $1 AND attempts >= max_attempts",
     )
     .bind(now)
@@ -414,7 +526,7 @@ pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
         db,
         sqlx::query(
             "UPDATE jobs SET state = 'queued', last_error = 'lease expired', lease_owner = NULL,
-                 lease_expires_at = NULL, run_after = $1, updated_at = $1
+                 lease_expires_at = NULL, lease_token = NULL, run_after = $1, updated_at = $1
              WHERE state = 'running' AND lease_expires_at < $1",
         )
         .bind(now)
@@ -422,20 +534,25 @@ pub async fn requeue_expired(db: &Db) -> Result<u64, DbError> {
     Ok(failed + requeued)
 }
 
-/// Sets to `error` every video whose render or combine job ended `failed` with no other job
-/// of it still to run, and every branding whose own job failed or whose main video is in
-/// `error`. Idempotent: it also repairs records left behind by a process that died between
-/// failing a job and failing its video (the worker does those two steps apart).
-const END_STUCK_RECORDS: [&str; 2] = [
+/// Sets to `error` every video one of whose jobs that make it (prepare, clip, stitch,
+/// combine, or a legacy render) ended `failed`, cancels that video's queued clips and stitch,
+/// and sets to `error` every branding whose own job failed or whose main video is in `error`.
+/// Idempotent: it also repairs records left behind by a process that died between failing a
+/// job and failing its video (the worker does those two steps apart).
+const END_STUCK_RECORDS: [&str; 3] = [
     "UPDATE videos SET status = 'error', error_code = 'render_failed',
          error_message = (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
-                          FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding' AND j.state = 'failed'),
+                          FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
+                            AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
-       AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding' AND j.state = 'failed')
-       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.kind <> 'branding'
-                       AND j.state IN ('queued', 'running', 'done'))
+       AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
+                     AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine'))
      RETURNING id",
+    "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
+     WHERE state = 'queued' AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')
+       AND EXISTS (SELECT 1 FROM videos v WHERE v.id = jobs.video_id AND v.status = 'error')
+     RETURNING video_id",
     "UPDATE brandings SET status = 'error',
          error_code = COALESCE((SELECT v.error_code FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error'), 'render_failed'),
          error_message = COALESCE(
@@ -484,17 +601,51 @@ pub async fn jobs_of_video(
     db: &Db,
     video_id: Uuid,
 ) -> Result<Vec<(JobKind, String, Option<String>)>, DbError> {
-    let rows: Vec<(String, String, Option<String>)> = crate::db::on_db!(db, pool => {
-        sqlx::query_as("SELECT kind, state, last_error FROM jobs WHERE video_id = $1 ORDER BY id")
-            .bind(video_id)
-            .fetch_all(pool)
-            .await?
+    Ok(graph_of_video(db, video_id)
+        .await?
+        .into_iter()
+        .map(|j| (j.kind, j.state, j.last_error))
+        .collect())
+}
+
+/// One job of a video as [`graph_of_video`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSummary {
+    pub id: i64,
+    pub kind: JobKind,
+    pub clip_index: Option<usize>,
+    pub state: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// Every job of a video, oldest first, with its clip index and times (tests, diagnostics).
+pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, DbError> {
+    type Row = (i64, String, Option<i32>, String, i32, Option<String>, i64, i64);
+    let rows: Vec<Row> = crate::db::on_db!(db, pool => {
+        sqlx::query_as(
+            "SELECT id, kind, clip_index, state, attempts, last_error, created_at, updated_at
+             FROM jobs WHERE video_id = $1 ORDER BY id",
+        )
+        .bind(video_id)
+        .fetch_all(pool)
+        .await?
     });
     rows.into_iter()
-        .map(|(kind, state, err)| {
-            let kind = JobKind::parse(&kind)
-                .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?;
-            Ok((kind, state, err))
+        .map(|(id, kind, clip_index, state, attempts, last_error, created_at, updated_at)| {
+            Ok(JobSummary {
+                id,
+                kind: JobKind::parse(&kind)
+                    .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?,
+                clip_index: clip_index.and_then(|i| usize::try_from(i).ok()),
+                state,
+                attempts,
+                last_error,
+                created_at,
+                updated_at,
+            })
         })
         .collect()
 }
@@ -516,6 +667,9 @@ mod tests {
     fn kinds_round_trip() {
         for kind in [
             JobKind::Render,
+            JobKind::Prepare,
+            JobKind::Clip,
+            JobKind::Stitch,
             JobKind::Combine,
             JobKind::Branding,
             JobKind::VideoWebhook,

@@ -1,15 +1,22 @@
 //! The render worker: `STILLREEL_WORKERS` loops per process that claim jobs from the queue
 //! and drive `stillreel-render` for them.
 //!
-//! One job, one lease: claimed with a lease, renewed by a heartbeat task while the render runs
-//! (outside any transaction), settled only after a last heartbeat proved the lease is still
-//! ours, so a job rescued by another process never completes twice. The record moves
-//! `queued → in_progress → complete | error` through `repo::render`, whose conditional updates
-//! also make a job that runs twice harmless. Clips stored by an earlier attempt are reused
-//! (`RenderObserver::existing_clip`), so a rescued job does not render them again.
+//! Any loop takes any job and dispatches on its kind: a `create_video` video is the job
+//! graph prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
+//! renderer that reads its inputs from storage and leaves its outputs there; `combine` stays
+//! one job.
 //!
-//! Transient failures (a fetch timeout, a full disk, a database hiccup) go back to the queue
-//! with back-off while attempts remain; anything else fails the video at once.
+//! One job, one lease: claimed with a lease and a random token, renewed by a heartbeat task
+//! while the step runs (outside any transaction), and settled in one transaction that
+//! completes the job only if the token still matches (`repo::graph`), so a job rescued by
+//! another process never completes twice and a worker paused past its lease records nothing.
+//! A clip's file carries the token in its key; the upload of a worker that lost its lease is
+//! an orphan and is removed. The record moves `queued → in_progress → complete | error`
+//! through conditional updates, which also make a step that runs twice harmless.
+//!
+//! Transient failures (a fetch timeout, a full disk, a database hiccup, a step over its time
+//! limit) go back to the queue with back-off while attempts remain; anything else fails the
+//! video at once, cancelling its queued siblings.
 
 mod files;
 mod observer;
@@ -23,22 +30,24 @@ use std::time::Duration;
 
 use stillreel_core::JobError;
 use stillreel_render::{
-    AllowList, BrandJob, BrandSlot, ClipRequest, CombineJob, FetchConfig, Fetcher, JobFailure,
-    MinRate, Provider, ProviderConfig, RenderConfig, Renderer, StoredVideo, VideoJob, vfx_stage,
+    AllowList, BrandJob, BrandSlot, ClipJob, CombineJob, FetchConfig, Fetcher, JobFailure,
+    MinRate, PrepareJob, Prepared, Provider, ProviderConfig, RenderConfig, Renderer, StitchJob,
+    StoredClip, StoredVideo, vfx_stage,
 };
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::config::Config;
 use crate::db::{Db, DbError};
 use crate::queue::{self, Job, JobKind};
+use crate::repo::graph::{self, ClipRecorded};
 use crate::repo::render::{self as repo, RenderInput, RenderSource};
 use crate::state::AppState;
 use crate::webhook;
 
 pub use self::files::ServerFiles;
-use self::observer::{DbObserver, Target};
+use self::observer::DbObserver;
 
 /// How long running renders may go on after SIGTERM before they are handed back to the queue.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
@@ -61,6 +70,10 @@ pub struct WorkerSettings {
     pub grace: Duration,
     /// Jobs of one account running at once (`STILLREEL_ACCOUNT_MAX_RUNNING`).
     pub account_max_running: usize,
+    /// Wall time one job may take before it is stopped (its ffmpeg killed) and retried: the
+    /// runner's per-run limit covers one ffmpeg; this covers a whole step (downloads,
+    /// provider calls, several runs).
+    pub job_time_limit: Duration,
 }
 
 impl WorkerSettings {
@@ -74,6 +87,8 @@ impl WorkerSettings {
             idle_poll: Duration::from_millis(500),
             grace: SHUTDOWN_GRACE,
             account_max_running: config.limits.account_max_running,
+            job_time_limit: config.limits.fetch_deadline
+                + RenderConfig::default().step_time_limit * 2,
         }
     }
 }
@@ -180,6 +195,8 @@ struct Ctx {
     scratch: scratch::Scratch,
     /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
     webhooks: Fetcher,
+    /// Woken when PostgreSQL announces a new job: idle loops poll at once.
+    wake: Arc<Notify>,
 }
 
 /// Starts `settings.workers` job loops (and the lease rescuer) on `state`.
@@ -208,6 +225,14 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
             }
         });
         let webhooks = webhook_fetcher(&state.config);
+        let wake = Arc::new(Notify::new());
+        if let Db::Postgres(pool) = &state.db {
+            tasks.push(tokio::spawn(listen_loop(
+                pool.clone(),
+                Arc::clone(&wake),
+                stopped.clone(),
+            )));
+        }
         let ctx = Arc::new(Ctx {
             db: state.db.clone(),
             state,
@@ -216,6 +241,7 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
             node,
             scratch,
             webhooks,
+            wake,
         });
         tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
         for n in 0..ctx.settings.workers {
@@ -228,6 +254,35 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
         );
     }
     Workers { stop, tasks }
+}
+
+/// Listens for [`queue::NOTIFY_CHANNEL`] and wakes the idle loops. Only a hint: a lost
+/// connection is reopened after a pause, and the loops keep polling meanwhile.
+async fn listen_loop(pool: sqlx::PgPool, wake: Arc<Notify>, mut stop: watch::Receiver<bool>) {
+    loop {
+        match sqlx::postgres::PgListener::connect_with(&pool).await {
+            Ok(mut listener) => match listener.listen(queue::NOTIFY_CHANNEL).await {
+                Ok(()) => loop {
+                    tokio::select! {
+                        note = listener.recv() => match note {
+                            Ok(_) => wake.notify_waiters(),
+                            Err(err) => {
+                                tracing::debug!(error = %err, "job notifications interrupted");
+                                break;
+                            }
+                        },
+                        _ = stop.changed() => return,
+                    }
+                },
+                Err(err) => tracing::debug!(error = %err, "cannot listen for job notifications"),
+            },
+            Err(err) => tracing::debug!(error = %err, "cannot listen for job notifications"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            _ = stop.changed() => return,
+        }
+    }
 }
 
 async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
@@ -254,6 +309,7 @@ async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
             Ok(None) => {
                 tokio::select! {
                     () = tokio::time::sleep(ctx.settings.idle_poll) => {}
+                    () = ctx.wake.notified() => {}
                     _ = stop.changed() => {}
                 }
             }
@@ -265,15 +321,17 @@ async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
     }
 }
 
-/// Why a job did not produce a file.
+/// Why a job did not produce its output.
 #[derive(Debug)]
 enum Failure {
     /// The renderer's verdict.
     Job(JobFailure),
-    /// The database failed around the render: worth another attempt.
+    /// The database failed around the step: worth another attempt.
     Db(DbError),
     /// The job cannot be done and retrying will not help.
     Permanent(JobError),
+    /// The step ran past the per-job time limit and was stopped (its ffmpeg killed).
+    TimedOut(Duration),
 }
 
 impl From<DbError> for Failure {
@@ -286,7 +344,7 @@ impl Failure {
     fn is_transient(&self) -> bool {
         match self {
             Failure::Job(f) => f.is_transient(),
-            Failure::Db(_) => true,
+            Failure::Db(_) | Failure::TimedOut(_) => true,
             Failure::Permanent(_) => false,
         }
     }
@@ -300,6 +358,7 @@ impl Failure {
             },
             Failure::Db(_) => render_failed("the video could not be rendered"),
             Failure::Permanent(e) => e.clone(),
+            Failure::TimedOut(_) => render_failed("the render took too long and was stopped"),
         }
     }
 }
@@ -310,6 +369,9 @@ impl std::fmt::Display for Failure {
             Failure::Job(e) => write!(f, "{e}"),
             Failure::Db(e) => write!(f, "database: {e}"),
             Failure::Permanent(e) => write!(f, "{}: {}", e.code, e.message),
+            Failure::TimedOut(limit) => {
+                write!(f, "the job ran past its {} s limit", limit.as_secs())
+            }
         }
     }
 }
@@ -322,10 +384,27 @@ fn render_failed(message: &str) -> JobError {
     }
 }
 
+/// What a finished step leaves to record.
+#[derive(Debug)]
+enum Done {
+    /// Nothing to record but the job's completion; `branding`: make sure the complete
+    /// video's branded render is queued.
+    Nothing { branding: bool },
+    /// Prepare stored the checked inputs.
+    Prepared(Prepared),
+    /// A clip was rendered, checked and stored.
+    Clip { clip_id: Uuid, clip: StoredClip },
+    /// The stitch stored the video.
+    Stitched(StoredVideo),
+    /// A combine stored the video.
+    Combined(StoredVideo),
+    /// The branded render was stored.
+    Branded(StoredVideo),
+}
+
 /// How a job ended.
 enum Outcome {
-    /// The work is done (file stored, or nothing left to do); record it.
-    Done(Option<StoredVideo>),
+    Done(Done),
     Failed(Failure),
     /// Another worker may own the job now: touch nothing.
     LeaseLost,
@@ -336,12 +415,12 @@ enum Outcome {
 }
 
 async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
-    tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), attempt = job.attempts, "job claimed");
+    tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), clip = job.clip_index, attempt = job.attempts, "job claimed");
     let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
     let heartbeat = {
         let db = ctx.db.clone();
-        let (id, owner, lease, every) = (
-            job.id,
+        let (held, owner, lease, every) = (
+            job.clone(),
             worker_id.to_owned(),
             ctx.settings.lease,
             ctx.settings.heartbeat,
@@ -351,13 +430,13 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
             tick.tick().await;
             loop {
                 tick.tick().await;
-                match queue::heartbeat(&db, id, &owner, lease).await {
+                match queue::heartbeat(&db, &held, &owner, lease).await {
                     Ok(true) => {}
                     Ok(false) => {
                         let _ = lost_tx.send(());
                         return;
                     }
-                    Err(err) => tracing::warn!(job = id, error = %err, "heartbeat failed"),
+                    Err(err) => tracing::warn!(job = held.id, error = %err, "heartbeat failed"),
                 }
             }
         })
@@ -367,7 +446,13 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
     let heartbeat = AbortOnDrop(heartbeat);
     let work_dir = ctx.scratch.job_dir(job.id, job.attempts);
     let grace = ctx.settings.grace;
-    let work = guarded(job.id, process(ctx, &job, &work_dir));
+    let limit = ctx.settings.job_time_limit;
+    let work = guarded(job.id, async {
+        // Dropping the step at the limit drops its runner guard, which kills its ffmpeg.
+        tokio::time::timeout(limit, process(ctx, &job, &work_dir))
+            .await
+            .unwrap_or(Outcome::Failed(Failure::TimedOut(limit)))
+    });
     let outcome = tokio::select! {
         outcome = work => outcome,
         _ = lost_rx => Outcome::LeaseLost,
@@ -412,7 +497,8 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Does the job's work. Never writes the final status: [`settle`] does, under the lease.
+/// Does the job's work, dispatched on its kind. Never writes the final status: [`settle`]
+/// does, under the lease.
 async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) -> Outcome {
     if matches!(job.kind, JobKind::VideoWebhook | JobKind::BrandingWebhook) {
         let public_url = &ctx.state.config.public_url;
@@ -424,16 +510,20 @@ async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) -> Outcome {
     let input = match repo::render_input(&ctx.db, job.video_id).await {
         Ok(Some(input)) => input,
         // The video is gone: nothing to do.
-        Ok(None) => return Outcome::Done(None),
+        Ok(None) => return Outcome::Done(Done::Nothing { branding: false }),
         Err(err) => return Outcome::Failed(Failure::Db(err)),
     };
     let result = match job.kind {
-        JobKind::Render | JobKind::Combine => main_video(ctx, &input, work_dir).await,
+        // A `render` job queued before the job graph existed starts the graph.
+        JobKind::Render | JobKind::Prepare => prepare(ctx, &input, work_dir).await,
+        JobKind::Clip => clip(ctx, job, &input, work_dir).await,
+        JobKind::Stitch => stitch(ctx, job, &input, work_dir).await,
+        JobKind::Combine => combine(ctx, &input, work_dir).await,
         JobKind::Branding => branded(ctx, &input, work_dir).await,
-        JobKind::VideoWebhook | JobKind::BrandingWebhook => Ok(None),
+        JobKind::VideoWebhook | JobKind::BrandingWebhook => Ok(Done::Nothing { branding: false }),
     };
     match result {
-        Ok(video) => Outcome::Done(video),
+        Ok(done) => Outcome::Done(done),
         Err(failure) => Outcome::Failed(failure),
     }
 }
@@ -442,63 +532,164 @@ fn key_prefix(video_id: Uuid) -> String {
     format!("videos/{video_id}")
 }
 
-/// Renders (or combines) the main video. `None`: it was already complete.
-async fn main_video(
+/// The prepare step: fetches and checks every input not rendered yet, once.
+async fn prepare(
     ctx: &Ctx,
     input: &RenderInput,
     work_dir: &std::path::Path,
-) -> Result<Option<StoredVideo>, Failure> {
+) -> Result<Done, Failure> {
     if input.video_key.is_some() {
-        return Ok(None);
+        return Ok(Done::Nothing { branding: true });
     }
+    let RenderSource::Create { request, clips } = &input.source else {
+        return Err(Failure::Permanent(render_failed(
+            "a combined video has no prepare step",
+        )));
+    };
     repo::start_video(&ctx.db, input.video_id).await?;
-    let (observer, writer) = match &input.source {
-        RenderSource::Create { clips, .. } => DbObserver::spawn(
-            ctx.db.clone(),
-            Target::Video(input.video_id),
-            clips
-                .iter()
-                .map(|c| (c.clip.id, c.clip.clip_key.clone()))
-                .collect(),
-        ),
-        RenderSource::Combine { .. } => {
-            DbObserver::spawn(ctx.db.clone(), Target::Video(input.video_id), Vec::new())
-        }
+    let job = PrepareJob {
+        key_prefix: key_prefix(input.video_id),
+        images: clips
+            .iter()
+            .filter(|c| c.clip.clip_key.is_none())
+            .map(|c| (c.position, c.clip.image_url.clone()))
+            .collect(),
+        audio_url: request.audio_url.clone(),
     };
-    let result = match &input.source {
-        RenderSource::Create { request, clips } => {
-            let job = VideoJob {
-                key_prefix: key_prefix(input.video_id),
-                clips: clips
-                    .iter()
-                    .map(|c| ClipRequest {
-                        image_url: c.clip.image_url.clone(),
-                        camera_motion: c.clip.camera_motion,
-                        effect: c.clip.vfx.as_ref().map(vfx_stage),
-                    })
-                    .collect(),
-                orientation: input.orientation,
-                resolution: input.resolution,
-                engine: input.engine,
-                audio_url: request.audio_url.clone(),
-            };
-            ctx.renderer.render_video(&job, work_dir, &observer).await
-        }
-        RenderSource::Combine { request, clip_keys } => {
-            let job = CombineJob {
-                key_prefix: key_prefix(input.video_id),
-                clip_keys: clip_keys.clone(),
-                orientation: input.orientation,
-                resolution: input.resolution,
-                audio_url: request.audio_url.clone(),
-            };
-            ctx.renderer.combine(&job, work_dir, &observer).await
-        }
+    let target = observer::Target::Video {
+        video: input.video_id,
+        from: 0,
+        span: graph::PREPARE_SHARE,
     };
-    // Every clip the renderer stored is recorded before the video can complete.
+    let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
+    let result = ctx.renderer.prepare(&job, work_dir, &observer).await;
     drop(observer);
     let _ = writer.await;
-    result.map(Some).map_err(Failure::Job)
+    result.map(Done::Prepared).map_err(Failure::Job)
+}
+
+/// The clip step: renders clip `job.clip_index` from its stored input.
+async fn clip(
+    ctx: &Ctx,
+    job: &Job,
+    input: &RenderInput,
+    work_dir: &std::path::Path,
+) -> Result<Done, Failure> {
+    let missing = |what: &str| Failure::Permanent(render_failed(what));
+    let index = job
+        .clip_index
+        .ok_or_else(|| missing("a clip job without a clip"))?;
+    let RenderSource::Create { clips, .. } = &input.source else {
+        return Err(missing("a combined video has no clip jobs"));
+    };
+    let wanted = clips
+        .iter()
+        .find(|c| c.position == index)
+        .ok_or_else(|| missing("the clip is not part of its video"))?;
+    let stored = graph::clip_input(&ctx.db, input.video_id, index)
+        .await?
+        .ok_or_else(|| missing("the clip is not part of its video"))?;
+    if stored.clip_key.is_some() {
+        // Recorded by an attempt whose completion was lost: nothing left to do.
+        return Ok(Done::Nothing { branding: false });
+    }
+    let prepared = stored
+        .input
+        .ok_or_else(|| missing("the clip's input was not prepared"))?;
+    let clip_job = ClipJob {
+        key_prefix: key_prefix(input.video_id),
+        index,
+        token: Some(job.token.clone()),
+        input: prepared,
+        camera_motion: wanted.clip.camera_motion,
+        effect: wanted.clip.vfx.as_ref().map(vfx_stage),
+        orientation: input.orientation,
+        resolution: input.resolution,
+        engine: input.engine,
+    };
+    let target = observer::Target::Clip {
+        video: input.video_id,
+        clip: stored.clip_id,
+    };
+    let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
+    let result = ctx.renderer.render_clip(&clip_job, work_dir, &observer).await;
+    drop(observer);
+    let _ = writer.await;
+    let clip = result.map_err(Failure::Job)?;
+    Ok(Done::Clip {
+        clip_id: stored.clip_id,
+        clip,
+    })
+}
+
+/// The stitch step: joins the recorded clips in the database's order.
+async fn stitch(
+    ctx: &Ctx,
+    job: &Job,
+    input: &RenderInput,
+    work_dir: &std::path::Path,
+) -> Result<Done, Failure> {
+    if input.video_key.is_some() {
+        return Ok(Done::Nothing { branding: true });
+    }
+    let (keys, music) = graph::stitch_input(&ctx.db, input.video_id).await?;
+    let clip_keys = keys
+        .into_iter()
+        .collect::<Option<Vec<String>>>()
+        .ok_or_else(|| Failure::Permanent(render_failed("a clip of the video is missing")))?;
+    let stitch_job = StitchJob {
+        key_prefix: key_prefix(input.video_id),
+        token: Some(job.token.clone()),
+        clip_keys,
+        music,
+    };
+    let target = observer::Target::Video {
+        video: input.video_id,
+        from: graph::STITCH_FROM,
+        span: 4,
+    };
+    let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
+    let result = ctx
+        .renderer
+        .stitch_clips(&stitch_job, work_dir, &observer)
+        .await;
+    drop(observer);
+    let _ = writer.await;
+    result.map(Done::Stitched).map_err(Failure::Job)
+}
+
+/// Combines existing clips into the main video (one job).
+async fn combine(
+    ctx: &Ctx,
+    input: &RenderInput,
+    work_dir: &std::path::Path,
+) -> Result<Done, Failure> {
+    if input.video_key.is_some() {
+        return Ok(Done::Nothing { branding: true });
+    }
+    let RenderSource::Combine { request, clip_keys } = &input.source else {
+        return Err(Failure::Permanent(render_failed(
+            "a created video is not combined",
+        )));
+    };
+    repo::start_video(&ctx.db, input.video_id).await?;
+    let target = observer::Target::Video {
+        video: input.video_id,
+        from: 0,
+        span: 100,
+    };
+    let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
+    let job = CombineJob {
+        key_prefix: key_prefix(input.video_id),
+        clip_keys: clip_keys.clone(),
+        orientation: input.orientation,
+        resolution: input.resolution,
+        audio_url: request.audio_url.clone(),
+    };
+    let result = ctx.renderer.combine(&job, work_dir, &observer).await;
+    drop(observer);
+    let _ = writer.await;
+    result.map(Done::Combined).map_err(Failure::Job)
 }
 
 /// Renders the branded copy of a complete video.
@@ -506,9 +697,9 @@ async fn branded(
     ctx: &Ctx,
     input: &RenderInput,
     work_dir: &std::path::Path,
-) -> Result<Option<StoredVideo>, Failure> {
+) -> Result<Done, Failure> {
     let Some(branding) = &input.branding else {
-        return Ok(None);
+        return Ok(Done::Nothing { branding: false });
     };
     let Some(main_key) = input.video_key.clone() else {
         return Err(Failure::Permanent(render_failed(
@@ -543,12 +734,26 @@ async fn branded(
         outro,
         speed_ramp: branding.speed_ramp,
     };
-    let (observer, writer) =
-        DbObserver::spawn(ctx.db.clone(), Target::Branding(input.video_id), Vec::new());
+    let (observer, writer) = DbObserver::spawn(
+        ctx.db.clone(),
+        observer::Target::Branding(input.video_id),
+    );
     let result = ctx.renderer.render_branded(&job, work_dir, &observer).await;
     drop(observer);
     let _ = writer.await;
-    result.map(|b| Some(b.video)).map_err(Failure::Job)
+    result.map(|b| Done::Branded(b.video)).map_err(Failure::Job)
+}
+
+/// Removes a stored file no record points at (the upload of a step whose lease was lost).
+async fn remove_orphan(ctx: &Ctx, key: &str) {
+    let storage = Arc::clone(&ctx.state.storage);
+    let owned = key.to_owned();
+    let removed = tokio::task::spawn_blocking(move || storage.delete(&owned)).await;
+    match removed {
+        Ok(Ok(())) => tracing::info!(key, "removed an orphaned upload"),
+        Ok(Err(err)) => tracing::warn!(key, error = %err, "cannot remove an orphaned upload"),
+        Err(err) => tracing::warn!(key, error = %err, "cannot remove an orphaned upload"),
+    }
 }
 
 /// Records how the job ended, each write only while the lease is provably ours.
@@ -560,57 +765,96 @@ async fn settle(ctx: &Ctx, worker_id: &str, job: &Job, outcome: Outcome) -> Resu
             Ok(())
         }
         Outcome::HandBack => {
-            queue::release(db, job.id, worker_id).await?;
+            queue::release(db, job, worker_id).await?;
             tracing::info!(job = job.id, "shutting down: job handed back to the queue");
             Ok(())
         }
         Outcome::Webhook(result) => settle_webhook(ctx, worker_id, job, &result).await,
-        Outcome::Done(video) => {
-            // A last heartbeat proves the lease is ours and keeps it for a whole lease more:
-            // nobody can rescue the job while the result is written.
-            if !queue::heartbeat(db, job.id, worker_id, ctx.settings.lease).await? {
-                tracing::warn!(job = job.id, "lease lost before completion; result dropped");
-                return Ok(());
-            }
-            match (job.kind, video) {
-                (JobKind::Branding, Some(video)) => {
-                    repo::complete_branding(db, job.video_id, &video.key).await?;
-                }
-                (JobKind::Branding, None) => {}
-                (_, Some(video)) => {
-                    repo::complete_video(db, job.video_id, &video.key).await?;
-                    enqueue_branding(db, job.video_id).await?;
-                }
-                // Already complete (an earlier attempt died before closing its job): make
-                // sure the branded render was queued.
-                (_, None) => enqueue_branding(db, job.video_id).await?,
-            }
-            queue::complete(db, job.id, worker_id).await?;
-            tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), "job complete");
-            Ok(())
-        }
+        Outcome::Done(done) => settle_done(ctx, worker_id, job, done).await,
         Outcome::Failed(failure) => {
-            if !queue::heartbeat(db, job.id, worker_id, ctx.settings.lease).await? {
+            if !queue::heartbeat(db, job, worker_id, ctx.settings.lease).await? {
                 tracing::warn!(job = job.id, "lease lost before recording a failure");
                 return Ok(());
             }
             if failure.is_transient() && job.attempts < job.max_attempts {
                 let delay = queue::backoff(job.attempts);
                 tracing::warn!(job = job.id, attempt = job.attempts, retry_in_secs = delay.as_secs(), error = %failure, "job failed; will retry");
-                queue::fail(db, job.id, worker_id, &failure.to_string(), Some(delay)).await?;
+                queue::fail(db, job, worker_id, &failure.to_string(), Some(delay)).await?;
                 return Ok(());
             }
-            tracing::warn!(job = job.id, video = %job.video_id, error = %failure, "job failed");
+            tracing::warn!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), error = %failure, "job failed");
             let error = failure.job_error();
             // One transaction: a crash can never leave the job failed and its record
-            // `in_progress`. (A delivery whose database access keeps failing has no record:
-            // its event stays pending.)
+            // `in_progress`, and a failed step cancels its video's queued siblings with it.
+            // (A delivery whose database access keeps failing has no record: its event
+            // stays pending.)
             if !repo::fail_job_for_good(db, job, worker_id, &failure.to_string(), &error).await? {
                 tracing::warn!(job = job.id, "lease lost while recording a failure");
             }
             Ok(())
         }
     }
+}
+
+/// Records a finished step. The graph's steps record their result and complete their job in
+/// one transaction that checks the lease token; a step whose lease was lost leaves an
+/// upload nobody points at, which is removed.
+async fn settle_done(ctx: &Ctx, worker_id: &str, job: &Job, done: Done) -> Result<(), DbError> {
+    let db = &ctx.db;
+    let kind = job.kind.as_str();
+    match done {
+        Done::Prepared(prepared) => {
+            if !graph::finish_prepare(db, job, worker_id, &prepared).await? {
+                tracing::warn!(job = job.id, "lease lost before prepare was recorded");
+                return Ok(());
+            }
+        }
+        Done::Clip { clip_id, clip } => {
+            let motion = clip.motion.map(|m| m.as_camera_motion());
+            match graph::finish_clip(db, job, worker_id, clip_id, &clip.key, motion).await? {
+                ClipRecorded::Recorded { stitch_enqueued } => {
+                    tracing::info!(job = job.id, video = %job.video_id, clip = clip.index, stitch_enqueued, "clip recorded");
+                }
+                ClipRecorded::AlreadyRecorded => remove_orphan(ctx, &clip.key).await,
+                ClipRecorded::LeaseLost => {
+                    tracing::warn!(job = job.id, clip = clip.index, "lease lost before the clip was recorded; its upload is dropped");
+                    remove_orphan(ctx, &clip.key).await;
+                    return Ok(());
+                }
+            }
+        }
+        Done::Stitched(video) => {
+            if !graph::finish_stitch(db, job, worker_id, &video.key).await? {
+                tracing::warn!(job = job.id, "lease lost before the video was recorded; its upload is dropped");
+                remove_orphan(ctx, &video.key).await;
+                return Ok(());
+            }
+        }
+        Done::Combined(_) | Done::Branded(_) | Done::Nothing { .. } => {
+            // A last heartbeat proves the lease is ours and keeps it for a whole lease more:
+            // nobody can rescue the job while the result is written.
+            if !queue::heartbeat(db, job, worker_id, ctx.settings.lease).await? {
+                tracing::warn!(job = job.id, "lease lost before completion; result dropped");
+                return Ok(());
+            }
+            match done {
+                Done::Combined(video) => {
+                    repo::complete_video(db, job.video_id, &video.key).await?;
+                    enqueue_branding(db, job.video_id).await?;
+                }
+                Done::Branded(video) => {
+                    repo::complete_branding(db, job.video_id, &video.key).await?;
+                }
+                // Already complete (an earlier attempt died before closing its job): make
+                // sure the branded render was queued.
+                Done::Nothing { branding: true } => enqueue_branding(db, job.video_id).await?,
+                _ => {}
+            }
+            queue::complete(db, job, worker_id).await?;
+        }
+    }
+    tracing::info!(job = job.id, video = %job.video_id, kind, "job complete");
+    Ok(())
 }
 
 /// Records a delivery attempt and completes its job, or puts it back for the schedule's
@@ -626,7 +870,7 @@ async fn settle_webhook(
     let Some((attempt, verdict)) =
         webhook::record_attempt(db, job.video_id, job.kind, result, schedule).await?
     else {
-        queue::complete(db, job.id, worker_id).await?;
+        queue::complete(db, job, worker_id).await?;
         return Ok(());
     };
     let message_id = match result {
@@ -651,7 +895,7 @@ async fn settle_webhook(
         Some(delay) => {
             queue::fail(
                 db,
-                job.id,
+                job,
                 worker_id,
                 verdict.error.as_deref().unwrap_or(""),
                 Some(delay),
@@ -659,7 +903,7 @@ async fn settle_webhook(
             .await?;
         }
         None => {
-            queue::complete(db, job.id, worker_id).await?;
+            queue::complete(db, job, worker_id).await?;
         }
     }
     Ok(())
@@ -667,18 +911,8 @@ async fn settle_webhook(
 
 /// Queues the branded render of a complete video that asked for one, unless already queued.
 async fn enqueue_branding(db: &Db, video_id: Uuid) -> Result<(), DbError> {
-    let Some(input) = repo::render_input(db, video_id).await? else {
-        return Ok(());
-    };
-    if input.branding.is_none() {
-        return Ok(());
-    }
-    let jobs = queue::jobs_of_video(db, video_id).await?;
-    if jobs.iter().any(|(kind, _, _)| *kind == JobKind::Branding) {
-        return Ok(());
-    }
     let mut tx = db.begin().await?;
-    queue::enqueue(&mut tx, video_id, JobKind::Branding).await?;
+    graph::enqueue_branding_in(&mut tx, video_id).await?;
     tx.commit().await
 }
 
@@ -717,8 +951,8 @@ mod tests {
         }
         // The same slot runs the next job normally.
         assert!(matches!(
-            guarded(8, async { Outcome::Done(None) }).await,
-            Outcome::Done(None)
+            guarded(8, async { Outcome::Done(Done::Nothing { branding: false }) }).await,
+            Outcome::Done(Done::Nothing { branding: false })
         ));
     }
 

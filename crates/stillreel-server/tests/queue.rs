@@ -48,7 +48,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         .expect("claim")
         .expect("a job");
     assert_eq!(job.video_id, first, "oldest first");
-    assert_eq!(job.kind, JobKind::Render);
+    assert_eq!(job.kind, JobKind::Prepare);
     assert_eq!(job.attempts, 1);
     assert!(job.lease_expires_at > stillreel_server::db::now_ms());
     let other = queue::claim(db, "w2", LEASE)
@@ -64,22 +64,22 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         "nothing left"
     );
 
-    assert!(queue::heartbeat(db, job.id, "w1", LEASE).await.expect("hb"));
+    assert!(queue::heartbeat(db, &job, "w1", LEASE).await.expect("hb"));
     assert!(
-        !queue::heartbeat(db, job.id, "w2", LEASE).await.expect("hb"),
+        !queue::heartbeat(db, &job, "w2", LEASE).await.expect("hb"),
         "not w2's job"
     );
     assert!(
-        !queue::complete(db, job.id, "w2",).await.expect("complete"),
+        !queue::complete(db, &job, "w2",).await.expect("complete"),
         "only the holder completes"
     );
-    assert!(queue::complete(db, job.id, "w1").await.expect("complete"));
+    assert!(queue::complete(db, &job, "w1").await.expect("complete"));
     assert!(
-        !queue::complete(db, job.id, "w1").await.expect("complete"),
+        !queue::complete(db, &job, "w1").await.expect("complete"),
         "once"
     );
     assert!(
-        !queue::heartbeat(db, job.id, "w1", LEASE).await.expect("hb"),
+        !queue::heartbeat(db, &job, "w1", LEASE).await.expect("hb"),
         "done jobs have no lease"
     );
     assert_eq!(state_of(&app, first).await, "done");
@@ -88,7 +88,13 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
     let depth = queue::depth_by_state(db).await.expect("depth");
     assert_eq!(
         depth,
-        vec![("queued", 0), ("running", 1), ("done", 1), ("failed", 0)]
+        vec![
+            ("queued", 0),
+            ("running", 1),
+            ("done", 1),
+            ("failed", 0),
+            ("cancelled", 0)
+        ]
     );
 
     // A branding job enqueued later by the worker, in its own transaction.
@@ -126,14 +132,14 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
         );
         tokio::time::sleep(Duration::from_millis(600)).await;
         assert!(
-            !queue::heartbeat(db, job.id, "dying", short)
+            !queue::heartbeat(db, &job, "dying", short)
                 .await
                 .expect("hb"),
             "expired lease cannot be renewed"
         );
         assert_eq!(queue::requeue_expired(db).await.expect("requeue"), 1);
         assert!(
-            !queue::complete(db, job.id, "dying")
+            !queue::complete(db, &job, "dying")
                 .await
                 .expect("complete"),
             "lost lease"
@@ -155,14 +161,14 @@ async fn fail_with_and_without_retry(app: TestApp) {
         .expect("claim")
         .expect("job");
     assert!(
-        !queue::fail(db, job.id, "intruder", "x", None)
+        !queue::fail(db, &job, "intruder", "x", None)
             .await
             .expect("fail")
     );
     assert!(
         queue::fail(
             db,
-            job.id,
+            &job,
             "w",
             "ffmpeg crashed",
             Some(Duration::from_secs(3600))
@@ -176,7 +182,7 @@ async fn fail_with_and_without_retry(app: TestApp) {
         "not runnable before run_after"
     );
     assert!(
-        queue::fail(db, job.id, "w", "again", None)
+        queue::fail(db, &job, "w", "again", None)
             .await
             .is_ok_and(|changed| !changed),
         "not running anymore"
@@ -189,7 +195,7 @@ async fn fail_with_and_without_retry(app: TestApp) {
         .expect("job");
     assert_eq!(job.video_id, fatal);
     assert!(
-        queue::fail(db, job.id, "w", "media_unsupported", None)
+        queue::fail(db, &job, "w", "media_unsupported", None)
             .await
             .expect("fail")
     );
@@ -206,7 +212,7 @@ async fn fail_with_and_without_retry(app: TestApp) {
             .expect("job");
         assert_eq!((job.video_id, job.attempts), (video, attempt));
         assert!(
-            queue::fail(db, job.id, "w", "flaky", Some(Duration::ZERO))
+            queue::fail(db, &job, "w", "flaky", Some(Duration::ZERO))
                 .await
                 .expect("fail")
         );
@@ -231,7 +237,7 @@ async fn concurrent_claimers_never_share_a_job(app: TestApp) {
             {
                 got.push(job.video_id);
                 assert!(
-                    queue::complete(&db, job.id, &format!("w{w}"))
+                    queue::complete(&db, &job, &format!("w{w}"))
                         .await
                         .expect("complete")
                 );
@@ -257,13 +263,13 @@ async fn release_hands_back_without_counting_the_attempt(app: TestApp) {
         .expect("a job");
     assert_eq!(job.attempts, 1);
     assert!(
-        !queue::release(db, job.id, "w2").await.expect("release"),
+        !queue::release(db, &job, "w2").await.expect("release"),
         "only the holder releases"
     );
-    assert!(queue::release(db, job.id, "w1").await.expect("release"));
+    assert!(queue::release(db, &job, "w1").await.expect("release"));
     assert_eq!(state_of(&app, video).await, "queued");
     assert!(
-        !queue::release(db, job.id, "w1").await.expect("release"),
+        !queue::release(db, &job, "w1").await.expect("release"),
         "a released job is no longer held"
     );
     let again = queue::claim(db, "w2", LEASE)
@@ -339,7 +345,7 @@ async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
         "the other account, not the busy one's second"
     );
     assert!(claim("w3", 1).await.is_none(), "both accounts at their cap");
-    assert!(queue::complete(db, first.id, "w1").await.expect("complete"));
+    assert!(queue::complete(db, &first, "w1").await.expect("complete"));
     let third = claim("w1", 1).await.expect("a job");
     assert_eq!(third.video_id, busy_videos[1]);
 
@@ -405,7 +411,7 @@ async fn concurrent_fair_claimers_never_exceed_the_cap(app: TestApp) {
         );
         for (worker, job) in claimed {
             assert!(
-                queue::complete(app.db(), job.id, &worker)
+                queue::complete(app.db(), &job, &worker)
                     .await
                     .expect("complete")
             );

@@ -48,6 +48,23 @@ impl MediaFormat {
         }
     }
 
+    /// The format whose [`MediaFormat::extension`] is `ext` (formats are recorded by it).
+    pub fn from_extension(ext: &str) -> Option<Self> {
+        [
+            MediaFormat::Jpeg,
+            MediaFormat::Png,
+            MediaFormat::Webp,
+            MediaFormat::Mp3,
+            MediaFormat::Aac,
+            MediaFormat::M4a,
+            MediaFormat::Wav,
+            MediaFormat::Ogg,
+            MediaFormat::Flac,
+        ]
+        .into_iter()
+        .find(|f| f.extension() == ext)
+    }
+
     /// File extension used for the local copy (names never come from the URL).
     pub const fn extension(self) -> &'static str {
         match self {

@@ -5,10 +5,13 @@
 //!   reading video records back.
 //! - [`render`]: what the render worker calls: its input, and status/progress updates that
 //!   only ever move forward (`queued → in_progress → complete | error`, progress never down).
+//! - [`graph`]: what the steps of the job graph record (prepare's facts, each clip, the
+//!   stitch), each with its job's completion, in one transaction.
 //! - [`idempotency`]: `Idempotency-Key` records.
 //! - [`group_commit`]: `create_video` inserts batched into shared transactions (SQLite).
 
 pub mod accounts;
+pub mod graph;
 pub mod group_commit;
 pub mod idempotency;
 pub mod render;

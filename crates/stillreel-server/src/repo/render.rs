@@ -279,18 +279,23 @@ pub async fn fail_job_for_good(
     log_error: &str,
     error: &JobError,
 ) -> Result<bool, DbError> {
+    use crate::queue::JobKind;
     let mut tx = db.begin().await?;
-    if !crate::queue::fail_for_good_in(&mut tx, job.id, worker_id, log_error).await? {
+    if !crate::queue::fail_for_good_in(&mut tx, job, worker_id, log_error).await? {
         // Dropping the transaction rolls it back.
         return Ok(false);
     }
     let changed = match job.kind {
-        crate::queue::JobKind::Branding => fail_branding_in(&mut tx, job.video_id, error).await?,
-        crate::queue::JobKind::Render | crate::queue::JobKind::Combine => {
-            fail_video_in(&mut tx, job.video_id, error).await?
+        JobKind::Branding => fail_branding_in(&mut tx, job.video_id, error).await?,
+        // One failed step fails the video with its error, and its queued siblings (the other
+        // clips, the stitch) are cancelled in the same transaction.
+        JobKind::Render | JobKind::Prepare | JobKind::Clip | JobKind::Stitch | JobKind::Combine => {
+            let failed = fail_video_in(&mut tx, job.video_id, error).await?;
+            crate::queue::cancel_siblings_in(&mut tx, job.video_id).await?;
+            failed
         }
         // A delivery has no record to fail: its event stays as the outbox says.
-        crate::queue::JobKind::VideoWebhook | crate::queue::JobKind::BrandingWebhook => false,
+        JobKind::VideoWebhook | JobKind::BrandingWebhook => false,
     };
     tx.commit().await?;
     if changed {

@@ -299,7 +299,7 @@ pub async fn insert_create(
             if let Some((templates, ramp)) = &branding {
                 insert_branding_row(tx, id, templates, *ramp, now).await?;
             }
-            queue::enqueue(tx, id, JobKind::Render).await?;
+            queue::enqueue(tx, id, JobKind::Prepare).await?;
         }
     }
     let record = queued_record(id, project, o, r, e, Vec::new(), branding, now);
@@ -352,7 +352,7 @@ async fn insert_create_sqlite(
     // The row `queue::enqueue` writes.
     sql.push_str(
         "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
-         VALUES ($1, 'render', 'queued', $8, $8, $8);",
+         VALUES ($1, 'prepare', 'queued', $8, $8, $8);",
     );
     let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(id)

@@ -1,98 +1,87 @@
-//! Carries what the renderer reports (progress, stored clips) into the database. The
-//! renderer's observer is synchronous and called from the job's task; the writes happen on a
-//! task of their own, progress coalesced to the latest value.
+//! Carries what a render step reports (its progress) into the database. The renderer's
+//! observer is synchronous and called from the job's task; the writes happen on a task of
+//! their own, coalesced to the latest value.
 
-use stillreel_render::{RenderObserver, StoredClip};
+use stillreel_render::RenderObserver;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::db::Db;
-use crate::repo::render as repo;
+use crate::repo::{graph, render as repo};
 
-/// Whose progress is reported.
+/// Whose progress is reported, and how a step's 0–100 maps onto it.
 #[derive(Debug, Clone, Copy)]
 pub enum Target {
-    Video(Uuid),
+    /// The video's own bar, `from` to `from + span` (prepare, stitch, combine).
+    Video { video: Uuid, from: u8, span: u8 },
+    /// One clip: its own progress, from which the video's is computed over all its clips.
+    Clip { video: Uuid, clip: Uuid },
     Branding(Uuid),
 }
 
-enum Note {
-    Progress(u8),
-    Clip { index: usize, key: String },
-}
-
 /// The observer handed to the renderer.
+#[derive(Debug)]
 pub struct DbObserver {
-    tx: mpsc::UnboundedSender<Note>,
-    /// Per clip index: its id and the key an earlier attempt stored, if any.
-    clips: Vec<(Uuid, Option<String>)>,
+    tx: mpsc::UnboundedSender<u8>,
 }
 
 impl DbObserver {
     /// The observer and the task that writes its notes; the task ends once the observer is
     /// dropped and every note is written.
-    pub fn spawn(
-        db: Db,
-        target: Target,
-        clips: Vec<(Uuid, Option<String>)>,
-    ) -> (DbObserver, JoinHandle<()>) {
+    pub fn spawn(db: Db, target: Target) -> (DbObserver, JoinHandle<()>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let ids: Vec<Uuid> = clips.iter().map(|(id, _)| *id).collect();
-        let writer = tokio::spawn(write_notes(db, target, ids, rx));
-        (DbObserver { tx, clips }, writer)
+        let writer = tokio::spawn(write_notes(db, target, rx));
+        (DbObserver { tx }, writer)
     }
 }
 
 impl RenderObserver for DbObserver {
     fn progress(&self, percent: u8) {
-        // 100 is written by completion itself, together with the status.
-        let _ = self.tx.send(Note::Progress(percent.min(99)));
-    }
-
-    fn clip_stored(&self, clip: &StoredClip) {
-        let _ = self.tx.send(Note::Clip {
-            index: clip.index,
-            key: clip.key.clone(),
-        });
-    }
-
-    fn existing_clip(&self, index: usize) -> Option<String> {
-        self.clips.get(index).and_then(|(_, key)| key.clone())
+        let _ = self.tx.send(percent.min(100));
     }
 }
 
-async fn write_notes(
-    db: Db,
-    target: Target,
-    ids: Vec<Uuid>,
-    mut rx: mpsc::UnboundedReceiver<Note>,
-) {
-    while let Some(first) = rx.recv().await {
-        let mut notes = vec![first];
+/// `percent` of a step mapped onto `span` points from `from`; below 100 (completion writes
+/// 100 itself, together with the status).
+fn scaled(from: u8, span: u8, percent: u8) -> u8 {
+    let points = u16::from(span) * u16::from(percent.min(100)) / 100;
+    u8::try_from(u16::from(from) + points).unwrap_or(99).min(99)
+}
+
+async fn write_notes(db: Db, target: Target, mut rx: mpsc::UnboundedReceiver<u8>) {
+    while let Some(mut latest) = rx.recv().await {
         while let Ok(more) = rx.try_recv() {
-            notes.push(more);
+            latest = more;
         }
-        let latest = notes.iter().rev().find_map(|n| match n {
-            Note::Progress(p) => Some(*p),
-            Note::Clip { .. } => None,
-        });
-        for note in notes {
-            if let Note::Clip { index, key } = note {
-                let Some(&id) = ids.get(index) else { continue };
-                if let Err(err) = repo::set_clip_rendered(&db, id, &key).await {
-                    tracing::warn!(clip = %id, error = %err, "recording a rendered clip failed");
-                }
+        let result = match target {
+            Target::Video { video, from, span } => {
+                repo::set_video_progress(&db, video, scaled(from, span, latest))
+                    .await
+                    .map(drop)
             }
-        }
-        if let Some(p) = latest {
-            let result = match target {
-                Target::Video(v) => repo::set_video_progress(&db, v, p).await,
-                Target::Branding(v) => repo::set_branding_progress(&db, v, p).await,
-            };
-            if let Err(err) = result {
-                tracing::warn!(error = %err, "recording progress failed");
+            Target::Clip { video, clip } => {
+                graph::set_clip_progress(&db, video, clip, latest.min(99)).await
             }
+            Target::Branding(v) => repo::set_branding_progress(&db, v, latest.min(99))
+                .await
+                .map(drop),
+        };
+        if let Err(err) = result {
+            tracing::warn!(error = %err, "recording progress failed");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scaled;
+
+    #[test]
+    fn step_progress_maps_onto_its_share_below_100() {
+        assert_eq!(scaled(0, 5, 0), 0);
+        assert_eq!(scaled(0, 5, 100), 5);
+        assert_eq!(scaled(95, 4, 50), 97);
+        assert_eq!(scaled(0, 100, 100), 99);
     }
 }

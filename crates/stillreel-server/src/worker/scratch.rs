@@ -89,6 +89,7 @@ pub fn sweep(root: &Path, keep: &Path) -> Vec<PathBuf> {
             Err(err) => err.kind() == io::ErrorKind::NotFound,
         };
         if owner_gone {
+            kill_processes_in(&path);
             match std::fs::remove_dir_all(&path) {
                 Ok(()) => removed.push(path),
                 Err(err) => {
@@ -98,6 +99,32 @@ pub fn sweep(root: &Path, keep: &Path) -> Vec<PathBuf> {
         }
     }
     removed
+}
+
+/// Kills the processes whose working directory is inside `dir`: the ffmpeg runs of a worker
+/// that died (each runs in its job's folder, in a process group of its own, so it outlived
+/// its parent). Read from `/proc`; elsewhere nothing is found.
+fn kill_processes_in(dir: &Path) {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in procs.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        let inside = std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        if inside {
+            // No `unsafe` (so no libc::kill): the `kill` utility sends the signal.
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", pid])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+            tracing::info!(pid, dir = %dir.display(), ok = killed.is_ok_and(|s| s.success()), "killed a dead worker's process");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,201 @@
+//! Checking a rendered clip before it is accepted: ffprobe reads its video stream (packets
+//! counted, nothing decoded), and a pure rule compares what it found with the clip's plan.
+//!
+//! Clips rendered on different machines are joined by stream copy, which only works when
+//! every clip has the same size, codec, profile, pixel format, rate and time base, and the
+//! video is only as long as planned when every clip has exactly its frames. A clip that
+//! passes this check is a valid sibling of every other clip that passed it.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{RenderError, Step};
+use crate::plan::ClipPlan;
+
+/// What ffprobe says about a clip's video stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClipFacts {
+    pub frames: u32,
+    pub width: u32,
+    pub height: u32,
+    pub codec: String,
+    pub profile: String,
+    pub pix_fmt: String,
+    pub frame_rate: String,
+    pub time_base: String,
+    /// Whether the file also has an audio stream (new clips have none).
+    pub has_audio: bool,
+}
+
+/// The ffprobe that sits beside `ffmpeg` (same folder), or `ffprobe` on `PATH` when ffmpeg is
+/// a bare name.
+pub fn ffprobe_beside(ffmpeg: &Path) -> PathBuf {
+    match ffmpeg.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join("ffprobe"),
+        _ => PathBuf::from("ffprobe"),
+    }
+}
+
+/// ffprobe's arguments for `file`: every stream's facts as JSON, packets counted.
+pub fn probe_args(file: &Path) -> Vec<String> {
+    [
+        "-v",
+        "error",
+        "-count_packets",
+        "-show_entries",
+        "stream=codec_type,codec_name,profile,width,height,pix_fmt,r_frame_rate,time_base,nb_read_packets",
+        "-of",
+        "json",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain([crate::command::local_arg(file)])
+    .collect()
+}
+
+/// Reads ffprobe's JSON answer.
+pub fn parse_probe(json: &[u8]) -> Result<ClipFacts, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|e| format!("ffprobe output: {e}"))?;
+    let streams = value["streams"].as_array().cloned().unwrap_or_default();
+    let video = streams
+        .iter()
+        .find(|s| s["codec_type"] == "video")
+        .ok_or("no video stream")?;
+    let text = |key: &str| video[key].as_str().unwrap_or_default().to_owned();
+    let number = |key: &str| {
+        video[key]
+            .as_u64()
+            .or_else(|| video[key].as_str().and_then(|s| s.parse().ok()))
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0)
+    };
+    Ok(ClipFacts {
+        frames: number("nb_read_packets"),
+        width: number("width"),
+        height: number("height"),
+        codec: text("codec_name"),
+        profile: text("profile"),
+        pix_fmt: text("pix_fmt"),
+        frame_rate: text("r_frame_rate"),
+        time_base: text("time_base"),
+        has_audio: streams.iter().any(|s| s["codec_type"] == "audio"),
+    })
+}
+
+/// The rule: a clip is accepted only with exactly its planned frames, its plan's size, and
+/// the encoding every clip shares (H.264 High, yuv420p, the plan's rate, the 1/15360 time
+/// base of `-video_track_timescale`), and no audio of its own. `Err` names the first mismatch.
+pub fn check_clip(facts: &ClipFacts, plan: &ClipPlan) -> Result<(), String> {
+    let rate = format!("{}/1", plan.fps);
+    let expected: [(&str, String, String); 8] = [
+        ("frames", plan.frames.to_string(), facts.frames.to_string()),
+        ("width", plan.width.to_string(), facts.width.to_string()),
+        ("height", plan.height.to_string(), facts.height.to_string()),
+        ("codec", "h264".to_owned(), facts.codec.clone()),
+        ("profile", "High".to_owned(), facts.profile.clone()),
+        ("pixel format", "yuv420p".to_owned(), facts.pix_fmt.clone()),
+        ("frame rate", rate, facts.frame_rate.clone()),
+        ("time base", "1/15360".to_owned(), facts.time_base.clone()),
+    ];
+    for (what, want, got) in expected {
+        if want != got {
+            return Err(format!("clip {what} is {got}, expected {want}"));
+        }
+    }
+    if facts.has_audio {
+        return Err("clip has an audio stream; clips are rendered silent".to_owned());
+    }
+    Ok(())
+}
+
+/// Runs ffprobe on `file` and checks it against `plan` (blocking).
+pub fn probe_and_check(
+    ffprobe: &Path,
+    file: &Path,
+    plan: &ClipPlan,
+    step: Step,
+) -> Result<ClipFacts, RenderError> {
+    let out = std::process::Command::new(ffprobe)
+        .args(probe_args(file))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|source| RenderError::Spawn { step, source })?;
+    if !out.status.success() {
+        return Err(RenderError::Failed {
+            step,
+            status: out.status,
+            stderr_tail: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    let facts = parse_probe(&out.stdout).map_err(|message| RenderError::Io { step, message })?;
+    check_clip(&facts, plan).map_err(|message| RenderError::Rejected { step, message })?;
+    Ok(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use stillreel_core::{Engine, Orientation, Resolution};
+
+    use super::*;
+    use crate::plan::Motion;
+
+    fn plan() -> ClipPlan {
+        ClipPlan::new(
+            Orientation::Landscape,
+            Resolution::P720,
+            Engine::V25,
+            Motion::PushIn,
+        )
+    }
+
+    fn facts() -> ClipFacts {
+        ClipFacts {
+            frames: 150,
+            width: 1280,
+            height: 720,
+            codec: "h264".into(),
+            profile: "High".into(),
+            pix_fmt: "yuv420p".into(),
+            frame_rate: "30/1".into(),
+            time_base: "1/15360".into(),
+            has_audio: false,
+        }
+    }
+
+    #[test]
+    fn a_standard_clip_passes_and_each_mismatch_fails() {
+        assert_eq!(check_clip(&facts(), &plan()), Ok(()));
+        let broken: [(fn(&mut ClipFacts), &str); 6] = [
+            (|f| f.frames = 149, "frames is 149"),
+            (|f| f.width = 1920, "width is 1920"),
+            (|f| f.profile = "Main".into(), "profile is Main"),
+            (|f| f.frame_rate = "25/1".into(), "frame rate is 25/1"),
+            (|f| f.time_base = "1/30".into(), "time base"),
+            (|f| f.has_audio = true, "audio"),
+        ];
+        for (breaks, says) in broken {
+            let mut f = facts();
+            breaks(&mut f);
+            let err = check_clip(&f, &plan()).expect_err(says);
+            assert!(err.contains(says), "{err}");
+        }
+    }
+
+    #[test]
+    fn parses_ffprobe_json() {
+        let json = br#"{"streams":[{"codec_name":"h264","profile":"High","codec_type":"video",
+            "width":1280,"height":720,"pix_fmt":"yuv420p","r_frame_rate":"30/1",
+            "time_base":"1/15360","nb_read_packets":"150"}]}"#;
+        assert_eq!(parse_probe(json), Ok(facts()));
+        assert!(parse_probe(br#"{"streams":[]}"#).is_err());
+    }
+
+    #[test]
+    fn ffprobe_is_found_beside_ffmpeg() {
+        assert_eq!(
+            ffprobe_beside(Path::new("/opt/ff/ffmpeg")),
+            Path::new("/opt/ff/ffprobe")
+        );
+        assert_eq!(ffprobe_beside(Path::new("ffmpeg")), Path::new("ffprobe"));
+    }
+}
