@@ -244,7 +244,10 @@ pub(crate) fn encode_args(
 ) {
     encode_video_args(args, width, height, fps, encoding);
     let sr = SAMPLE_RATE.to_string();
-    push(args, ["-c:a", "aac", "-b:a", "128k", "-ar", &sr, "-ac", "2"]);
+    push(
+        args,
+        ["-c:a", "aac", "-b:a", "128k", "-ar", &sr, "-ac", "2"],
+    );
 }
 
 /// Renders one clip: `still` → `output` (mp4).

@@ -26,11 +26,13 @@ pub struct ClipFacts {
     pub has_audio: bool,
 }
 
-/// The ffprobe that sits beside `ffmpeg` (same folder), or `ffprobe` on `PATH` when ffmpeg is
-/// a bare name.
+/// The ffprobe that sits beside `ffmpeg` (same folder) when there is one, else `ffprobe` on
+/// `PATH` (ffmpeg named bare, or a wrapper script alone in its folder).
 pub fn ffprobe_beside(ffmpeg: &Path) -> PathBuf {
     match ffmpeg.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.join("ffprobe"),
+        Some(dir) if !dir.as_os_str().is_empty() && dir.join("ffprobe").is_file() => {
+            dir.join("ffprobe")
+        }
         _ => PathBuf::from("ffprobe"),
     }
 }
@@ -165,7 +167,8 @@ mod tests {
     #[test]
     fn a_standard_clip_passes_and_each_mismatch_fails() {
         assert_eq!(check_clip(&facts(), &plan()), Ok(()));
-        let broken: [(fn(&mut ClipFacts), &str); 6] = [
+        type Break = fn(&mut ClipFacts);
+        let broken: [(Break, &str); 6] = [
             (|f| f.frames = 149, "frames is 149"),
             (|f| f.width = 1920, "width is 1920"),
             (|f| f.profile = "Main".into(), "profile is Main"),
@@ -192,10 +195,11 @@ mod tests {
 
     #[test]
     fn ffprobe_is_found_beside_ffmpeg() {
-        assert_eq!(
-            ffprobe_beside(Path::new("/opt/ff/ffmpeg")),
-            Path::new("/opt/ff/ffprobe")
-        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let ffmpeg = dir.path().join("ffmpeg");
+        assert_eq!(ffprobe_beside(&ffmpeg), Path::new("ffprobe"), "none there");
+        std::fs::write(dir.path().join("ffprobe"), b"").expect("write");
+        assert_eq!(ffprobe_beside(&ffmpeg), dir.path().join("ffprobe"));
         assert_eq!(ffprobe_beside(Path::new("ffmpeg")), Path::new("ffprobe"));
     }
 }

@@ -119,7 +119,11 @@ fn make_dir(dir: &Path, step: Step) -> Result<(), RenderError> {
 }
 
 /// Stores `local` under `key` from a blocking thread; returns the URL path.
-async fn put(storage: &Arc<dyn Storage>, local: PathBuf, key: String) -> Result<String, RenderError> {
+async fn put(
+    storage: &Arc<dyn Storage>,
+    local: PathBuf,
+    key: String,
+) -> Result<String, RenderError> {
     let storage = Arc::clone(storage);
     tokio::task::spawn_blocking(move || storage.put(&local, &key))
         .await

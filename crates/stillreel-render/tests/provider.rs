@@ -121,7 +121,16 @@ async fn provider_still_becomes_a_finished_clip() {
     );
     assert_eq!(num(&v["nb_read_frames"]), 150.0);
     assert_eq!(v["pix_fmt"], "yuv420p");
-    assert_eq!(stream(&p, "audio")["sample_rate"], "48000");
+    // Clips are silent: the stitch makes the audio, once, for the whole video.
+    assert!(
+        p["streams"]
+            .as_array()
+            .expect("streams")
+            .iter()
+            .all(|s| s["codec_type"] != "audio")
+    );
+    let whole = probe(&env.dir.path().join("store").join(&video.key));
+    assert_eq!(stream(&whole, "audio")["sample_rate"], "48000");
     // The clip is made from the provider's answer: red tint (testsrc2 is colourful otherwise).
     let [r, g, b] = mean_rgb(&clip, 75);
     assert!(r > 1.8 * g && r > 1.8 * b, "tinted: {r} {g} {b}");

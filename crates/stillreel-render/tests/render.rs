@@ -217,6 +217,28 @@ fn assert_format(path: &Path, w: u64, h: u64) -> f64 {
     num(&p["format"]["duration"])
 }
 
+/// Asserts a clip's format: the video of [`assert_format`], exactly 150 frames, and no audio
+/// (the stitch makes the audio once for the whole video). Returns the video's duration.
+fn assert_clip_format(path: &Path, w: u64, h: u64) -> f64 {
+    let p = probe(path);
+    let v = stream(&p, "video");
+    assert_eq!(v["codec_name"], "h264", "{}", path.display());
+    assert_eq!(v["pix_fmt"], "yuv420p");
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(w), Some(h))
+    );
+    assert_eq!(v["r_frame_rate"], "30/1");
+    assert_eq!(num(&v["nb_read_frames"]), 150.0, "{}", path.display());
+    let streams = p["streams"].as_array().expect("streams");
+    assert!(
+        streams.iter().all(|s| s["codec_type"] != "audio"),
+        "a clip has no audio: {}",
+        path.display()
+    );
+    num(&v["duration"])
+}
+
 fn assert_near(actual: f64, want: f64, what: &str) {
     assert!(
         (actual - want).abs() <= 0.1,
@@ -257,7 +279,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     let mut parts = Vec::new();
     for clip in &video.clips {
         let path = env.stored(&clip.key);
-        assert_near(assert_format(&path, 1280, 720), 5.0, &clip.key);
+        assert_near(assert_clip_format(&path, 1280, 720), 5.0, &clip.key);
         parts.push(path);
     }
     assert_eq!(
@@ -354,7 +376,7 @@ async fn sizes_for_each_orientation_and_resolution() {
             .expect("render");
         assert_near(assert_format(&env.stored(&video.key), w, h), 5.0, "video");
         assert_near(
-            assert_format(&env.stored(&video.clips[0].key), w, h),
+            assert_clip_format(&env.stored(&video.clips[0].key), w, h),
             5.0,
             "clip",
         );
@@ -616,7 +638,7 @@ async fn effect_hook_and_time_limit() {
         .await
         .expect("effect");
     let clip = env.stored(&video.clips[0].key);
-    assert_near(assert_format(&clip, 1280, 720), 5.0, "effect clip");
+    assert_near(assert_clip_format(&clip, 1280, 720), 5.0, "effect clip");
     let rgb = common::frame_rgb(&clip, 75, "64:36");
     assert!(
         rgb[..3].iter().all(|&c| c > 230),

@@ -623,7 +623,16 @@ pub struct JobSummary {
 
 /// Every job of a video, oldest first, with its clip index and times (tests, diagnostics).
 pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, DbError> {
-    type Row = (i64, String, Option<i32>, String, i32, Option<String>, i64, i64);
+    type Row = (
+        i64,
+        String,
+        Option<i32>,
+        String,
+        i32,
+        Option<String>,
+        i64,
+        i64,
+    );
     let rows: Vec<Row> = crate::db::on_db!(db, pool => {
         sqlx::query_as(
             "SELECT id, kind, clip_index, state, attempts, last_error, created_at, updated_at
@@ -634,19 +643,21 @@ pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, 
         .await?
     });
     rows.into_iter()
-        .map(|(id, kind, clip_index, state, attempts, last_error, created_at, updated_at)| {
-            Ok(JobSummary {
-                id,
-                kind: JobKind::parse(&kind)
-                    .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?,
-                clip_index: clip_index.and_then(|i| usize::try_from(i).ok()),
-                state,
-                attempts,
-                last_error,
-                created_at,
-                updated_at,
-            })
-        })
+        .map(
+            |(id, kind, clip_index, state, attempts, last_error, created_at, updated_at)| {
+                Ok(JobSummary {
+                    id,
+                    kind: JobKind::parse(&kind)
+                        .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?,
+                    clip_index: clip_index.and_then(|i| usize::try_from(i).ok()),
+                    state,
+                    attempts,
+                    last_error,
+                    created_at,
+                    updated_at,
+                })
+            },
+        )
         .collect()
 }
 

@@ -30,9 +30,9 @@ use std::time::Duration;
 
 use stillreel_core::JobError;
 use stillreel_render::{
-    AllowList, BrandJob, BrandSlot, ClipJob, CombineJob, FetchConfig, Fetcher, JobFailure,
-    MinRate, PrepareJob, Prepared, Provider, ProviderConfig, RenderConfig, Renderer, StitchJob,
-    StoredClip, StoredVideo, vfx_stage,
+    AllowList, BrandJob, BrandSlot, ClipJob, CombineJob, FetchConfig, Fetcher, JobFailure, MinRate,
+    PrepareJob, Prepared, Provider, ProviderConfig, RenderConfig, Renderer, StitchJob, StoredClip,
+    StoredVideo, vfx_stage,
 };
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -612,7 +612,10 @@ async fn clip(
         clip: stored.clip_id,
     };
     let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
-    let result = ctx.renderer.render_clip(&clip_job, work_dir, &observer).await;
+    let result = ctx
+        .renderer
+        .render_clip(&clip_job, work_dir, &observer)
+        .await;
     drop(observer);
     let _ = writer.await;
     let clip = result.map_err(Failure::Job)?;
@@ -734,10 +737,8 @@ async fn branded(
         outro,
         speed_ramp: branding.speed_ramp,
     };
-    let (observer, writer) = DbObserver::spawn(
-        ctx.db.clone(),
-        observer::Target::Branding(input.video_id),
-    );
+    let (observer, writer) =
+        DbObserver::spawn(ctx.db.clone(), observer::Target::Branding(input.video_id));
     let result = ctx.renderer.render_branded(&job, work_dir, &observer).await;
     drop(observer);
     let _ = writer.await;
@@ -817,7 +818,11 @@ async fn settle_done(ctx: &Ctx, worker_id: &str, job: &Job, done: Done) -> Resul
                 }
                 ClipRecorded::AlreadyRecorded => remove_orphan(ctx, &clip.key).await,
                 ClipRecorded::LeaseLost => {
-                    tracing::warn!(job = job.id, clip = clip.index, "lease lost before the clip was recorded; its upload is dropped");
+                    tracing::warn!(
+                        job = job.id,
+                        clip = clip.index,
+                        "lease lost before the clip was recorded; its upload is dropped"
+                    );
                     remove_orphan(ctx, &clip.key).await;
                     return Ok(());
                 }
@@ -825,7 +830,10 @@ async fn settle_done(ctx: &Ctx, worker_id: &str, job: &Job, done: Done) -> Resul
         }
         Done::Stitched(video) => {
             if !graph::finish_stitch(db, job, worker_id, &video.key).await? {
-                tracing::warn!(job = job.id, "lease lost before the video was recorded; its upload is dropped");
+                tracing::warn!(
+                    job = job.id,
+                    "lease lost before the video was recorded; its upload is dropped"
+                );
                 remove_orphan(ctx, &video.key).await;
                 return Ok(());
             }
@@ -951,7 +959,10 @@ mod tests {
         }
         // The same slot runs the next job normally.
         assert!(matches!(
-            guarded(8, async { Outcome::Done(Done::Nothing { branding: false }) }).await,
+            guarded(8, async {
+                Outcome::Done(Done::Nothing { branding: false })
+            })
+            .await,
             Outcome::Done(Done::Nothing { branding: false })
         ));
     }

@@ -350,7 +350,7 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
     let d = probe_duration(&video);
     assert!((d - 15.0).abs() <= 0.1, "video duration {d}");
 
-    // One render job, done, on its second attempt after the lease expired.
+    // The job graph, every job done: prepare, one clip job per clip, the stitch.
     let jobs = runtime.block_on(async {
         let db = Db::connect(&db.config).await.expect("connect");
         let id = uuid.parse().expect("uuid");
@@ -358,10 +358,19 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
         db.close().await;
         jobs
     });
-    assert_eq!(jobs.len(), 1, "{jobs:?}");
-    assert_eq!(jobs[0].0, JobKind::Render);
-    assert_eq!(jobs[0].1, "done", "{jobs:?}");
-    assert_eq!(jobs[0].2.as_deref(), Some("lease expired"), "{jobs:?}");
+    let kinds: Vec<JobKind> = jobs.iter().map(|j| j.0).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            JobKind::Prepare,
+            JobKind::Clip,
+            JobKind::Clip,
+            JobKind::Clip,
+            JobKind::Stitch
+        ],
+        "{jobs:?}"
+    );
+    assert!(jobs.iter().all(|j| j.1 == "done"), "{jobs:?}");
 }
 
 #[test]
@@ -383,7 +392,12 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     });
     let uuid = create_video(port, &key, &body);
     let started = Instant::now();
-    while get_video(port, &key, &uuid)["status"] != "in_progress" {
+    // Until the clip renders (its progress is past prepare's share).
+    while get_video(port, &key, &uuid)["progress"]
+        .as_u64()
+        .unwrap_or(0)
+        <= 5
+    {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "{}",
@@ -391,7 +405,7 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    // SIGTERM to the server alone (not its ffmpeg): it stops claiming, finishes the render.
+    // SIGTERM to the server alone (not its ffmpeg): it stops claiming, finishes the clip.
     let status = Command::new("kill")
         .args(["-TERM", &server.id().to_string()])
         .status()
@@ -411,15 +425,42 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
         db.close().await;
         (input.video_key, jobs)
     });
-    assert_eq!(jobs.len(), 1, "{jobs:?}");
+    // The clip that was rendering finished and was recorded; the stitch it enqueued waits
+    // in the queue for the next worker (this one stopped claiming).
+    let states: Vec<(JobKind, &str)> = jobs.iter().map(|j| (j.0, j.1.as_str())).collect();
     assert_eq!(
-        jobs[0].1,
-        "done",
+        states,
+        vec![
+            (JobKind::Prepare, "done"),
+            (JobKind::Clip, "done"),
+            (JobKind::Stitch, "queued")
+        ],
         "finished before exit: {jobs:?}\n{}",
         show_log()
     );
-    let key = video.expect("video complete before exit");
-    let d = probe_duration(&data_dir.join("media").join(key));
+    assert!(video.is_none(), "the stitch has not run");
+
+    // The next start stitches it.
+    let server = serve(&db, port, &log);
+    let started = Instant::now();
+    let done = loop {
+        let video = get_video(port, &key, &uuid);
+        if video["status"] == "complete" {
+            break video;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{video}\n{}",
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut server = server;
+    let _ = kill_group(&mut server, "-TERM");
+    let d = probe_duration(&clip_file(
+        &data_dir,
+        done["video_url"].as_str().expect("url"),
+    ));
     assert!((d - 5.0).abs() <= 0.1, "video duration {d}");
 }
 
@@ -446,14 +487,19 @@ fn kill_9_during_every_attempt(backend: Backend) {
     let key = create_account(&db, "crash-thrice");
     let port = free_port();
     let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
+    // One clip, so every kill lands in an attempt at the same job (the clip's).
     let body = json!({
         "image_inputs": [
             {"image_url": sample("house-colonial.jpg")},
-            {"image_url": sample("house-bungalow.jpg")},
-            {"image_url": sample("living-room.png")},
         ],
         "branding": {"speed_ramp": true},
     });
+    let claimed = || {
+        show_log()
+            .lines()
+            .filter(|l| l.contains("job claimed") && l.contains("\"clip\""))
+            .count()
+    };
     let mut uuid = None;
     for attempt in 1..=3 {
         let mut server = serve(&db, port, &log);
@@ -461,7 +507,7 @@ fn kill_9_during_every_attempt(backend: Backend) {
             .get_or_insert_with(|| create_video(port, &key, &body))
             .clone();
         let started = Instant::now();
-        while show_log().matches("job claimed").count() < attempt {
+        while claimed() < attempt {
             let video = get_video(port, &key, &id);
             assert_ne!(video["status"], "complete", "{video}");
             assert!(

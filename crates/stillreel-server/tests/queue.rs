@@ -139,9 +139,7 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
         );
         assert_eq!(queue::requeue_expired(db).await.expect("requeue"), 1);
         assert!(
-            !queue::complete(db, &job, "dying")
-                .await
-                .expect("complete"),
+            !queue::complete(db, &job, "dying").await.expect("complete"),
             "lost lease"
         );
     }

@@ -108,8 +108,12 @@ pub async fn finish_prepare(
             queue::enqueue(&mut tx, job.video_id, JobKind::Stitch).await?;
         }
         for position in left {
-            queue::enqueue_clip(&mut tx, job.video_id, usize::try_from(position).unwrap_or(0))
-                .await?;
+            queue::enqueue_clip(
+                &mut tx,
+                job.video_id,
+                usize::try_from(position).unwrap_or(0),
+            )
+            .await?;
         }
     }
     tx.commit().await?;
@@ -140,7 +144,11 @@ type InputRow = (
 );
 
 /// The stored input of clip `index` of `video_id`.
-pub async fn clip_input(db: &Db, video_id: Uuid, index: usize) -> Result<Option<ClipInput>, DbError> {
+pub async fn clip_input(
+    db: &Db,
+    video_id: Uuid,
+    index: usize,
+) -> Result<Option<ClipInput>, DbError> {
     let row: Option<InputRow> = on_db!(db, pool => sqlx::query_as(
         "SELECT id, input_key, input_format, input_width, input_height, input_orientation,
                 input_digest, clip_key

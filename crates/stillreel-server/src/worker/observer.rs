@@ -14,9 +14,16 @@ use crate::repo::{graph, render as repo};
 #[derive(Debug, Clone, Copy)]
 pub enum Target {
     /// The video's own bar, `from` to `from + span` (prepare, stitch, combine).
-    Video { video: Uuid, from: u8, span: u8 },
+    Video {
+        video: Uuid,
+        from: u8,
+        span: u8,
+    },
     /// One clip: its own progress, from which the video's is computed over all its clips.
-    Clip { video: Uuid, clip: Uuid },
+    Clip {
+        video: Uuid,
+        clip: Uuid,
+    },
     Branding(Uuid),
 }
 

@@ -110,10 +110,14 @@ fn kill_processes_in(dir: &Path) {
     };
     for entry in procs.filter_map(Result::ok) {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
             continue;
         };
-        let inside = std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
+        let inside =
+            std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(dir));
         if inside {
             // No `unsafe` (so no libc::kill): the `kill` utility sends the signal.
             let killed = std::process::Command::new("kill")
