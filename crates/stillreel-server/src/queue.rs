@@ -1,11 +1,16 @@
 //! The render job queue, in the `jobs` table of the same database as the videos.
 //!
-//! Life of a job: [`enqueue`] (inside the transaction that creates its video, so a video
-//! never exists without its job) → [`claim`] by a worker, which takes a lease → [`heartbeat`]
-//! while it works, outside any transaction → [`complete`] or [`fail`], each applied only if
-//! the worker still holds the lease. A worker that dies stops renewing its lease;
+//! Life of a job: [`enqueue`] (inside the transaction that creates its video, or that records
+//! the step before it, so no step is ever lost between two jobs) → [`claim`] by a worker,
+//! which takes a lease with a fresh random token → [`heartbeat`] while it works, outside any
+//! transaction → [`complete`] or [`fail`], each applied only if the job is still held under
+//! that worker **and that token**. A worker that dies stops renewing its lease;
 //! [`requeue_expired`] puts such jobs back (or fails them after `max_attempts`). Work is
-//! therefore at-least-once: a job may run twice, so job handlers must be idempotent.
+//! therefore at-least-once: a job may run twice, so job handlers must be idempotent; the
+//! token makes sure only the current claim's result is recorded.
+//!
+//! A `create_video` video is a graph of jobs: prepare → one clip job per image → stitch →
+//! branding (`repo::graph` records each step and queues the next in one transaction).
 //!
 //! Claiming is one atomic `UPDATE ... RETURNING`. On PostgreSQL the candidate row is chosen in
 //! a `MATERIALIZED` CTE with `FOR UPDATE SKIP LOCKED`, so concurrent workers skip each other's
@@ -15,11 +20,11 @@
 //!
 //! Claiming is also fair across accounts: a job is taken only while its account has fewer
 //! than the per-account cap running, and among runnable jobs the account with the fewest
-//! running goes first (oldest job first within that), so one account's burst of slow jobs
-//! cannot hold every worker while another account waits. The account is the video's; a job
-//! without one counts as nobody's and is never held back. On PostgreSQL claims take a
-//! transaction-scoped advisory lock first: without it two workers could each see an
-//! account under its cap and both take one of its jobs.
+//! running goes first, so one account's burst of slow jobs cannot hold every worker while
+//! another account waits. Within that, started videos finish first (see `runnable!`). The
+//! account is the video's; a job without one counts as nobody's and is never held back. On
+//! PostgreSQL claims take a transaction-scoped advisory lock first: without it two workers
+//! could each see an account under its cap and both take one of its jobs.
 
 use std::time::Duration;
 
