@@ -747,14 +747,22 @@ async fn branded(
 
 /// Removes a stored file no record points at (the upload of a step whose lease was lost).
 async fn remove_orphan(ctx: &Ctx, key: &str) {
+    if remove_stored(ctx, key).await {
+        tracing::info!(key, "removed an orphaned upload");
+    }
+}
+
+/// Removes a stored file; `false` (logged) when the storage refused.
+async fn remove_stored(ctx: &Ctx, key: &str) -> bool {
     let storage = Arc::clone(&ctx.state.storage);
     let owned = key.to_owned();
-    let removed = tokio::task::spawn_blocking(move || storage.delete(&owned)).await;
-    match removed {
-        Ok(Ok(())) => tracing::info!(key, "removed an orphaned upload"),
-        Ok(Err(err)) => tracing::warn!(key, error = %err, "cannot remove an orphaned upload"),
-        Err(err) => tracing::warn!(key, error = %err, "cannot remove an orphaned upload"),
-    }
+    let failed = match tokio::task::spawn_blocking(move || storage.delete(&owned)).await {
+        Ok(Ok(())) => return true,
+        Ok(Err(err)) => err.to_string(),
+        Err(err) => err.to_string(),
+    };
+    tracing::warn!(key, error = %failed, "cannot remove a stored file");
+    false
 }
 
 /// Records how the job ended, each write only while the lease is provably ours.
@@ -836,6 +844,11 @@ async fn settle_done(ctx: &Ctx, worker_id: &str, job: &Job, done: Done) -> Resul
                 );
                 remove_orphan(ctx, &video.key).await;
                 return Ok(());
+            }
+            // The checked inputs served their purpose: nothing reads them once the video is
+            // stitched (branding starts from the video). Best effort: a leftover is harmless.
+            for key in graph::prepared_keys(db, job.video_id).await? {
+                remove_stored(ctx, &key).await;
             }
         }
         Done::Combined(_) | Done::Branded(_) | Done::Nothing { .. } => {

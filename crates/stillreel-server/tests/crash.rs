@@ -238,7 +238,15 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
             show_log()
         );
         assert_ne!(video["status"], "error", "{video}\n{}", show_log());
-        if listed >= 1 {
+        // A clip recorded, and the next one's render started (its job folder exists).
+        let rendering = node_dirs(&data_dir.join("work")).iter().any(|dir| {
+            std::fs::read_dir(dir).is_ok_and(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .any(|e| e.file_name().to_string_lossy().starts_with("job-"))
+            })
+        });
+        if listed >= 1 && rendering {
             break video;
         }
         assert!(

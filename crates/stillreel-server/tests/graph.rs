@@ -236,6 +236,21 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
         seconds(&audio[0])
     );
 
+    // Prepare's checked copies are removed once the video is stitched.
+    let inputs = graph::prepared_keys(app.db(), id).await.expect("keys");
+    assert_eq!(inputs.len(), 3, "{inputs:?}");
+    let started = Instant::now();
+    while inputs
+        .iter()
+        .any(|k| app.state.storage.size(k).expect("size").is_some())
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "inputs still stored: {inputs:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
     workers.shutdown().await;
 }
 

@@ -351,3 +351,22 @@ pub async fn enqueue_branding_in(tx: &mut Tx, video_id: Uuid) -> Result<bool, Db
     }
     Ok(wanted)
 }
+
+/// The storage keys of what prepare stored for a video (its checked inputs and music): once
+/// the video is stitched nothing reads them again, and the worker removes them.
+pub async fn prepared_keys(db: &Db, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let mut keys: Vec<String> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT input_key FROM clips WHERE video_id = $1 AND input_key IS NOT NULL ORDER BY position",
+    )
+    .bind(video_id)
+    .fetch_all(pool)
+    .await?);
+    let music: Option<Option<String>> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT music_key FROM videos WHERE id = $1",
+    )
+    .bind(video_id)
+    .fetch_optional(pool)
+    .await?);
+    keys.extend(music.flatten());
+    Ok(keys)
+}
