@@ -5,6 +5,8 @@
 //! fails its video and cancels its siblings, and progress adds up over clips, never down.
 
 mod common;
+#[path = "../../stillreel-render/tests/common/procs.rs"]
+mod procs;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -25,6 +27,7 @@ use uuid::Uuid;
 both_backends!(
     mod rendered, configured by samples:
     a_three_clip_video_renders_through_the_graph,
+    a_clip_over_the_job_time_limit_is_stopped_and_retried,
 );
 both_backends!(
     the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up,
@@ -32,6 +35,7 @@ both_backends!(
     claims_finish_started_videos_first,
     a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings,
     a_queued_render_job_runs_as_a_prepare,
+    enqueueing_notifies_listeners_on_postgres,
 );
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -684,4 +688,92 @@ async fn a_queued_render_job_runs_as_a_prepare(app: TestApp) {
         .filter(|j| j.kind == JobKind::Clip)
         .count();
     assert_eq!(clips, 2);
+}
+
+async fn enqueueing_notifies_listeners_on_postgres(app: TestApp) {
+    // SQLite has one process and no NOTIFY: polling alone wakes its workers.
+    let Db::Postgres(pool) = app.db() else { return };
+    let mut listener = sqlx::postgres::PgListener::connect_with(pool)
+        .await
+        .expect("listener");
+    listener
+        .listen(queue::NOTIFY_CHANNEL)
+        .await
+        .expect("listen");
+    let key = app.account().await.api_key;
+    let r = app
+        .post("/api/v1/create_video", &key, &create_body(1))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let note = tokio::time::timeout(Duration::from_secs(5), listener.recv())
+        .await
+        .expect("a notification within 5 s of the enqueue")
+        .expect("notification");
+    assert_eq!(note.channel(), queue::NOTIFY_CHANNEL);
+    // A rolled-back enqueue says nothing.
+    let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
+    let mut tx = app.db().begin().await.expect("tx");
+    queue::enqueue(&mut tx, video, JobKind::Stitch)
+        .await
+        .expect("enqueue");
+    drop(tx);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), listener.recv())
+            .await
+            .is_err(),
+        "no notification for a rolled-back job"
+    );
+}
+
+/// A step that runs past the per-job time limit is stopped: its ffmpeg is killed and the job
+/// goes back to the queue with back-off, as a transient failure.
+async fn a_clip_over_the_job_time_limit_is_stopped_and_retried(app: TestApp) {
+    let renderer = worker::build_renderer(&app.state).expect("renderer");
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 1;
+    settings.idle_poll = Duration::from_millis(100);
+    // Prepare (local samples) fits; a 1080p clip does not.
+    settings.job_time_limit = Duration::from_millis(1500);
+    let workers = worker::start(app.state.clone(), renderer, settings);
+    let key = app.account().await.api_key;
+    let body = json!({
+        "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],
+        "resolution": "1080p",
+    });
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
+    let started = Instant::now();
+    let clip = loop {
+        let jobs = queue::graph_of_video(app.db(), video).await.expect("jobs");
+        if let Some(clip) = jobs
+            .iter()
+            .find(|j| j.kind == JobKind::Clip && j.state == "queued" && j.last_error.is_some())
+        {
+            break clip.clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "{jobs:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        clip.last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("limit")),
+        "{clip:?}"
+    );
+    assert_eq!(clip.attempts, 1, "retried later, with back-off");
+    let work = worker::work_root(&app.state.config);
+    let stopped = Instant::now();
+    while !procs::ffmpeg_running_in(&work).is_empty() {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(2),
+            "ffmpeg outlived its job"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let r = app
+        .get(&format!("/api/v1/get_video?uuid={video}"), &key)
+        .await;
+    assert_eq!(r.json["status"], "in_progress", "{}", r.json);
+    workers.shutdown().await;
 }

@@ -824,7 +824,12 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     };
     let done = wait(&uuid);
     let video_url = done["video_url"].as_str().expect("video_url");
-    assert_eq!(video_url, format!("{public}/files/videos/{uuid}/video.mp4"));
+    // `video-<lease token>.mp4`: the stitch's key carries its claim's token.
+    let stem = format!("{public}/files/videos/{uuid}/video-");
+    assert!(
+        video_url.starts_with(&stem) && video_url.ends_with(".mp4"),
+        "{video_url}"
+    );
     let probe = download_through_redirect(api_port, video_url, &logs.join("video.mp4"));
     assert!(
         probe["format"]["format_name"]

@@ -105,6 +105,9 @@ pub fn sweep(root: &Path, keep: &Path) -> Vec<PathBuf> {
 /// that died (each runs in its job's folder, in a process group of its own, so it outlived
 /// its parent). Read from `/proc`; elsewhere nothing is found.
 fn kill_processes_in(dir: &Path) {
+    // /proc shows resolved paths.
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let dir = dir.as_path();
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return;
     };
