@@ -380,6 +380,11 @@ fn render_checked(
     })?;
     let local = dir.join(&rendered);
     crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
+    // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
+    // record the file, and this blocking thread outlives the dropped future.
+    if runner.cancel.is_cancelled() {
+        return Err(RenderError::Cancelled { step });
+    }
     let url_path = storage
         .put(&local, &task.key)
         .map_err(|e| io(Step::Store)(e.to_string()))?;

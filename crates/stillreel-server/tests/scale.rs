@@ -930,3 +930,219 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
         0
     );
 }
+
+/// A worker paused past its lease (SIGSTOP) mid-clip: another worker process takes the clip
+/// over and the video completes; when the paused one comes back (SIGCONT) it records nothing,
+/// and its upload, if it made one, is removed: the video's folder holds exactly the recorded
+/// clip and the video. PostgreSQL and a `file://` store shared by three processes.
+#[test]
+fn a_worker_paused_past_its_lease_cannot_record_its_clip() {
+    let rt = runtime();
+    let Some(db) = rt.block_on(TestDb::new(Backend::Postgres)) else {
+        return;
+    };
+    let stillreel_server::config::DatabaseConfig::Postgres(db_url) = &db.config else {
+        panic!("postgres")
+    };
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    let root = db.dir.path();
+    let store = root.join("store");
+    std::fs::create_dir_all(&store).expect("store");
+    let api_port = free_port();
+    let public = format!("http://127.0.0.1:{api_port}");
+    let common = vec![
+        ("STILLREEL_DATABASE_URL", db_url.clone()),
+        ("STILLREEL_PUBLIC_URL", public.clone()),
+        ("STILLREEL_SAMPLES_DIR", samples.display().to_string()),
+        (
+            "STILLREEL_STORAGE_URL",
+            format!("file://{}", store.display()),
+        ),
+        ("STILLREEL_JOB_LEASE_SECS", "3".to_owned()),
+        (
+            "STILLREEL_WEB_DIR",
+            root.join("no-web").display().to_string(),
+        ),
+    ];
+    let node = |name: &str, extra: &[(&'static str, String)]| {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).expect("data dir");
+        let mut env = common.clone();
+        env.push(("STILLREEL_DATA_DIR", dir.display().to_string()));
+        env.extend(extra.iter().cloned());
+        (dir, env)
+    };
+    let (api_dir, mut api_env) = node("api", &[("STILLREEL_WORKERS", "0".to_owned())]);
+    api_env.push(("STILLREEL_LISTEN", format!("127.0.0.1:{api_port}")));
+    let logs: Vec<PathBuf> = ["api", "w1", "w2"]
+        .iter()
+        .map(|n| root.join(format!("{n}.log")))
+        .collect();
+    let show_logs = || {
+        logs.iter()
+            .map(|l| {
+                format!(
+                    "--- {}\n{}",
+                    l.display(),
+                    std::fs::read_to_string(l).unwrap_or_default()
+                )
+            })
+            .collect::<String>()
+    };
+    let mut api = start("serve", &api_env, &logs[0]);
+    wait_healthy(api_port, "the API", &logs[0]);
+    let mut workers = Vec::new();
+    for (i, name) in ["w1", "w2"].iter().enumerate() {
+        let port = free_port();
+        let (dir, env) = node(
+            name,
+            &[
+                ("STILLREEL_WORKERS", "1".to_owned()),
+                ("STILLREEL_WORKER_LISTEN", format!("127.0.0.1:{port}")),
+            ],
+        );
+        let child = start("worker", &env, &logs[i + 1]);
+        wait_healthy(port, name, &logs[i + 1]);
+        workers.push((child, dir, i + 1));
+    }
+
+    let out = bin()
+        .args(["accounts", "create", "paused"])
+        .env("STILLREEL_DATABASE_URL", db_url)
+        .env("STILLREEL_DATA_DIR", &api_dir)
+        .output()
+        .expect("accounts create");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let account: Value = serde_json::from_slice(&out.stdout).expect("account");
+    let key = account["api_key"].as_str().expect("key").to_owned();
+    let body = json!({
+        "image_inputs": [{"image_url": format!("{public}/samples/house-colonial.jpg")}],
+        "resolution": "1080p",
+    });
+    let created = api_json(api_port, "POST", "/api/v1/create_video", &key, Some(&body));
+    let uuid = created["uuid"].as_str().expect("uuid").to_owned();
+
+    // The worker whose ffmpeg renders the clip is paused.
+    let started = Instant::now();
+    let paused = loop {
+        let busy = workers
+            .iter()
+            .position(|(_, dir, _)| !procs_ffmpeg_in(&dir.join("work")).is_empty());
+        if let Some(i) = busy {
+            break i;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no clip rendering\n{}",
+            show_logs()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let pid = workers[paused].0.id().to_string();
+    let signal = |sig: &str| {
+        assert!(
+            Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .expect("kill")
+                .success()
+        );
+    };
+    signal("-STOP");
+
+    // The other worker takes the clip over after the lease and completes the video.
+    let started = Instant::now();
+    let done = loop {
+        let video = api_json(
+            api_port,
+            "GET",
+            &format!("/api/v1/get_video?uuid={uuid}"),
+            &key,
+            None,
+        );
+        if video["status"] == "complete" {
+            break video;
+        }
+        assert_ne!(video["status"], "error", "{video}\n{}", show_logs());
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "{video}\n{}",
+            show_logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    signal("-CONT");
+
+    let clips = done["video_clips"].as_array().expect("clips");
+    assert_eq!(clips.len(), 1, "{done}");
+    let recorded = |url: &Value| {
+        url.as_str()
+            .and_then(|u| u.split_once("/files/"))
+            .map(|(_, k)| k.to_owned())
+            .expect("a /files/ URL")
+    };
+    let mut expected = vec![
+        recorded(&clips[0]["clip_url"]),
+        recorded(&done["video_url"]),
+    ];
+    expected.sort();
+    // Once the paused worker has noticed (its heartbeat fails at once, or its completion is
+    // rejected and its upload removed), the folder holds what the records point at, nothing
+    // else: no late clip, no checked inputs.
+    let folder = store.join("videos").join(&uuid);
+    let started = Instant::now();
+    loop {
+        let mut files: Vec<String> = std::fs::read_dir(&folder)
+            .expect("video folder")
+            .filter_map(Result::ok)
+            .map(|e| format!("videos/{uuid}/{}", e.file_name().to_string_lossy()))
+            .collect();
+        files.sort();
+        let noticed = std::fs::read_to_string(&logs[paused + 1])
+            .unwrap_or_default()
+            .contains("lease lost");
+        if noticed && files == expected {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "files {files:?}, records {expected:?}, noticed {noticed}\n{}",
+            show_logs()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let file = folder.join(expected[0].rsplit('/').next().expect("name"));
+    let probe = ffprobe(&file);
+    assert!(
+        probe["streams"].as_array().is_some_and(|s| !s.is_empty()),
+        "{probe}"
+    );
+
+    for (child, _, _) in &mut workers {
+        terminate(child);
+    }
+    terminate(&mut api);
+}
+
+/// Processes named ffmpeg whose working directory is inside `dir` (Linux `/proc`).
+fn procs_ffmpeg_in(dir: &Path) -> Vec<u32> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    let comm =
+                        std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).unwrap_or_default();
+                    comm.trim() == "ffmpeg" && cwd.starts_with(&dir)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
