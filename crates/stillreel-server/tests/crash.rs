@@ -4,6 +4,8 @@
 //! again, and the dead process's scratch folder swept.
 
 mod common;
+#[path = "../../stillreel-render/tests/common/procs.rs"]
+mod procs;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -289,8 +291,19 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
         "every clip was stored before the crash: {before}"
     );
 
-    // Restart: the lease runs out, the job is rescued and resumes.
+    // Restart: the lease runs out, the job is rescued and resumes. The new process kills the
+    // dead one's ffmpeg (in a process group of its own, it outlived the group's kill -9)
+    // when it sweeps the dead scratch folder at start.
     let mut server = serve(&db, port, &log);
+    let swept = Instant::now();
+    while !procs::ffmpeg_running_in(&left_behind[0]).is_empty() {
+        assert!(
+            swept.elapsed() < Duration::from_secs(5),
+            "the dead worker's ffmpeg still runs after the restart\n{}",
+            show_log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let started = Instant::now();
     let done = loop {
         let video = get_video(port, &key, &uuid);
