@@ -294,7 +294,7 @@ impl Renderer {
                     key_prefix: job.key_prefix.clone(),
                     token: None,
                     clip_keys,
-                    music: prepared.music,
+                    music: prepared.music.clone(),
                 },
                 &work_dir.join("stitch"),
                 &Share {
@@ -304,6 +304,20 @@ impl Renderer {
                 },
             )
             .await?;
+        // Prepare's checked copies are read by nothing once the video is stitched.
+        let leftovers: Vec<String> = prepared
+            .inputs
+            .iter()
+            .map(|i| i.key.clone())
+            .chain(prepared.music.map(|m| m.key))
+            .collect();
+        let storage = Arc::clone(&self.storage);
+        let _ = tokio::task::spawn_blocking(move || {
+            for key in leftovers {
+                let _ = storage.delete(&key);
+            }
+        })
+        .await;
         bar.report(100.0);
         Ok(StoredVideo { clips, ..video })
     }

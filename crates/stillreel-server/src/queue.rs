@@ -82,14 +82,6 @@ impl JobKind {
             _ => None,
         }
     }
-
-    /// Whether a job of this kind makes the main video: its failure for good fails the video.
-    pub const fn makes_video(self) -> bool {
-        matches!(
-            self,
-            JobKind::Render | JobKind::Prepare | JobKind::Clip | JobKind::Stitch | JobKind::Combine
-        )
-    }
 }
 
 /// States of a job; `/metrics` reports the queue depth by state. `cancelled`: a sibling of a
