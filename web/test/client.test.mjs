@@ -202,11 +202,12 @@ test('combineVideoClips: joins finished clips; an invalid body throws and sends 
   const { client, calls } = counted();
   const source = await client.waitForVideo((await client.createVideo(body(2))).uuid, { intervalMs: 200 });
   const clips = source.video_clips.map((c) => c.uuid);
+  const frame = { orientation: source.orientation, resolution: source.resolution };
   assert.equal(clips.length, 2);
   // Over the account's limit of 2 clips and a bad audio URL: refused before any request.
   calls.length = 0;
   await assert.rejects(
-    client.combineVideoClips({ video_clip_uuids: [clips[0], clips[1], clips[0]], audio_url: 'ftp://x/a.mp3' }),
+    client.combineVideoClips({ video_clip_uuids: [clips[0], clips[1], clips[0]], audio_url: 'ftp://x/a.mp3', ...frame }),
     (err) => {
       assert.ok(err instanceof StillreelValidationError, String(err));
       assert.deepEqual(err.details.map((d) => d.field).sort(), ['audio_url', 'video_clip_uuids']);
@@ -214,7 +215,7 @@ test('combineVideoClips: joins finished clips; an invalid body throws and sends 
     },
   );
   assert.ok(!calls.includes('POST /api/v1/combine_video_clips'), `requests: ${calls}`);
-  const combined = await client.combineVideoClips({ video_clip_uuids: [clips[1], clips[0]] });
+  const combined = await client.combineVideoClips({ video_clip_uuids: [clips[1], clips[0]], ...frame });
   assert.equal(combined.status, 'queued');
   const done = await client.waitForVideo(combined.uuid, { intervalMs: 200 });
   assert.equal(done.status, 'complete');
@@ -330,7 +331,7 @@ test('retries: a keyed POST answered 409 idempotency_in_progress, then 408, is s
     assert.ok(posts.every((p) => p.key === posts[0].key), 'one key on every attempt');
     // Any other 409 is final.
     await assert.rejects(
-      client.combineVideoClips({ video_clip_uuids: ['67e55044-10b1-426f-9247-bb680e5fe0c8'] }),
+      client.combineVideoClips({ video_clip_uuids: ['67e55044-10b1-426f-9247-bb680e5fe0c8'], orientation: 'landscape', resolution: '720p' }),
       (err) => err instanceof StillreelApiError && err.status === 409 && err.code === 'conflict',
     );
     assert.equal(proxy.seen.filter((s) => s.path === '/api/v1/combine_video_clips').length, 1);
