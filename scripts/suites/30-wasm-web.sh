@@ -42,12 +42,12 @@ step "the stillreel binary (the client tests and the form's end-to-end test star
 cargo build -p stillreel-server --bin stillreel
 
 step "node --test: the built package, the client against a started server, npm pack + install (Node, Chromium); the TypeScript types"
-(cd web && npm test && npm run typecheck)
+(cd web && STILLREEL_BIN="$PWD/../target/debug/stillreel" STILLREEL_REQUIRE_SERVER=1 npm test && npm run typecheck)
 
 step "size budget"
 (cd web && npm run size)
 
 step "form end-to-end (Playwright, Chromium)"
-(cd web && npm run e2e)
+(cd web && STILLREEL_BIN="$PWD/../target/debug/stillreel" STILLREEL_REQUIRE_SERVER=1 npm run e2e)
 
 echo "wasm-web: ok ($ran browser tests)"

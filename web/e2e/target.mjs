@@ -56,6 +56,10 @@ export async function target({ env: extraEnv = {}, accountArgs = [], own = false
     return { url: process.env.STILLREEL_E2E_URL.replace(/\/$/, ''), key: process.env.STILLREEL_E2E_KEY, live: true, close: async () => {} };
   }
   const bin = binary();
+  if (!bin && process.env.STILLREEL_REQUIRE_SERVER) {
+    // CI sets this: a suite that silently skipped its live tests would pass without testing.
+    throw new Error('STILLREEL_REQUIRE_SERVER is set but no stillreel binary was found (STILLREEL_BIN or target/{debug,release}/stillreel)');
+  }
   if (!bin) {
     const site = await serve({ '/': resolve(webDir, 'dist') });
     return { ...site, key: '', live: false, why: 'no server: set STILLREEL_E2E_URL and STILLREEL_E2E_KEY, or build the stillreel binary' };

@@ -135,7 +135,17 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
         await sleep(wait, signal);
         continue;
       }
-      throw await apiError(response);
+      const error = await apiError(response);
+      // With a key, the server itself makes a resend harmless: a first attempt still being
+      // handled (409 idempotency_in_progress, e.g. after our own timeout) or a request the
+      // server timed out reading (408) is worth another try with the same key.
+      const keyedTransient = idempotencyKey !== undefined
+        && (response.status === 408 || (response.status === 409 && error.code === 'idempotency_in_progress'));
+      if (!last && keyedTransient) {
+        await sleep(backoff, signal);
+        continue;
+      }
+      throw error;
     }
   }
 
@@ -147,6 +157,7 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
     optionsPromise ??= Promise.all([get('/get_templates'), get('/get_engines'), get('/get_account')]).then(
       ([templates, engineList, account]) => {
         const engine = engineList.engines.find((e) => e.default) ?? engineList.engines[0];
+        if (!engine) throw new StillreelApiError(0, 'no_engine', 'the server lists no render engine (GET /get_engines)');
         return {
           templates: templates.templates,
           available_vfx: engine.vfx_types,

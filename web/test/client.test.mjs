@@ -197,6 +197,65 @@ test('waitForVideo honours an AbortSignal', async (t) => {
   await assert.rejects(client.waitForVideo(created.uuid, { signal: already }), { name: 'AbortError' });
 });
 
+test('combineVideoClips: joins finished clips; an invalid body throws and sends nothing', async (t) => {
+  if (skip.skip) return t.skip(skip.skip);
+  const { client, calls } = counted();
+  const source = await client.waitForVideo((await client.createVideo(body(2))).uuid, { intervalMs: 200 });
+  const clips = source.video_clips.map((c) => c.uuid);
+  const frame = { orientation: source.orientation, resolution: source.resolution };
+  assert.equal(clips.length, 2);
+  // Over the account's limit of 2 clips and a bad audio URL: refused before any request.
+  calls.length = 0;
+  await assert.rejects(
+    client.combineVideoClips({ video_clip_uuids: [clips[0], clips[1], clips[0]], audio_url: 'ftp://x/a.mp3', ...frame }),
+    (err) => {
+      assert.ok(err instanceof StillreelValidationError, String(err));
+      assert.deepEqual(err.details.map((d) => d.field).sort(), ['audio_url', 'video_clip_uuids']);
+      return true;
+    },
+  );
+  assert.ok(!calls.includes('POST /api/v1/combine_video_clips'), `requests: ${calls}`);
+  const combined = await client.combineVideoClips({ video_clip_uuids: [clips[1], clips[0]], ...frame });
+  assert.equal(combined.status, 'queued');
+  const done = await client.waitForVideo(combined.uuid, { intervalMs: 200 });
+  assert.equal(done.status, 'complete');
+  assert.deepEqual(done.video_clips.map((c) => c.uuid), [clips[1], clips[0]]);
+  const dir = mkdtempSync(join(tmpdir(), 'stillreel-combine-'));
+  try {
+    const file = join(dir, 'combined.mp4');
+    writeFileSync(file, Buffer.from(await (await fetch(done.video_url)).arrayBuffer()));
+    const probe = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'json', file], { encoding: 'utf8' }));
+    assert.equal(Number(probe.streams[0].nb_read_frames), 300, JSON.stringify(probe));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('waitForVideo backs off from intervalMs by 1.5x up to 5 s', async () => {
+  // A server (an injected fetch) that keeps answering `in_progress`; the poll times are kept.
+  const at = [];
+  const record = (status) => ({ uuid: 'u', status, progress: 10, video_clips: [] });
+  const polls = (limit) => (url) => {
+    at.push(Date.now());
+    const done = at.length >= limit;
+    return Promise.resolve(new Response(JSON.stringify(record(done ? 'complete' : 'in_progress')), { status: 200 }));
+  };
+  const gaps = () => at.slice(1).map((x, i) => x - at[i]);
+
+  const quick = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sr_x', fetch: polls(6) });
+  assert.equal((await quick.waitForVideo('u', { intervalMs: 100 })).status, 'complete');
+  const expected = [100, 150, 225, 337.5, 506.25];
+  gaps().forEach((gap, i) => assert.ok(gap >= expected[i] - 5 && gap < expected[i] + 400, `gap ${i}: ${gap} ms, expected ${expected[i]}`));
+
+  // From 4 s the next wait would be 6 s: it is capped at 5 s.
+  at.length = 0;
+  const slow = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sr_x', fetch: polls(3) });
+  await slow.waitForVideo('u', { intervalMs: 4000 });
+  const [first, second] = gaps();
+  assert.ok(first >= 3995 && first < 4500, `first gap ${first}`);
+  assert.ok(second >= 4995 && second < 5500, `second gap ${second} (capped at 5 s)`);
+});
+
 /** A proxy to the real server that answers `plan[path]` statuses first (then forwards). */
 async function flakyProxy(plan) {
   const seen = [];
@@ -206,7 +265,7 @@ async function flakyProxy(plan) {
     const next = plan[path]?.shift();
     if (next) {
       res.writeHead(next.status, { 'content-type': 'application/json', ...(next.headers ?? {}) });
-      res.end(JSON.stringify({ error: { code: 'unavailable', message: 'try again', details: [] } }));
+      res.end(JSON.stringify({ error: { code: next.code ?? 'unavailable', message: 'try again', details: [] } }));
       return;
     }
     const chunks = [];
@@ -252,6 +311,30 @@ test('retries: GET 503 then 200; 429 waits Retry-After; keyed POST reuses its ke
 
     await assert.rejects(client.createProject({ name: 'never twice' }), (err) => err instanceof StillreelApiError && err.status === 503);
     assert.equal(proxy.seen.filter((s) => s.path === '/api/v1/create_project').length, 1);
+  } finally {
+    await proxy.close();
+  }
+});
+
+test('retries: a keyed POST answered 409 idempotency_in_progress, then 408, is sent again with its key', async (t) => {
+  if (skip.skip) return t.skip(skip.skip);
+  const proxy = await flakyProxy({
+    '/api/v1/create_video': [{ status: 409, code: 'idempotency_in_progress' }, { status: 408, code: 'request_timeout' }],
+    '/api/v1/combine_video_clips': [{ status: 409, code: 'conflict' }],
+  });
+  try {
+    const client = createClient({ baseUrl: proxy.url, apiKey: server.key, retryDelayMs: 20 });
+    const created = await client.createVideo(body(1));
+    assert.ok(created.uuid);
+    const posts = proxy.seen.filter((s) => s.path === '/api/v1/create_video');
+    assert.equal(posts.length, 3);
+    assert.ok(posts.every((p) => p.key === posts[0].key), 'one key on every attempt');
+    // Any other 409 is final.
+    await assert.rejects(
+      client.combineVideoClips({ video_clip_uuids: ['67e55044-10b1-426f-9247-bb680e5fe0c8'], orientation: 'landscape', resolution: '720p' }),
+      (err) => err instanceof StillreelApiError && err.status === 409 && err.code === 'conflict',
+    );
+    assert.equal(proxy.seen.filter((s) => s.path === '/api/v1/combine_video_clips').length, 1);
   } finally {
     await proxy.close();
   }

@@ -504,8 +504,24 @@ async fn posts_keep_the_address_rule_follow_no_redirect_and_read_little() {
         vec![
             ("/gone", Route::Status(410)),
             ("/moved", Route::Redirect("/gone".to_owned())),
-            // Far more than a delivery may read: 2 GiB without a Content-Length.
-            ("/endless", Route::Stream { total: 2 << 30 }),
+            // Far more than a delivery may read, arriving slowly: 1 MiB in 16 KiB pieces every
+            // 25 ms takes 1.6 s whole; the first 64 KiB arrive in about 0.1 s.
+            (
+                "/endless",
+                Route::Trickle {
+                    body: Arc::new(vec![b'x'; 1 << 20]),
+                    step: 16 * 1024,
+                    every: Duration::from_millis(25),
+                },
+            ),
+            // A receiver that takes longer than the delivery timeout to answer.
+            (
+                "/slow",
+                Route::Delayed {
+                    body: Arc::new(b"ok".to_vec()),
+                    delay: Duration::from_secs(3),
+                },
+            ),
         ],
     )
     .await;
@@ -540,11 +556,34 @@ async fn posts_keep_the_address_rule_follow_no_redirect_and_read_little() {
     assert_eq!(answer.status, 302, "the redirect is the answer");
     assert_eq!(server.connections(), 2, "the redirect was not followed");
 
-    // Reading 2 GiB would overrun the 3 s limit; 64 KiB does not.
-    let answer = post(allowed, server.url("/endless"), Duration::from_secs(3))
-        .await
-        .expect("answered within the limit");
+    // Reading the whole 1 MiB would overrun a 1 s limit; stopping at 64 KiB does not.
+    let started = std::time::Instant::now();
+    let answer = post(
+        allowed.clone(),
+        server.url("/endless"),
+        Duration::from_secs(1),
+    )
+    .await
+    .expect("answered within the limit");
     assert_eq!(answer.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // No answer within the timeout: a transient failure (the delivery is retried).
+    let started = std::time::Instant::now();
+    let err = post(allowed, server.url("/slow"), Duration::from_millis(300))
+        .await
+        .expect_err("timed out");
+    assert!(err.transient, "{err}");
+    assert!(err.message.contains("did not answer within"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 /// The service's own files kept in an object store: read through `Storage`, never over HTTP.

@@ -21,10 +21,14 @@
 //! Claiming is also fair across accounts: a job is taken only while its account has fewer
 //! than the per-account cap running, and among runnable jobs the account with the fewest
 //! running goes first, so one account's burst of slow jobs cannot hold every worker while
-//! another account waits. Within that, started videos finish first (see `runnable!`). The
-//! account is the video's; a job without one counts as nobody's and is never held back. On
-//! PostgreSQL claims take a transaction-scoped advisory lock first: without it two workers
-//! could each see an account under its cap and both take one of its jobs.
+//! another account waits. Short jobs that finish a started video (stitch, branding, webhook
+//! deliveries) come next, whoever they belong to; among the long ones (clips, prepares,
+//! combines) the account served longest ago goes first (round robin), so an account's
+//! retries and older queued jobs do not take every turn of a single worker either; within an
+//! account, started videos finish first (see `runnable!`). The account is the video's; a job
+//! without one counts as nobody's and is never held back. On PostgreSQL claims take a
+//! transaction-scoped advisory lock first: without it two workers could each see an account
+//! under its cap and both take one of its jobs.
 
 use std::time::Duration;
 
@@ -216,9 +220,10 @@ pub async fn enqueue_with_max_attempts(
 }
 
 /// Running jobs per account, and the first runnable job of an account under `$4`, fewest
-/// running first. Within that, started videos finish first: stitch, branding and webhook
-/// deliveries before any clip, clips before prepares and combines; then the older video
-/// first, a video's clips in index order. Shared by both backends (only the locking
+/// running first. Then the short jobs that finish a started video (stitch, branding, webhook
+/// deliveries); then the account served longest ago (round robin: [`TAKE_TURN`] stamps the
+/// account at each claim); within an account clips before prepares and combines, the older
+/// video first, a video's clips in index order. Shared by both backends (only the locking
 /// differs); a macro so the statements stay literals.
 macro_rules! runnable {
     () => {
@@ -231,9 +236,13 @@ macro_rules! runnable {
     )
     SELECT j.id FROM jobs j
     LEFT JOIN videos jv ON jv.id = j.video_id
+    LEFT JOIN accounts ja ON ja.id = jv.account_id
     LEFT JOIN running ON running.account_id = jv.account_id
     WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
     ORDER BY COALESCE(running.n, 0),
+             CASE j.kind WHEN 'clip' THEN 1 WHEN 'prepare' THEN 1 WHEN 'render' THEN 1
+                         WHEN 'combine' THEN 1 ELSE 0 END,
+             COALESCE(ja.last_claim_at, 0),
              CASE j.kind WHEN 'clip' THEN 1 WHEN 'prepare' THEN 2 WHEN 'render' THEN 2
                          WHEN 'combine' THEN 2 ELSE 0 END,
              jv.created_at, COALESCE(j.clip_index, 0), j.run_after, j.id
@@ -264,9 +273,27 @@ const CLAIM_POSTGRES: &str = concat!(
                jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token"
 );
 
+/// Stamps the claimed job's account with the claim time, in the claim's transaction, so the
+/// next claim serves another account first.
+const TAKE_TURN: &str = "UPDATE accounts SET last_claim_at = $1
+     WHERE id = (SELECT account_id FROM videos WHERE id = $2)";
+
 /// Key of the advisory lock that serializes claims on PostgreSQL (any constant will do;
 /// this one spells "stlreel" in ASCII).
 const CLAIM_LOCK: i64 = 0x0073_746c_7265_656c;
+
+/// Runs [`TAKE_TURN`] for a claimed row on the claim's transaction (either backend).
+macro_rules! take_turn {
+    ($conn:expr, $row:expr, $now:expr) => {
+        if let Some(row) = $row {
+            sqlx::query(TAKE_TURN)
+                .bind($now)
+                .bind(row.video_id)
+                .execute($conn)
+                .await?;
+        }
+    };
+}
 
 /// Takes the next runnable job for `worker_id` with a lease of `lease`, or `None` when the
 /// queue has nothing runnable. Commits at once: the work happens outside any transaction.
@@ -290,7 +317,7 @@ pub async fn claim_fair(
     let row: Option<JobRow> = match db {
         Db::Sqlite { write, .. } => {
             let mut tx = write.begin_with("BEGIN IMMEDIATE").await?;
-            let row = sqlx::query_as(CLAIM_SQLITE)
+            let row: Option<JobRow> = sqlx::query_as(CLAIM_SQLITE)
                 .bind(worker_id)
                 .bind(expires)
                 .bind(now)
@@ -298,6 +325,7 @@ pub async fn claim_fair(
                 .bind(&token)
                 .fetch_optional(&mut *tx)
                 .await?;
+            take_turn!(&mut *tx, &row, now);
             tx.commit().await?;
             row
         }
@@ -307,7 +335,7 @@ pub async fn claim_fair(
                 .bind(CLAIM_LOCK)
                 .execute(&mut *tx)
                 .await?;
-            let row = sqlx::query_as(CLAIM_POSTGRES)
+            let row: Option<JobRow> = sqlx::query_as(CLAIM_POSTGRES)
                 .bind(worker_id)
                 .bind(expires)
                 .bind(now)
@@ -315,6 +343,7 @@ pub async fn claim_fair(
                 .bind(&token)
                 .fetch_optional(&mut *tx)
                 .await?;
+            take_turn!(&mut *tx, &row, now);
             tx.commit().await?;
             row
         }
@@ -565,16 +594,37 @@ const END_STUCK_RECORDS: [&str; 3] = [
      RETURNING video_id",
 ];
 
+/// Runs [`END_STUCK_RECORDS`] and writes the `video.failed` / `branding.failed` webhook
+/// events of the records it ended in the same transaction, as every other path that fails a
+/// record does (a client waiting for its callback must hear of a render lost to crashes too).
 async fn end_stuck_records(tx: &mut Tx, now: i64) -> Result<Vec<Uuid>, DbError> {
-    let mut touched = Vec::new();
-    for sql in END_STUCK_RECORDS {
-        let ids: Vec<Uuid> = on_tx!(&mut *tx, conn => sqlx::query_scalar(sql)
-            .bind(now)
-            .fetch_all(conn)
-            .await?);
-        touched.extend(ids);
+    use crate::webhook::{Event, record_event};
+    let [videos_sql, cancel_sql, brandings_sql] = END_STUCK_RECORDS;
+    let videos: Vec<Uuid> = on_tx!(&mut *tx, conn => sqlx::query_scalar(videos_sql)
+        .bind(now)
+        .fetch_all(conn)
+        .await?);
+    let cancelled: Vec<Uuid> = on_tx!(&mut *tx, conn => sqlx::query_scalar(cancel_sql)
+        .bind(now)
+        .fetch_all(conn)
+        .await?);
+    let brandings: Vec<Uuid> = on_tx!(&mut *tx, conn => sqlx::query_scalar(brandings_sql)
+        .bind(now)
+        .fetch_all(conn)
+        .await?);
+    for &video in &videos {
+        record_event(tx, video, Event::VideoFailed).await?;
     }
-    Ok(touched)
+    // A branding ended with its failed video is told by the video's event (as when a worker
+    // fails the video itself); one that failed on its own gets its own event.
+    for &video in brandings.iter().filter(|v| !videos.contains(v)) {
+        record_event(tx, video, Event::BrandingFailed).await?;
+    }
+    Ok(videos
+        .into_iter()
+        .chain(cancelled)
+        .chain(brandings)
+        .collect())
 }
 
 /// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).

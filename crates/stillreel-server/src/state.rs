@@ -82,6 +82,22 @@ pub enum AuthRefusal {
     Db(DbError),
 }
 
+/// The unit failed authentications are counted by: the address itself for IPv4, its /64
+/// for IPv6, where one client typically holds a whole /64 and could otherwise rotate
+/// through its addresses to dodge the limit.
+fn failure_scope(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let bits = u128::from(v6) & !((1u128 << 64) - 1);
+                IpAddr::V6(std::net::Ipv6Addr::from(bits))
+            }
+        },
+        v4 @ IpAddr::V4(_) => v4,
+    }
+}
+
 impl AuthCache {
     pub const TTL: Duration = Duration::from_secs(30);
     /// Short, so a key created a moment after someone guessed it still works almost at once.
@@ -164,6 +180,7 @@ impl AuthCache {
 
     /// Seconds until `ip` may try again, when it used up its failures in this window.
     fn over_failure_limit(&self, ip: IpAddr) -> Option<u64> {
+        let ip = failure_scope(ip);
         let failures = self.failures.lock().ok()?;
         let (count, since) = failures.get(&ip)?;
         let elapsed = since.elapsed();
@@ -175,8 +192,15 @@ impl AuthCache {
         let Ok(mut failures) = self.failures.lock() else {
             return;
         };
+        let ip = failure_scope(ip);
         if failures.len() >= Self::MAX_ENTRIES {
             failures.retain(|_, (_, since)| since.elapsed() < Self::FAILURE_WINDOW);
+            // Still full: forget the addresses under the limit first, so a flood from many
+            // addresses cannot wipe the count of the ones being refused.
+            let max = self.max_failures;
+            if failures.len() >= Self::MAX_ENTRIES {
+                failures.retain(|_, (count, _)| *count >= max);
+            }
             if failures.len() >= Self::MAX_ENTRIES {
                 failures.clear();
             }
@@ -208,4 +232,46 @@ fn bounded_insert<V>(
         }
     }
     map.insert(key, value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_count_per_ipv4_address_and_per_ipv6_64() {
+        let v4: IpAddr = "203.0.113.7".parse().expect("ip");
+        assert_eq!(failure_scope(v4), v4);
+        let a: IpAddr = "2001:db8:1:2:aaaa::1".parse().expect("ip");
+        let b: IpAddr = "2001:db8:1:2:ffff:ffff:ffff:ffff".parse().expect("ip");
+        let other: IpAddr = "2001:db8:1:3::1".parse().expect("ip");
+        assert_eq!(failure_scope(a), failure_scope(b));
+        assert_ne!(failure_scope(a), failure_scope(other));
+        let mapped: IpAddr = "::ffff:203.0.113.7".parse().expect("ip");
+        assert_eq!(failure_scope(mapped), v4);
+    }
+
+    #[test]
+    fn rotating_ipv6_addresses_of_one_64_share_one_limit() {
+        let cache = AuthCache::new(3);
+        for n in 0..3u16 {
+            let ip = IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 0, 1, n, 0, 0, 1));
+            assert_eq!(cache.over_failure_limit(ip), None);
+            cache.count_failure(ip);
+        }
+        let fresh = IpAddr::V6(std::net::Ipv6Addr::new(0x2001, 0xdb8, 0, 1, 9, 9, 9, 9));
+        assert!(cache.over_failure_limit(fresh).is_some());
+    }
+
+    #[test]
+    fn a_full_table_keeps_the_addresses_being_refused() {
+        let cache = AuthCache::new(2);
+        let blocked: IpAddr = "198.51.100.1".parse().expect("ip");
+        cache.count_failure(blocked);
+        cache.count_failure(blocked);
+        for n in 0..AuthCache::MAX_ENTRIES as u32 {
+            cache.count_failure(IpAddr::V4(std::net::Ipv4Addr::from(0x0a00_0000 + n)));
+        }
+        assert!(cache.over_failure_limit(blocked).is_some());
+    }
 }

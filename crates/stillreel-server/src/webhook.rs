@@ -466,6 +466,21 @@ mod tests {
         );
     }
 
+    /// The vector of the specification's JavaScript, Go and PHP reference libraries.
+    #[test]
+    fn the_reference_libraries_test_vector() {
+        let signature = sign(
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            "msg_p5jXN8AQM9LWM0D4loKWxJek",
+            1_614_265_330,
+            br#"{"test": 2432232314}"#,
+        );
+        assert_eq!(
+            signature.as_deref(),
+            Some("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        );
+    }
+
     #[test]
     fn two_secrets_give_two_signatures() {
         let a = generate_secret().expect("randomness");

@@ -265,7 +265,9 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
     for (key, uuids) in videos.iter().enumerate() {
         assert!(uuids.len() <= 1, "key {key} made {} videos", uuids.len());
     }
-    // Once settled, every key answers with its one video.
+    // Once settled, every key answers with its one video: the one every 200 above named,
+    // and a different one per key.
+    let mut settled = std::collections::HashSet::new();
     for (key, made) in videos.iter().enumerate() {
         let idem = format!("race-{key}");
         let resp = app
@@ -279,6 +281,10 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
         assert_eq!(resp.status.as_u16(), 200, "{}", resp.json);
         let uuid = resp.json["uuid"].as_str().expect("uuid").to_owned();
         assert!(made.is_empty() || made.contains(&uuid));
+        assert!(
+            settled.insert(uuid),
+            "key {key} answered another key's video"
+        );
     }
 }
 
@@ -290,6 +296,7 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     let account = app.account().await;
     let mut body = common::create_body(2);
     body["branding"] = json!({"speed_ramp": true});
+    body["webhook_url"] = json!("https://hooks.example.com/stillreel");
     let created = app
         .post("/api/v1/create_video", &account.api_key, &body)
         .await;
@@ -321,6 +328,21 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     );
     assert_eq!(video.json["branding"]["status"], "error", "{}", video.json);
     assert_eq!(video.json["branding"]["error"]["code"], "render_failed");
+    // The client's callback is not lost either: the same transaction wrote the video.failed
+    // event and its delivery job (one event: the branding ended with its video).
+    assert_eq!(video.json["webhook"]["status"], "pending", "{}", video.json);
+    let id = uuid::Uuid::parse_str(&uuid).expect("uuid");
+    let jobs = queue::jobs_of_video(db, id).await.expect("jobs");
+    let deliveries: Vec<_> = jobs
+        .iter()
+        .filter(|j| j.0 == queue::JobKind::VideoWebhook)
+        .collect();
+    assert_eq!(deliveries.len(), 1, "{jobs:?}");
+    assert_eq!(deliveries[0].1, "queued", "{jobs:?}");
+    assert!(
+        !jobs.iter().any(|j| j.0 == queue::JobKind::BrandingWebhook),
+        "{jobs:?}"
+    );
 }
 
 fn samples_in_temp(config: &mut Config) {

@@ -42,11 +42,11 @@ fn short_deadlines(config: &mut Config) {
 }
 
 /// Two render loops; the per-account cap is the configured default (half of them, so one).
-async fn rendering_app(app: TestApp) -> (TestApp, Workers) {
+async fn rendering_app(app: TestApp, slots: usize) -> (TestApp, Workers) {
     let renderer = worker::build_renderer(&app.state).expect("renderer");
     app.state.set_available_vfx(renderer.available_vfx());
     let mut settings = WorkerSettings::from_config(&app.state.config);
-    settings.workers = 2;
+    settings.workers = slots;
     settings.idle_poll = Duration::from_millis(100);
     settings.grace = Duration::from_secs(1);
     let workers = worker::start(app.state.clone(), renderer, settings);
@@ -111,7 +111,7 @@ async fn a_huge_png_is_refused_and_a_camera_jpeg_renders(app: TestApp) {
         ],
     )
     .await;
-    let (app, workers) = rendering_app(app).await;
+    let (app, workers) = rendering_app(app, 2).await;
     let key = app.account().await.api_key;
     let huge = create(&app, &key, &[server.url("/huge.png")]).await;
     let camera = create(&app, &key, &[server.url("/camera.jpg")]).await;
@@ -161,7 +161,9 @@ async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
         )],
     )
     .await;
-    let (app, workers) = rendering_app(app).await;
+    // One slot, the default: the busy account's retries and older videos must not take
+    // every turn of it (claims go round robin across accounts).
+    let (app, workers) = rendering_app(app, 1).await;
     let busy = app.account().await.api_key;
     let other = app.account().await.api_key;
     let slow = vec![server.url("/slow.jpg"); 20];
@@ -204,6 +206,15 @@ async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
     );
     assert_eq!(most, 1, "the busy account was running a job");
     assert_eq!(done["status"], "complete", "{done}");
+    // Its turn came right after the busy account's first job, not after all three (oldest
+    // first would run them all before it): the busy account's last video was never tried.
+    let last = queue::jobs_of_video(app.db(), busy_ids[2])
+        .await
+        .expect("jobs");
+    assert!(
+        last.iter().all(|j| j.1 == "queued" && j.2.is_none()),
+        "the busy account's third video ran before the other account's: {last:?}"
+    );
     let took = started.elapsed();
     assert!(took < Duration::from_secs(120), "{took:?}");
     println!("the other account's video was done after {took:?}");

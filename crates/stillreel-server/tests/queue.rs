@@ -17,6 +17,7 @@ both_backends!(
     concurrent_claimers_never_share_a_job,
     release_hands_back_without_counting_the_attempt,
     claims_go_round_the_accounts_under_a_cap,
+    one_slot_takes_the_accounts_in_turn,
     concurrent_fair_claimers_never_exceed_the_cap,
 );
 
@@ -367,6 +368,32 @@ async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
             .await
             .expect("claim")
             .is_none()
+    );
+}
+
+/// One slot, claims in turn: the account served longest ago goes first, so an account that
+/// queued three videos first does not get all three turns before another account's one.
+async fn one_slot_takes_the_accounts_in_turn(app: TestApp) {
+    let busy = app.account().await;
+    let other = app.account().await;
+    let mut busy_videos = Vec::new();
+    for _ in 0..3 {
+        busy_videos.push(new_video(&app, &busy.api_key).await);
+    }
+    let lone = new_video(&app, &other.api_key).await;
+    let db = app.db();
+    let mut order = Vec::new();
+    while let Some(job) = queue::claim_fair(db, "solo", LEASE, 1)
+        .await
+        .expect("claim")
+    {
+        order.push(job.video_id);
+        assert!(queue::complete(db, &job, "solo").await.expect("complete"));
+    }
+    assert_eq!(
+        order,
+        vec![busy_videos[0], lone, busy_videos[1], busy_videos[2]],
+        "round robin: busy, other, then the rest of busy"
     );
 }
 

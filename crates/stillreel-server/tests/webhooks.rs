@@ -515,6 +515,12 @@ async fn a_loopback_receiver_is_never_called_without_an_allow_list(app: TestApp)
         record.json["webhook"]["status"], "failed",
         "no retry after a refusal"
     );
+    assert_eq!(record.json["webhook"]["attempts"], 1, "{}", record.json);
+    let metrics = app.get("/metrics", "").await;
+    assert_eq!(
+        metric(&String::from_utf8_lossy(&metrics.bytes), "failed"),
+        1
+    );
     workers.shutdown().await;
 }
 
@@ -726,6 +732,19 @@ fn killed_between_settling_and_delivering(backend: Backend) {
         std::thread::sleep(Duration::from_millis(100));
     }
     kill_9(&mut server);
+    // Each attempt's log line names the video and the webhook-id, so an operator can follow
+    // one event across processes and restarts.
+    let text = std::fs::read_to_string(&log).expect("serve.log");
+    let id = hits[1].header("webhook-id");
+    assert!(id.starts_with("msg_"), "{id}");
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("webhook delivery attempt") && l.contains(&uuid))
+        .collect();
+    assert!(
+        !lines.is_empty() && lines.iter().all(|l| l.contains(id)),
+        "attempt lines: {lines:?}"
+    );
 }
 
 #[test]

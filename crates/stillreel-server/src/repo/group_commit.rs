@@ -96,14 +96,19 @@ async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>)
 
 /// [`store`], with a panic turned into an error.
 async fn guarded_store(db: &Db, items: &[&NewVideo]) -> Result<Vec<(Video, String)>, DbError> {
-    std::panic::AssertUnwindSafe(store(db, items))
+    guarded(items.len(), store(db, items)).await
+}
+
+/// Runs one batch's work; a panic in it becomes that batch's error, so the writer lives on.
+async fn guarded<T>(
+    size: usize,
+    work: impl Future<Output = Result<T, DbError>>,
+) -> Result<T, DbError> {
+    std::panic::AssertUnwindSafe(work)
         .catch_unwind()
         .await
         .unwrap_or_else(|_| {
-            tracing::error!(
-                size = items.len(),
-                "the create writer panicked storing a batch"
-            );
+            tracing::error!(size, "the create writer panicked storing a batch");
             Err(DbError::Corrupt("the create writer panicked".to_owned()))
         })
 }
@@ -124,4 +129,19 @@ async fn store(db: &Db, items: &[&NewVideo]) -> Result<Vec<(Video, String)>, DbE
     }
     tx.commit().await?;
     Ok(records)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_batch_is_an_error_and_the_next_one_runs() {
+        let failed = guarded::<()>(3, async { panic!("a bug in one batch") }).await;
+        assert!(
+            matches!(&failed, Err(DbError::Corrupt(m)) if m.contains("panicked")),
+            "{failed:?}"
+        );
+        assert_eq!(guarded(1, async { Ok(7) }).await.ok(), Some(7));
+    }
 }
