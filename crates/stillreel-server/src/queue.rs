@@ -17,9 +17,11 @@
 //! than the per-account cap running, and among runnable jobs the account with the fewest
 //! running goes first (oldest job first within that), so one account's burst of slow jobs
 //! cannot hold every worker while another account waits. The account is the video's; a job
-//! without one counts as nobody's and is never held back. On PostgreSQL claims take a
-//! transaction-scoped advisory lock first: without it two workers could each see an
-//! account under its cap and both take one of its jobs.
+//! without one counts as nobody's and is never held back. On PostgreSQL two workers could
+//! each see an account under its cap and both take one of its jobs, so the claim locks the
+//! chosen job's *account* (a transaction-scoped advisory lock) and counts its running jobs
+//! again before taking the job: claims of one account queue behind each other, claims of
+//! different accounts do not (see [`claim_fair`]).
 
 use std::time::Duration;
 
@@ -147,8 +149,8 @@ pub async fn enqueue_with_max_attempts(
 }
 
 /// Running jobs per account, and the first runnable job of an account under `$4`, fewest
-/// running first. Shared by both backends (only the locking differs); a macro so the
-/// statements stay literals.
+/// running first: SQLite's claim (PostgreSQL picks in the same order, one running-count
+/// level at a time, [`PICK_POSTGRES`]); a macro so the statement stays a literal.
 macro_rules! runnable {
     () => {
         "
@@ -176,20 +178,52 @@ const CLAIM_SQLITE: &str = concat!(
      RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at"
 );
 
-const CLAIM_POSTGRES: &str = concat!(
-    "WITH next AS MATERIALIZED (",
-    runnable!(),
-    " FOR UPDATE OF j SKIP LOCKED)
-     UPDATE jobs
-     SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
-     FROM next
-     WHERE jobs.id = next.id
-     RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.attempts, jobs.max_attempts, jobs.lease_expires_at"
-);
+/// The oldest runnable job (`$1` = now) of an account with exactly `$2` jobs running (0: none
+/// running, or no account), locked for this transaction; its account. The `running` CTE is
+/// small (one row per account with a job running) and the scan walks `jobs_runnable` in
+/// (run_after, id) order, stopping at the first match: the cost does not grow with the
+/// queue's depth as one sort over every queued job by (running, run_after, id) did.
+const PICK_POSTGRES: &str = "
+    WITH running AS (
+        SELECT v.account_id, COUNT(*) AS n
+        FROM jobs r JOIN videos v ON v.id = r.video_id
+        WHERE r.state = 'running'
+        GROUP BY v.account_id
+    )
+    SELECT j.id, jv.account_id FROM jobs j
+    LEFT JOIN videos jv ON jv.id = j.video_id
+    LEFT JOIN running ON running.account_id = jv.account_id
+    WHERE j.state = 'queued' AND j.run_after <= $1 AND COALESCE(running.n, 0) = $2
+    ORDER BY j.run_after, j.id
+    LIMIT 1
+    FOR UPDATE OF j SKIP LOCKED";
 
-/// Key of the advisory lock that serializes claims on PostgreSQL (any constant will do;
-/// this one spells "stlreel" in ASCII).
-const CLAIM_LOCK: i64 = 0x0073_746c_7265_656c;
+/// The running counts (fewest first) of accounts that have jobs running but fewer than `$1`.
+const LEVELS_POSTGRES: &str = "
+    SELECT DISTINCT n FROM (
+        SELECT COUNT(*) AS n FROM jobs r JOIN videos v ON v.id = r.video_id
+        WHERE r.state = 'running' GROUP BY v.account_id
+    ) c WHERE n < $1 ORDER BY n";
+
+/// Jobs of account `$1` running now.
+const ACCOUNT_RUNNING_POSTGRES: &str = "
+    SELECT COUNT(*) FROM jobs r JOIN videos v ON v.id = r.video_id
+    WHERE r.state = 'running' AND v.account_id = $1";
+
+const TAKE_POSTGRES: &str = "
+    UPDATE jobs
+    SET state = 'running', attempts = attempts + 1, lease_owner = $1, lease_expires_at = $2, updated_at = $3
+    WHERE id = $4 AND state = 'queued'
+    RETURNING id, video_id, kind, attempts, max_attempts, lease_expires_at";
+
+/// First key of the per-account claim locks (`pg_advisory_xact_lock(int, int)`, whose key
+/// space is apart from the one-bigint form's); the second is a hash of the account id. Two
+/// accounts sharing a hash only share a queue for their claims.
+const CLAIM_LOCK_CLASS: i32 = 0x7374_6c72;
+
+/// Rounds of pick → lock → recount before a claim gives up (the account it picked filled up
+/// meanwhile each time); the worker polls again shortly.
+const CLAIM_TRIES: usize = 4;
 
 /// Takes the oldest runnable job for `worker_id` with a lease of `lease`, or `None` when the
 /// queue has nothing runnable. Commits at once: the work happens outside any transaction.
@@ -222,24 +256,77 @@ pub async fn claim_fair(
             tx.commit().await?;
             row
         }
-        Db::Postgres(pool) => {
-            let mut tx = pool.begin().await?;
-            sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                .bind(CLAIM_LOCK)
-                .execute(&mut *tx)
-                .await?;
-            let row = sqlx::query_as(CLAIM_POSTGRES)
-                .bind(worker_id)
-                .bind(expires)
-                .bind(now)
-                .bind(cap)
-                .fetch_optional(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            row
-        }
+        Db::Postgres(pool) => claim_postgres(pool, worker_id, expires, now, cap).await?,
     };
     row.map(Job::try_from).transpose()
+}
+
+/// The PostgreSQL claim: pick the job as `runnable!` orders them (fewest running in its
+/// account first, then oldest), one running-count level at a time, the row locked with
+/// `SKIP LOCKED`; then lock its account and count the account's running jobs again. That
+/// count runs after every earlier claim of the account committed (they held the lock until
+/// then), so the cap holds across any number of processes; an account that filled up since
+/// the pick sends the claim round again. Claims of different accounts run in parallel.
+async fn claim_postgres(
+    pool: &sqlx::PgPool,
+    worker_id: &str,
+    expires: i64,
+    now: i64,
+    cap: i64,
+) -> Result<Option<JobRow>, DbError> {
+    for _ in 0..CLAIM_TRIES {
+        let mut tx = pool.begin().await?;
+        let mut picked: Option<(i64, Option<Uuid>)> = sqlx::query_as(PICK_POSTGRES)
+            .bind(now)
+            .bind(0_i64)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if picked.is_none() {
+            let levels: Vec<i64> = sqlx::query_scalar(LEVELS_POSTGRES)
+                .bind(cap)
+                .fetch_all(&mut *tx)
+                .await?;
+            for level in levels {
+                picked = sqlx::query_as(PICK_POSTGRES)
+                    .bind(now)
+                    .bind(level)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                if picked.is_some() {
+                    break;
+                }
+            }
+        }
+        let Some((id, account)) = picked else {
+            tx.commit().await?;
+            return Ok(None);
+        };
+        if let Some(account) = account.filter(|_| cap < i64::MAX) {
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2::uuid::text))")
+                .bind(CLAIM_LOCK_CLASS)
+                .bind(account)
+                .execute(&mut *tx)
+                .await?;
+            let running: i64 = sqlx::query_scalar(ACCOUNT_RUNNING_POSTGRES)
+                .bind(account)
+                .fetch_one(&mut *tx)
+                .await?;
+            if running >= cap {
+                tx.rollback().await?;
+                continue;
+            }
+        }
+        let row = sqlx::query_as(TAKE_POSTGRES)
+            .bind(worker_id)
+            .bind(expires)
+            .bind(now)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        return Ok(row);
+    }
+    Ok(None)
 }
 
 /// Runs one statement on the writer and returns the number of rows it changed.

@@ -18,6 +18,7 @@ both_backends!(
     release_hands_back_without_counting_the_attempt,
     claims_go_round_the_accounts_under_a_cap,
     concurrent_fair_claimers_never_exceed_the_cap,
+    concurrent_claimers_fill_every_account_to_its_cap_and_no_further,
 );
 
 const LEASE: Duration = Duration::from_secs(30);
@@ -411,4 +412,52 @@ async fn concurrent_fair_claimers_never_exceed_the_cap(app: TestApp) {
             );
         }
     }
+}
+
+/// Many accounts, a cap of two, claimers racing without finishing anything: every account
+/// ends with exactly two jobs running, never three (on PostgreSQL the claims of different
+/// accounts run in parallel, those of one account queue behind its lock).
+async fn concurrent_claimers_fill_every_account_to_its_cap_and_no_further(app: TestApp) {
+    let mut owner = std::collections::HashMap::new();
+    for n in 0..4 {
+        let acct = app.account().await;
+        for _ in 0..5 {
+            owner.insert(new_video(&app, &acct.api_key).await, n);
+        }
+    }
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(12));
+    let racers: Vec<_> = (0..12)
+        .map(|n| {
+            let db = app.db().clone();
+            let barrier = std::sync::Arc::clone(&barrier);
+            tokio::spawn(async move {
+                barrier.wait().await;
+                let mut taken = Vec::new();
+                while let Some(job) = queue::claim_fair(&db, &format!("w{n}"), LEASE, 2)
+                    .await
+                    .expect("claim")
+                {
+                    taken.push(job.video_id);
+                }
+                taken
+            })
+        })
+        .collect();
+    let mut taken = Vec::new();
+    for racer in racers {
+        taken.extend(racer.await.expect("task"));
+    }
+    // A claim that found every row it looked at locked by a claim in flight may come back
+    // empty-handed; what is left is taken one by one now.
+    while let Some(job) = queue::claim_fair(app.db(), "late", LEASE, 2)
+        .await
+        .expect("claim")
+    {
+        taken.push(job.video_id);
+    }
+    let mut per_account = [0; 4];
+    for video in &taken {
+        per_account[owner[video]] += 1;
+    }
+    assert_eq!(per_account, [2, 2, 2, 2], "{taken:?}");
 }

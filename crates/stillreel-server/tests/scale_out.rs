@@ -418,6 +418,8 @@ fn get_url(url: &str) -> Reply {
 
 struct Worker {
     child: Child,
+    /// Where it answers `/healthz` and `/metrics` (`STILLREEL_WORKER_LISTEN`).
+    port: u16,
     dir: tempfile::TempDir,
     log: PathBuf,
     env: Vec<(&'static str, String)>,
@@ -544,12 +546,31 @@ impl Cluster {
             wait_healthy(port, &format!("worker {n}"), &log);
             cluster.workers.push(Worker {
                 child,
+                port,
                 dir,
                 log,
                 env,
             });
         }
         Some(cluster)
+    }
+
+    /// The sum over the live workers of the `/metrics` sample `series` (exact text before
+    /// the value, labels included).
+    fn worker_metric(&self, series: &str) -> f64 {
+        let mut sum = 0.0;
+        for w in &self.workers {
+            let (status, _, body) = http(w.port, "GET", "/metrics", &[]).expect("worker metrics");
+            assert_eq!(status, 200);
+            let text = String::from_utf8_lossy(&body);
+            sum += text
+                .lines()
+                .filter_map(|l| l.strip_prefix(series))
+                .filter_map(|rest| rest.strip_prefix(' '))
+                .filter_map(|v| v.trim().parse::<f64>().ok())
+                .sum::<f64>();
+        }
+        sum
     }
 
     /// Every process's log, for failure messages.
@@ -858,6 +879,14 @@ fn a_three_videos_on_three_workers() {
     for video in &videos {
         cluster.check_video(video);
     }
+    // The workers' /metrics count their claims and jobs.
+    assert!(
+        cluster.worker_metric("stillreel_job_claim_duration_seconds_count{result=\"job\"}") >= 3.0
+    );
+    assert_eq!(
+        cluster.worker_metric("stillreel_job_lease_expiries_total"),
+        0.0
+    );
     // Every worker took part (each holds one slot, three videos were waiting).
     for (n, w) in cluster.workers.iter().enumerate() {
         let log = std::fs::read_to_string(&w.log).unwrap_or_default();
@@ -908,6 +937,12 @@ fn b_kill_9_mid_clip() {
     let video = cluster.wait_complete(std::slice::from_ref(&uuid), WAIT_VIDEO);
     eprintln!("(b) video complete {:?} after the kill", killed.elapsed());
     cluster.check_video(&video[0]);
+    // The sweep that found the dead worker's leases says so on /metrics.
+    assert!(
+        cluster.worker_metric("stillreel_job_lease_expiries_total") >= 1.0,
+        "{}",
+        cluster.logs()
+    );
 }
 
 /// (c) SIGSTOP of a worker mid-clip past its lease, then SIGCONT: another worker takes its
