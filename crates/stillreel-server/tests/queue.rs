@@ -318,17 +318,22 @@ async fn postgres_over_tls() {
     assert!(message.contains("certificate"), "{message}");
 }
 
-/// Three videos of one account queued first, then one of another: with a cap of one
-/// running job per account the second worker takes the other account's video, and the
-/// first account's next video waits until its running one ends.
-async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
+/// Three videos of one account queued first, then one video of another account.
+async fn busy_and_lone(app: &TestApp) -> (Vec<Uuid>, Uuid) {
     let busy = app.account().await;
     let other = app.account().await;
     let mut busy_videos = Vec::new();
     for _ in 0..3 {
-        busy_videos.push(new_video(&app, &busy.api_key).await);
+        busy_videos.push(new_video(app, &busy.api_key).await);
     }
-    let lone = new_video(&app, &other.api_key).await;
+    (busy_videos, new_video(app, &other.api_key).await)
+}
+
+/// Three videos of one account queued first, then one of another: with a cap of one
+/// running job per account the second worker takes the other account's video, and the
+/// first account's next video waits until its running one ends.
+async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
+    let (busy_videos, lone) = busy_and_lone(&app).await;
     let db = app.db();
     let claim = |worker: &'static str, cap: usize| async move {
         queue::claim_fair(db, worker, LEASE, cap)
@@ -374,13 +379,7 @@ async fn claims_go_round_the_accounts_under_a_cap(app: TestApp) {
 /// One slot, claims in turn: the account served longest ago goes first, so an account that
 /// queued three videos first does not get all three turns before another account's one.
 async fn one_slot_takes_the_accounts_in_turn(app: TestApp) {
-    let busy = app.account().await;
-    let other = app.account().await;
-    let mut busy_videos = Vec::new();
-    for _ in 0..3 {
-        busy_videos.push(new_video(&app, &busy.api_key).await);
-    }
-    let lone = new_video(&app, &other.api_key).await;
+    let (busy_videos, lone) = busy_and_lone(&app).await;
     let db = app.db();
     let mut order = Vec::new();
     while let Some(job) = queue::claim_fair(db, "solo", LEASE, 1)
