@@ -643,6 +643,20 @@ pub async fn depth_by_state(db: &Db) -> Result<Vec<(&'static str, i64)>, DbError
         .collect())
 }
 
+/// Jobs still to do (`queued`, `running`) by kind and state, for `/metrics`. Kinds as
+/// stored, so a kind this build does not know still shows.
+pub async fn depth_by_kind(db: &Db) -> Result<Vec<(String, String, i64)>, DbError> {
+    let rows: Vec<(String, String, i64)> = crate::db::on_db!(db, pool => {
+        sqlx::query_as(
+            "SELECT kind, state, COUNT(*) FROM jobs WHERE state IN ('queued', 'running')
+             GROUP BY kind, state ORDER BY kind, state",
+        )
+        .fetch_all(pool)
+        .await?
+    });
+    Ok(rows)
+}
+
 /// The state and last error of every job of a video, oldest first (tests and diagnostics).
 pub async fn jobs_of_video(
     db: &Db,

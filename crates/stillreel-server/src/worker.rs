@@ -294,7 +294,10 @@ async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
         }
         match queue::requeue_expired(&ctx.db).await {
             Ok(0) => {}
-            Ok(n) => tracing::warn!(jobs = n, "put back jobs whose worker lease expired"),
+            Ok(n) => {
+                ctx.state.metrics.record_lease_expiries(n);
+                tracing::warn!(jobs = n, "put back jobs whose worker lease expired");
+            }
             Err(err) => tracing::warn!(error = %err, "lease rescue failed"),
         }
     }
@@ -304,7 +307,14 @@ async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
     let worker_id = format!("{}/{n}", ctx.node);
     while !*stop.borrow() {
         let cap = ctx.settings.account_max_running;
-        match queue::claim_fair(&ctx.db, &worker_id, ctx.settings.lease, cap).await {
+        let asked = std::time::Instant::now();
+        let claimed = queue::claim_fair(&ctx.db, &worker_id, ctx.settings.lease, cap).await;
+        if let Ok(job) = &claimed {
+            ctx.state
+                .metrics
+                .record_claim(asked.elapsed(), job.is_some());
+        }
+        match claimed {
             Ok(Some(job)) => run_job(&ctx, &worker_id, job, stop.clone()).await,
             Ok(None) => {
                 tokio::select! {
@@ -415,6 +425,7 @@ enum Outcome {
 }
 
 async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
+    let started = std::time::Instant::now();
     tracing::info!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), clip = job.clip_index, attempt = job.attempts, "job claimed");
     let (lost_tx, lost_rx) = tokio::sync::oneshot::channel::<()>();
     let heartbeat = {
@@ -462,11 +473,25 @@ async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver
         } => Outcome::HandBack,
     };
     drop(heartbeat);
+    let label = outcome_label(&outcome);
     if let Err(err) = settle(ctx, worker_id, &job, outcome).await {
         // The lease runs out and the job is rescued: it will be settled by the next attempt.
         tracing::warn!(job = job.id, error = %err, "could not record the job's outcome");
     }
     let _ = tokio::fs::remove_dir_all(&work_dir).await;
+    ctx.state
+        .metrics
+        .record_job(job.kind.as_str(), label, started.elapsed());
+}
+
+/// How a job ended, for `stillreel_job_duration_seconds`.
+fn outcome_label(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Done(_) | Outcome::Webhook(_) => "done",
+        Outcome::Failed(_) => "failed",
+        Outcome::LeaseLost => "lease_lost",
+        Outcome::HandBack => "handed_back",
+    }
 }
 
 /// Runs a job's work so that a panic in it (a bug, never input: but a bug must cost one job,

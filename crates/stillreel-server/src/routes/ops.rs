@@ -32,9 +32,10 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
             Vec::new()
         }
     };
+    let by_kind = queue::depth_by_kind(&state.db).await.unwrap_or_default();
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(&depth),
+        state.metrics.render_with_kinds(&depth, &by_kind),
     )
         .into_response()
 }
