@@ -12,10 +12,10 @@
 //! A `create_video` video is a graph of jobs: prepare → one clip job per image → stitch →
 //! branding (`repo::graph` records each step and queues the next in one transaction).
 //!
-//! Claiming is one atomic `UPDATE ... RETURNING`. On PostgreSQL the candidate row is chosen in
-//! a `MATERIALIZED` CTE with `FOR UPDATE SKIP LOCKED`, so concurrent workers skip each other's
-//! rows instead of waiting, and the planner cannot inline the subquery and lock more rows
-//! than the `LIMIT`. On SQLite the claim runs in a `BEGIN IMMEDIATE` transaction: SQLite
+//! Claiming is one atomic `UPDATE ... RETURNING`. On PostgreSQL the account and then its job
+//! are chosen in `MATERIALIZED` CTEs with `FOR UPDATE SKIP LOCKED`, so concurrent workers
+//! skip each other's rows instead of waiting, and the planner cannot inline the subquery and
+//! lock more rows than the `LIMIT` (see `claim_postgres!`). On SQLite the claim runs in a `BEGIN IMMEDIATE` transaction: SQLite
 //! has one writer at a time, so the select-then-update cannot interleave.
 //!
 //! Claiming is also fair across accounts: a job is taken only while its account has fewer
@@ -26,9 +26,10 @@
 //! combines) the account served longest ago goes first (round robin), so an account's
 //! retries and older queued jobs do not take every turn of a single worker either; within an
 //! account, started videos finish first (see `runnable!`). The account is the video's; a job
-//! without one counts as nobody's and is never held back. On PostgreSQL claims take a
-//! transaction-scoped advisory lock first: without it two workers could each see an account
-//! under its cap and both take one of its jobs.
+//! without one counts as nobody's and is never held back. On PostgreSQL the claim locks the
+//! chosen account's row and reads its running count (kept by triggers) under that lock, so
+//! two workers can never both take an account's last free place, while claims of different
+//! accounts do not wait for each other.
 
 use std::time::Duration;
 
@@ -260,29 +261,58 @@ const CLAIM_SQLITE: &str = concat!(
      RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token"
 );
 
-const CLAIM_POSTGRES: &str = concat!(
-    "WITH next AS MATERIALIZED (",
-    runnable!(),
-    " FOR UPDATE OF j SKIP LOCKED)
-     UPDATE jobs
-     SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1, lease_expires_at = $2,
-         lease_token = $5, updated_at = $3
-     FROM next
-     WHERE jobs.id = next.id
-     RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
-               jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token"
-);
+/// The PostgreSQL claim, in the same order as [`runnable!`] but in two steps that each walk an
+/// index (migration `0006_claim_by_account.sql`): first the account (fewest running, one with
+/// a finishing job waiting, served longest ago), its row locked for the statement's
+/// transaction; then that account's next job in job order. The account's counts are kept by
+/// triggers, so `jobs_running < $4` read under the row lock is exact: two claims can never
+/// both take an account's last free place, and claims of different accounts run side by
+/// side. `$lock` is `SKIP LOCKED` for the first try (take another account than the one a claim
+/// in flight holds) and empty for the second (wait for it: when every account with work is
+/// held, waiting briefly beats going back to sleep with work in the queue).
+macro_rules! claim_postgres {
+    ($lock:literal) => {
+        concat!(
+            "WITH acct AS MATERIALIZED (
+                SELECT a.id FROM accounts a
+                WHERE a.jobs_queued > 0 AND a.jobs_running < $4
+                  AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
+                              AND q.state = 'queued' AND q.run_after <= $3)
+                ORDER BY a.jobs_running,
+                         NOT EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
+                                     AND f.state = 'queued' AND f.claim_rank = 0
+                                     AND f.run_after <= $3),
+                         COALESCE(a.last_claim_at, 0), a.id
+                LIMIT 1
+                FOR UPDATE ",
+            $lock,
+            "), next AS MATERIALIZED (
+                SELECT j.id FROM jobs j JOIN acct ON j.account_id = acct.id
+                WHERE j.state = 'queued' AND j.run_after <= $3
+                ORDER BY j.claim_rank, j.video_created_at, j.clip_index, j.run_after, j.id
+                LIMIT 1
+                FOR UPDATE OF j SKIP LOCKED
+            )
+            UPDATE jobs
+            SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1,
+                lease_expires_at = $2, lease_token = $5, updated_at = $3
+            FROM next
+            WHERE jobs.id = next.id
+            RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
+                      jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token"
+        )
+    };
+}
+
+const CLAIM_POSTGRES_SKIP: &str = claim_postgres!("SKIP LOCKED");
+const CLAIM_POSTGRES_WAIT: &str = claim_postgres!("");
 
 /// Stamps the claimed job's account with the claim time, in the claim's transaction, so the
-/// next claim serves another account first.
+/// next claim serves another account first (SQLite; on PostgreSQL a trigger does it).
 const TAKE_TURN: &str = "UPDATE accounts SET last_claim_at = $1
      WHERE id = (SELECT account_id FROM videos WHERE id = $2)";
 
-/// Key of the advisory lock that serializes claims on PostgreSQL (any constant will do;
-/// this one spells "stlreel" in ASCII).
-const CLAIM_LOCK: i64 = 0x0073_746c_7265_656c;
-
-/// Runs [`TAKE_TURN`] for a claimed row on the claim's transaction (either backend).
+/// Runs [`TAKE_TURN`] for a claimed row on the claim's transaction.
 macro_rules! take_turn {
     ($conn:expr, $row:expr, $now:expr) => {
         if let Some(row) = $row {
@@ -330,21 +360,20 @@ pub async fn claim_fair(
             row
         }
         Db::Postgres(pool) => {
-            let mut tx = pool.begin().await?;
-            sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                .bind(CLAIM_LOCK)
-                .execute(&mut *tx)
-                .await?;
-            let row: Option<JobRow> = sqlx::query_as(CLAIM_POSTGRES)
-                .bind(worker_id)
-                .bind(expires)
-                .bind(now)
-                .bind(cap)
-                .bind(&token)
-                .fetch_optional(&mut *tx)
-                .await?;
-            take_turn!(&mut *tx, &row, now);
-            tx.commit().await?;
+            let mut row = None;
+            for claim in [CLAIM_POSTGRES_SKIP, CLAIM_POSTGRES_WAIT] {
+                row = sqlx::query_as(claim)
+                    .bind(worker_id)
+                    .bind(expires)
+                    .bind(now)
+                    .bind(cap)
+                    .bind(&token)
+                    .fetch_optional(pool)
+                    .await?;
+                if row.is_some() {
+                    break;
+                }
+            }
             row
         }
     };

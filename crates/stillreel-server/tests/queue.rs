@@ -19,7 +19,16 @@ both_backends!(
     claims_go_round_the_accounts_under_a_cap,
     one_slot_takes_the_accounts_in_turn,
     concurrent_fair_claimers_never_exceed_the_cap,
+    concurrent_claimers_fill_every_account_to_its_cap_and_no_further,
 );
+
+/// PostgreSQL only: the per-account job counts its claim reads are kept by triggers there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_job_counts_follow_every_state_change_on_postgres() {
+    if let Some(app) = TestApp::spawn_with(common::Backend::Postgres, |_| {}).await {
+        account_job_counts_follow_every_state_change(app).await;
+    }
+}
 
 const LEASE: Duration = Duration::from_secs(30);
 
@@ -441,4 +450,115 @@ async fn concurrent_fair_claimers_never_exceed_the_cap(app: TestApp) {
             );
         }
     }
+}
+
+/// Many accounts, a cap of two, claimers racing without finishing anything: every account
+/// ends with exactly two jobs running, never three (on PostgreSQL the claims of different
+/// accounts run in parallel, those of one account queue behind its row lock).
+async fn concurrent_claimers_fill_every_account_to_its_cap_and_no_further(app: TestApp) {
+    let mut owner = std::collections::HashMap::new();
+    for n in 0..4 {
+        let acct = app.account().await;
+        for _ in 0..5 {
+            owner.insert(new_video(&app, &acct.api_key).await, n);
+        }
+    }
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(12));
+    let racers: Vec<_> = (0..12)
+        .map(|n| {
+            let db = app.db().clone();
+            let barrier = std::sync::Arc::clone(&barrier);
+            tokio::spawn(async move {
+                barrier.wait().await;
+                let mut taken = Vec::new();
+                while let Some(job) = queue::claim_fair(&db, &format!("w{n}"), LEASE, 2)
+                    .await
+                    .expect("claim")
+                {
+                    taken.push(job.video_id);
+                }
+                taken
+            })
+        })
+        .collect();
+    let mut taken = Vec::new();
+    for racer in racers {
+        taken.extend(racer.await.expect("task"));
+    }
+    // Whatever a racer left (every row it looked at held by a claim in flight) is taken now.
+    while let Some(job) = queue::claim_fair(app.db(), "late", LEASE, 2)
+        .await
+        .expect("claim")
+    {
+        taken.push(job.video_id);
+    }
+    let mut per_account = [0; 4];
+    for video in &taken {
+        per_account[owner[video]] += 1;
+    }
+    assert_eq!(per_account, [2, 2, 2, 2], "{taken:?}");
+}
+
+/// The counts on `accounts` (PostgreSQL's claim reads them under the account's lock) equal
+/// the jobs' states after claims, completions, retries, hand-backs, lease rescues and a delete.
+async fn account_job_counts_follow_every_state_change(app: TestApp) {
+    let stillreel_server::Db::Postgres(pool) = app.db() else {
+        panic!("a PostgreSQL test got another database");
+    };
+    let accounts = [app.account().await, app.account().await];
+    for acct in &accounts {
+        for _ in 0..3 {
+            new_video(&app, &acct.api_key).await;
+        }
+    }
+    let check = |step: &'static str| {
+        let pool = pool.clone();
+        async move {
+            let wrong: Vec<(Uuid, i32, i64, i32, i64)> = sqlx::query_as(
+                "SELECT a.id, a.jobs_queued,
+                        (SELECT COUNT(*) FROM jobs j JOIN videos v ON v.id = j.video_id
+                          WHERE v.account_id = a.id AND j.state = 'queued'),
+                        a.jobs_running,
+                        (SELECT COUNT(*) FROM jobs j JOIN videos v ON v.id = j.video_id
+                          WHERE v.account_id = a.id AND j.state = 'running')
+                 FROM accounts a",
+            )
+            .fetch_all(&pool)
+            .await
+            .expect("counts");
+            let wrong: Vec<_> = wrong
+                .into_iter()
+                .filter(|(_, q, rq, r, rr)| i64::from(*q) != *rq || i64::from(*r) != *rr)
+                .collect();
+            assert!(wrong.is_empty(), "after {step}: {wrong:?}");
+        }
+    };
+    check("enqueue").await;
+    let a = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
+    let b = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
+    let c = queue::claim(app.db(), "w", Duration::ZERO)
+        .await
+        .unwrap()
+        .unwrap();
+    check("claims").await;
+    assert!(queue::complete(app.db(), &a, "w").await.unwrap());
+    check("complete").await;
+    assert!(
+        queue::fail(app.db(), &b, "w", "boom", Some(Duration::ZERO))
+            .await
+            .unwrap()
+    );
+    check("retry").await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert!(queue::requeue_expired(app.db()).await.unwrap() >= 1);
+    check("lease rescue").await;
+    let d = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
+    assert!(queue::release(app.db(), &d, "w").await.unwrap());
+    check("hand-back").await;
+    sqlx::query("DELETE FROM jobs WHERE id = $1")
+        .bind(c.id)
+        .execute(pool)
+        .await
+        .expect("delete");
+    check("delete").await;
 }
