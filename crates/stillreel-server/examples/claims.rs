@@ -10,6 +10,8 @@
 //! its own. Prints one line per round and a `median` line per claimer count:
 //! `claims claimers=8 median=2345.6/s p50_ms=... p99_ms=...`.
 
+#![expect(clippy::print_stdout, reason = "the figures are the output")]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
