@@ -534,26 +534,35 @@ async fn account_job_counts_follow_every_state_change(app: TestApp) {
         }
     };
     check("enqueue").await;
-    let a = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
-    let b = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
+    let a = queue::claim(app.db(), "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
+    let b = queue::claim(app.db(), "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
     let c = queue::claim(app.db(), "w", Duration::ZERO)
         .await
         .unwrap()
         .unwrap();
     check("claims").await;
-    assert!(queue::complete(app.db(), &a, "w").await.unwrap());
+    assert!(queue::complete(app.db(), &a, "w").await.expect("write"));
     check("complete").await;
     assert!(
         queue::fail(app.db(), &b, "w", "boom", Some(Duration::ZERO))
             .await
-            .unwrap()
+            .expect("fail")
     );
     check("retry").await;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    assert!(queue::requeue_expired(app.db()).await.unwrap() >= 1);
+    assert!(queue::requeue_expired(app.db()).await.expect("rescue") >= 1);
     check("lease rescue").await;
-    let d = queue::claim(app.db(), "w", LEASE).await.unwrap().unwrap();
-    assert!(queue::release(app.db(), &d, "w").await.unwrap());
+    let d = queue::claim(app.db(), "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("a job");
+    assert!(queue::release(app.db(), &d, "w").await.expect("write"));
     check("hand-back").await;
     sqlx::query("DELETE FROM jobs WHERE id = $1")
         .bind(c.id)
