@@ -544,8 +544,8 @@ async fn account_job_counts_follow_every_state_change(app: TestApp) {
         .expect("a job");
     let c = queue::claim(app.db(), "w", Duration::ZERO)
         .await
-        .unwrap()
-        .unwrap();
+        .expect("claim")
+        .expect("a job");
     check("claims").await;
     assert!(queue::complete(app.db(), &a, "w").await.expect("write"));
     check("complete").await;
