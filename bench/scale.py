@@ -199,9 +199,12 @@ def run(workers, videos):
         wall = time.monotonic() - started
         requests = d.store_requests()
         conns = d.pg_connections()
+        claimed = [open(f"{d.dir}/worker-{n}.log").read().count("job claimed")
+                   for n in range(workers)]
         print(f"  store requests on videos/ ({videos} videos): "
               f"{dict(sorted(requests.items()))}; PostgreSQL connections open at the end "
-              f"(API + {workers} workers): {conns}", flush=True)
+              f"(API + {workers} workers): {conns}; jobs claimed per worker: {claimed}",
+              flush=True)
         return wall, d.tails(uuids)
     finally:
         d.close()
