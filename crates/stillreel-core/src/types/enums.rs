@@ -123,7 +123,7 @@ string_enum!(
 );
 
 string_enum!(
-    /// The camera move of one clip.
+    /// The camera move of one clip; the orbits need engine v25.
     CameraMotion {
         PushIn = "push-in",
         PushOut = "push-out",

@@ -66,7 +66,7 @@ impl BrandingRequest {
     }
 }
 
-/// `POST /create_video`, normalized.
+/// `POST /create_video` body. Validation fills in every default.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -96,8 +96,8 @@ pub struct CreateVideoRequest {
     pub webhook_url: Option<String>,
 }
 
-/// `POST /combine_video_clips`, normalized. The boolean form of `branding` has become the object
-/// form (`true` → `{"speed_ramp": true}`, `false` → none).
+/// `POST /combine_video_clips` body. Validation fills in every default and turns the boolean
+/// form of `branding` into the object form (`true` → `{"speed_ramp": true}`, `false` → none).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,7 +123,7 @@ pub struct CombineVideoClipsRequest {
     pub webhook_url: Option<String>,
 }
 
-/// `POST /create_project`.
+/// `POST /create_project` body.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

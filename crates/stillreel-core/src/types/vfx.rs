@@ -82,6 +82,7 @@ string_enum!(
 
 /// What kind of value a config field takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ConfigFieldKind {
     /// One of a closed set of strings.
@@ -92,11 +93,13 @@ pub enum ConfigFieldKind {
 
 /// One member of a vfx `config` object: the rules the validator applies and a form renders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ConfigField {
     pub key: &'static str,
     #[serde(flatten)]
     pub kind: ConfigFieldKind,
     pub required: bool,
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub default: Option<&'static str>,
 }
 
@@ -153,8 +156,8 @@ impl Default for VirtualStagingConfig {
     }
 }
 
-/// Config of `word-drop`. `text` is kept as the client sent it; the renderer draws
-/// [`crate::rules::word_drop::sanitize`] of it (CONTRACT §5).
+/// Config of `word-drop`. `text` is kept as the client sent it; the renderer draws its
+/// sanitized form (`rules::word_drop::sanitize`, CONTRACT §5).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -194,7 +197,7 @@ pub enum Vfx {
     DayToTwilight,
     CatchTheSunshine,
     VirtualStaging {
-        /// Every member has a default, so `config` may be left out.
+        /// Every member has a default, so a request may leave `config` out.
         #[cfg_attr(feature = "schema", schema(required = false))]
         config: VirtualStagingConfig,
     },
@@ -210,7 +213,7 @@ pub enum Vfx {
         config: WordDropConfig,
     },
     Lifestyle {
-        /// Every member has a default, so `config` may be left out.
+        /// Every member has a default, so a request may leave `config` out.
         #[cfg_attr(feature = "schema", schema(required = false))]
         config: LifestyleConfig,
     },
