@@ -147,7 +147,7 @@ export type TemplateValue = {
 /** An intro or outro: a template id and values for its fields, keyed by field key. */
 export type TemplateSlot = {
   /** Values keyed by the template's field keys. */
-  config: { [key: string]: TemplateValue };
+  config: { [key in string]?: TemplateValue };
   template: string;
 };
 /**

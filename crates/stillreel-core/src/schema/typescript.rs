@@ -133,7 +133,7 @@ fn object(schema: &Value, indent: &str) -> String {
     let map_values = schema.get("additionalProperties").filter(|v| v.is_object());
     let (Some(properties), _) = (properties, map_values) else {
         return match map_values {
-            Some(values) => format!("{{ [key: string]: {} }}", ts(values, indent)),
+            Some(values) => format!("{{ [key in string]?: {} }}", ts(values, indent)),
             None => "Record<string, unknown>".into(),
         };
     };
@@ -212,7 +212,7 @@ mod tests {
         );
         assert_eq!(
             one(json!({"type": "object", "additionalProperties": {"$ref": "#/c/V"}})),
-            "export type X = { [key: string]: V };\n"
+            "export type X = { [key in string]?: V };\n"
         );
         assert_eq!(
             one(json!({"type": "array", "items": {"type": ["string", "null"]}})),
