@@ -10,10 +10,9 @@ pub mod videos;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use stillreel_core::{ErrorCode, FieldError};
-use uuid::Uuid;
-
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
+use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::state::AppState;
