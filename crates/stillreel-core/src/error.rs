@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// Stable snake_case code of one failing field (CONTRACT §3). Clients switch on these.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
@@ -84,10 +85,13 @@ impl std::fmt::Display for ErrorCode {
 
 /// One failing field: where (form-field notation, e.g. `image_inputs[0].vfx.type`), what, and
 /// a sentence for people.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldError {
+    /// Path in the request body (`image_inputs[0].vfx.type`), or a parameter/header name.
     pub field: String,
     pub code: ErrorCode,
+    /// A sentence for people.
     pub message: String,
 }
 

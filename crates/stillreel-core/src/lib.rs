@@ -15,6 +15,8 @@ pub mod limits;
 mod path;
 mod reader;
 pub mod rules;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod template_file;
 pub mod types;
 pub mod validate;

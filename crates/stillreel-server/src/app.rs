@@ -1,15 +1,15 @@
 //! The router and its layers.
 
 use std::any::Any;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderName, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
-use axum::routing::{get, post};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use stillreel_core::{PROCEDURAL_VFX, catalog};
 use tower::ServiceBuilder;
 use tower_http::LatencyUnit;
@@ -19,14 +19,16 @@ use tower_http::request_id::{
 };
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::config::Config;
 use crate::db::Db;
 use crate::error::{ApiError, envelope_response};
 use crate::metrics::Metrics;
+use crate::openapi;
 use crate::rate_limit::AccountLimiter;
 use crate::repo::group_commit::CreateWriter;
-use crate::routes::{catalog as catalog_routes, files, ops, projects, videos};
+use crate::routes::{self, files, ops};
 use crate::state::{AppState, AuthCache};
 use crate::storage::{self, Storage};
 
@@ -168,18 +170,26 @@ async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// The API routes, under `/api/v1`.
+/// The OpenAPI document of [`routes::api`], as JSON text, built once.
+pub fn openapi_json() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let (_, paths) = OpenApiRouter::new()
+            .nest("/api/v1", routes::api())
+            .split_for_parts();
+        openapi::document(paths).to_string()
+    })
+}
+
+async fn serve_openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], openapi_json()).into_response()
+}
+
+/// The API routes, under `/api/v1`: the documented ones and the document itself.
 fn api() -> Router<AppState> {
-    Router::new()
-        .route("/create_video", post(videos::create_video))
-        .route("/combine_video_clips", post(videos::combine_video_clips))
-        .route("/get_video", get(videos::get_video))
-        .route("/create_project", post(projects::create_project))
-        .route("/get_projects", get(projects::get_projects))
-        .route("/get_templates", get(catalog_routes::get_templates))
-        .route("/get_engines", get(catalog_routes::get_engines))
-        .route("/openapi.json", get(ops::openapi))
-        .route("/get_account", get(projects::get_account))
+    let (router, _) = routes::api().split_for_parts();
+    router
+        .route("/openapi.json", get(serve_openapi))
         .fallback(route_not_found)
 }
 

@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use stillreel_core::limits::MAX_FIELD_ERRORS;
 use stillreel_core::{FieldError, Rejection};
+use utoipa::ToSchema;
 
 use crate::db::DbError;
 
@@ -53,19 +54,24 @@ pub enum ApiError {
     Internal(String),
 }
 
-/// `{"error": {...}}`.
-#[derive(Debug, Serialize)]
+/// Every non-2xx answer: `{"error": {...}}`.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ErrorEnvelope)]
 pub struct Envelope<'a> {
     pub error: EnvelopeBody<'a>,
 }
 
-/// The inside of the envelope.
-#[derive(Debug, Serialize)]
+/// Inside the error envelope.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(as = ErrorBody)]
 pub struct EnvelopeBody<'a> {
+    /// Stable snake_case code, e.g. `validation_failed`.
     pub code: &'a str,
+    /// A sentence for people; for `validation_failed`, the full count of failing fields.
     pub message: String,
+    /// At most 100 field errors, in the validator's stable order.
     pub details: &'a [FieldError],
-    /// Present (and `true`) only when `details` was cut at [`MAX_FIELD_ERRORS`].
+    /// `true` when `details` was cut at 100 (`MAX_FIELD_ERRORS`); absent otherwise.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }

@@ -15,6 +15,7 @@ use crate::io::{OptionsWire, fail, from_js, to_js};
 
 /// One vfx type as a form shows it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
 pub struct VfxTypeInfo {
     #[serde(rename = "type")]
     pub kind: VfxType,
@@ -28,6 +29,7 @@ pub struct VfxTypeInfo {
 
 /// The numbers a form shows next to its fields.
 #[derive(Debug, Serialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
 pub struct Limits {
     pub default_clip_limit: usize,
     pub word_drop_max_chars: usize,
@@ -37,16 +39,21 @@ pub struct Limits {
 
 /// The outcome of combine's cross-clip rule.
 #[derive(Debug, Serialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
 pub struct ClipCheck {
     pub ok: bool,
     /// One `mismatch` per offending element of `video_clip_uuids`.
     pub errors: Vec<FieldError>,
     /// The engine of the combined video when `ok`.
+    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(required = true))]
     pub engine: Option<Engine>,
 }
 
-/// The facts of one clip, spelled as clip records spell them.
+/// The facts of one clip, spelled as clip records spell them: what `checkCombineClips` needs
+/// of each clip.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), schema(as = ClipFactsInput))]
 struct ClipFactsWire {
     orientation: Orientation,
     resolution: Resolution,
@@ -152,4 +159,14 @@ pub fn check_combine_clips_js(
         },
     };
     to_js(&check)
+}
+
+/// `ClipFactsInput`: the private [`ClipFactsWire`]'s schema, for `ts.rs`.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+pub(crate) fn clip_facts_declaration() -> stillreel_core::schema::Declaration {
+    use utoipa::{PartialSchema, ToSchema};
+    stillreel_core::schema::Declaration {
+        name: ClipFactsWire::name().into_owned(),
+        schema: stillreel_core::schema::to_json(&ClipFactsWire::schema()),
+    }
 }

@@ -82,6 +82,7 @@ pub fn from_js<T: for<'de> Deserialize<'de>>(
 
 /// The templates option: the `/get_templates` response as is, or its `templates` array.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
 #[serde(untagged)]
 enum TemplatesWire {
     List(Vec<Template>),
@@ -90,11 +91,18 @@ enum TemplatesWire {
 
 /// `options` as JavaScript passes it: what only a deployment or an account knows.
 #[derive(Debug, Default, Deserialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), schema(as = ValidateOptions))]
 #[serde(deny_unknown_fields)]
 pub struct OptionsWire {
+    /// The account's clip limit per video (default 20).
     clip_limit: Option<usize>,
+    /// The `GET /get_templates` response, or its `templates` array.
+    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(inline))]
     templates: Option<TemplatesWire>,
+    /// The vfx types the deployment renders (`GET /get_engines`).
     available_vfx: Option<Vec<VfxType>>,
+    /// The engine of requests that name none (default v25).
     default_engine: Option<Engine>,
 }
 

@@ -22,6 +22,7 @@ use js_sys::JsString;
 
 /// The result of validating a body: every error, or the body with every default filled in.
 #[derive(Debug, Serialize)]
+#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
 pub struct Outcome<T> {
     /// Whether the server would accept the body (as far as rules without a database go).
     pub ok: bool,
@@ -31,11 +32,14 @@ pub struct Outcome<T> {
     /// How many fields failed in all, on a rejection (absent when `ok`); more than
     /// `errors.length` when the list was cut.
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(value_type = Option<usize>))]
     pub error_count: usize,
     /// Present and `true` only when `errors` was cut (the server's `error.truncated`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(value_type = Option<bool>))]
     pub truncated: bool,
     /// The normalized request when `ok`, else `null`.
+    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(required = true))]
     pub normalized: Option<T>,
 }
 

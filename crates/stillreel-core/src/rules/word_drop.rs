@@ -27,6 +27,8 @@ const DROPPED: &[(char, char)] = &[
 
 /// The sanitized text, its length in characters and the limit, for a form's "n / 16" counter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", schema(as = SanitizedText))]
 pub struct Sanitized {
     pub text: String,
     pub length: usize,

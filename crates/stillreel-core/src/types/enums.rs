@@ -1,10 +1,10 @@
 //! The closed sets of string values of the API.
 
-/// Declares a string enum with its wire spelling, `ALL`, `as_str`, `parse` and serde impls,
-/// so the spelling lives in exactly one place.
+/// Declares a string enum with its wire spelling, `ALL`, `as_str`, `parse`, serde impls and
+/// (feature `schema`) its schema, so the spelling lives in exactly one place.
 macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
+    ($(#[doc = $doc:literal])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[doc = $doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name { $($(#[$vmeta])* $variant),+ }
 
@@ -58,6 +58,20 @@ macro_rules! string_enum {
                 })
             }
         }
+
+        #[cfg(feature = "schema")]
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                $crate::schema::string_enum(&[$($doc),*], Self::NAMES)
+            }
+        }
+
+        #[cfg(feature = "schema")]
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
     };
 }
 pub(crate) use string_enum;
@@ -109,7 +123,7 @@ string_enum!(
 );
 
 string_enum!(
-    /// The camera move of one clip.
+    /// The camera move of one clip; the orbits need engine v25.
     CameraMotion {
         PushIn = "push-in",
         PushOut = "push-out",

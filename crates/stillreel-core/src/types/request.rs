@@ -8,16 +8,22 @@ use uuid::Uuid;
 use super::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 
 /// One image of `POST /create_video`: one clip is made from it.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImageInput {
+    /// Absolute http(s) URL of a JPEG, PNG or WebP image, at most 40 MiB and 50 megapixels
+    /// (deployment settings).
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub image_url: String,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub camera_motion: CameraMotion,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vfx: Option<Vfx>,
 }
 
 /// The value given to one template field: text `{"value"}` or image `{"url"}`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum TemplateValue {
@@ -26,16 +32,20 @@ pub enum TemplateValue {
 }
 
 /// An intro or outro: a template id and values for its fields, keyed by field key.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TemplateSlot {
     pub template: String,
+    /// Values keyed by the template's field keys.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(default = json!({})))]
     pub config: BTreeMap<String, TemplateValue>,
 }
 
 /// Branding as requested. After normalization it exists only when something was asked for:
 /// an intro, an outro or the speed ramp (CONTRACT §4).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrandingRequest {
@@ -43,7 +53,9 @@ pub struct BrandingRequest {
     pub intro: Option<TemplateSlot>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outro: Option<TemplateSlot>,
+    /// Asks for the speed ramp; it takes effect with two or more clips.
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(default = false))]
     pub speed_ramp: bool,
 }
 
@@ -54,47 +66,68 @@ impl BrandingRequest {
     }
 }
 
-/// `POST /create_video`, normalized.
+/// `POST /create_video` body. Validation fills in every default.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateVideoRequest {
+    /// One clip per image; at most the account's clip limit.
+    #[cfg_attr(feature = "schema", schema(min_items = 1))]
     pub image_inputs: Vec<ImageInput>,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "landscape"))]
     pub orientation: Orientation,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "720p"))]
     pub resolution: Resolution,
+    /// Absolute http(s) URL of the soundtrack; same URL rules as `image_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub audio_url: Option<String>,
+    /// Deprecated; defaults to the deployment's default engine (`GET /get_engines`).
+    #[cfg_attr(feature = "schema", schema(required = false))]
     pub ai_engine: Engine,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branding: Option<BrandingRequest>,
-    /// Where the completion events of this video are sent (same URL rules as `image_url`).
+    /// Where the completion events of this video are sent (see `webhooks`); same URL rules as
+    /// `image_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub webhook_url: Option<String>,
 }
 
-/// `POST /combine_video_clips`, normalized. The boolean form of `branding` has become the object
-/// form (`true` → `{"speed_ramp": true}`, `false` → none).
+/// `POST /combine_video_clips` body. Validation fills in every default and turns the boolean
+/// form of `branding` into the object form (`true` → `{"speed_ramp": true}`, `false` → none).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CombineVideoClipsRequest {
+    /// The clips to join, in order; at most the account's clip limit.
+    #[cfg_attr(feature = "schema", schema(min_items = 1))]
     pub video_clip_uuids: Vec<Uuid>,
     pub orientation: Orientation,
     pub resolution: Resolution,
+    /// Absolute http(s) URL of the soundtrack; same URL rules as `image_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub audio_url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::schema::CombineBranding>))]
     pub branding: Option<BrandingRequest>,
-    /// Where the completion events of this video are sent (same URL rules as `image_url`).
+    /// Where the completion events of this video are sent (see `webhooks`); same URL rules as
+    /// `image_url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub webhook_url: Option<String>,
 }
 
-/// `POST /create_project`.
+/// `POST /create_project` body.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateProjectRequest {
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 100))]
     pub name: String,
 }

@@ -6,6 +6,7 @@ use uuid::Uuid;
 use super::{CameraMotion, Engine, Orientation, Resolution, Status, TemplateSlot, Vfx};
 
 /// One clip of a video (reference: "Video clip").
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VideoClip {
     pub uuid: Uuid,
@@ -16,10 +17,12 @@ pub struct VideoClip {
     pub resolution: Resolution,
     pub ai_engine: Engine,
     /// `null` when the clip has no effect.
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub vfx: Option<Vfx>,
 }
 
 /// Echo of the intro/outro of the request.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct BrandingTemplates {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -29,6 +32,7 @@ pub struct BrandingTemplates {
 }
 
 /// The branded render, tracked on its own.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Branding {
     pub status: Status,
@@ -42,15 +46,18 @@ pub struct Branding {
 }
 
 /// Why a video or branded render ended in `error` (CONTRACT §6).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobError {
     pub code: String,
     pub message: String,
     /// The request field at fault, when there is one (e.g. `image_inputs[2].image_url`).
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub field: Option<String>,
 }
 
 /// A video job, as both POSTs and `GET /get_video` answer it.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Video {
     pub uuid: Uuid,
@@ -62,12 +69,17 @@ pub struct Video {
     pub orientation: Orientation,
     pub resolution: Resolution,
     pub ai_engine: Engine,
+    /// Present only when branding was requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branding: Option<Branding>,
     /// 0–100, never decreasing.
+    #[cfg_attr(feature = "schema", schema(minimum = 0, maximum = 100))]
     pub progress: u8,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
     pub created_at: String,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
     pub updated_at: String,
+    /// Present only when `status` is `error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
     /// Present when the request named a `webhook_url`.
@@ -76,6 +88,7 @@ pub struct Video {
 }
 
 /// Where a delivery of completion events stands.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WebhookStatus {
@@ -111,6 +124,7 @@ impl WebhookStatus {
 /// The record's echo of `webhook_url`, with the state of the latest event's delivery (the
 /// branded render's event once there is one, the video's before). Before the video settles
 /// nothing is sent yet: `pending`, no attempts.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Webhook {
     pub url: String,
@@ -118,25 +132,30 @@ pub struct Webhook {
     /// HTTP requests made so far for that event.
     pub attempts: u32,
     /// HTTP status of the last answer; `null` before the first one or when none came.
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub last_status: Option<u16>,
 }
 
 /// A project record.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Project {
     pub uuid: Uuid,
     pub name: String,
     pub is_default: bool,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
     pub created_at: String,
 }
 
 /// `GET /get_projects`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectList {
     pub projects: Vec<Project>,
 }
 
 /// One engine as `GET /get_engines` describes it.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
     pub id: Engine,
@@ -150,6 +169,7 @@ pub struct EngineInfo {
 }
 
 /// `GET /get_engines`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineList {
     pub engines: Vec<EngineInfo>,

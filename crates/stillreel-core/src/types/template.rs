@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{TemplateFieldType, TemplateSlotKind};
 
 /// One field of a template.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TemplateField {
@@ -17,6 +18,7 @@ pub struct TemplateField {
     pub max_length: Option<usize>,
     /// Layout of this field on the frame; not part of the API's template listing.
     #[serde(default, skip_serializing)]
+    #[cfg_attr(feature = "schema", schema(ignore))]
     pub layout: Option<FieldLayout>,
 }
 
@@ -56,6 +58,7 @@ pub struct TemplateStyle {
 impl Eq for TemplateStyle {}
 
 /// A template as the catalog holds it.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
@@ -66,6 +69,7 @@ pub struct Template {
     pub fields: Vec<TemplateField>,
     /// Renderer data; not part of the API's template listing.
     #[serde(default, skip_serializing)]
+    #[cfg_attr(feature = "schema", schema(ignore))]
     pub style: Option<TemplateStyle>,
 }
 
@@ -77,6 +81,7 @@ impl Template {
 }
 
 /// `GET /get_templates`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TemplateList {
     pub templates: Vec<Template>,

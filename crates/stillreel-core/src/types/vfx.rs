@@ -59,14 +59,30 @@ impl VfxType {
     }
 }
 
-string_enum!(RoomType { Auto = "auto", Living = "living", Dining = "dining", Bedroom = "bedroom", Office = "office", Exterior = "exterior" });
-string_enum!(StagingStyle { Auto = "auto", Modern = "modern", Scandinavian = "scandinavian", Farmhouse = "farmhouse", MidCentury = "mid_century", Bohemian = "bohemian" });
-string_enum!(WordDropColor { Gold = "gold", Silver = "silver" });
-string_enum!(People { Auto = "auto", Single = "single", Couple = "couple", Elderly = "elderly" });
-string_enum!(Ethnicity { Auto = "auto", White = "white", Black = "black", Hispanic = "hispanic", EastAsian = "east_asian", SouthAsian = "south_asian" });
+string_enum!(
+    /// The room `virtual-staging` furnishes.
+    RoomType { Auto = "auto", Living = "living", Dining = "dining", Bedroom = "bedroom", Office = "office", Exterior = "exterior" }
+);
+string_enum!(
+    /// The furniture style of `virtual-staging`.
+    StagingStyle { Auto = "auto", Modern = "modern", Scandinavian = "scandinavian", Farmhouse = "farmhouse", MidCentury = "mid_century", Bohemian = "bohemian" }
+);
+string_enum!(
+    /// The text color of `word-drop`.
+    WordDropColor { Gold = "gold", Silver = "silver" }
+);
+string_enum!(
+    /// Who `lifestyle` adds to the picture.
+    People { Auto = "auto", Single = "single", Couple = "couple", Elderly = "elderly" }
+);
+string_enum!(
+    /// The ethnicity of the people `lifestyle` adds.
+    Ethnicity { Auto = "auto", White = "white", Black = "black", Hispanic = "hispanic", EastAsian = "east_asian", SouthAsian = "south_asian" }
+);
 
 /// What kind of value a config field takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ConfigFieldKind {
     /// One of a closed set of strings.
@@ -77,11 +93,13 @@ pub enum ConfigFieldKind {
 
 /// One member of a vfx `config` object: the rules the validator applies and a form renders.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ConfigField {
     pub key: &'static str,
     #[serde(flatten)]
     pub kind: ConfigFieldKind,
     pub required: bool,
+    #[cfg_attr(feature = "schema", schema(required = true))]
     pub default: Option<&'static str>,
 }
 
@@ -119,10 +137,13 @@ const fn choice(
 }
 
 /// Config of `virtual-staging`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VirtualStagingConfig {
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub room_type: RoomType,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub staging_style: StagingStyle,
 }
 
@@ -135,20 +156,26 @@ impl Default for VirtualStagingConfig {
     }
 }
 
-/// Config of `word-drop`. `text` is kept as the client sent it; the renderer draws
-/// [`crate::rules::word_drop::sanitize`] of it (CONTRACT §5).
+/// Config of `word-drop`. `text` is kept as the client sent it; the renderer draws its
+/// sanitized form (`rules::word_drop::sanitize`, CONTRACT §5).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WordDropConfig {
+    /// As sent; the renderer draws its sanitized form, at most 16 characters after sanitizing.
     pub text: String,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "gold"))]
     pub color: WordDropColor,
 }
 
 /// Config of `lifestyle`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LifestyleConfig {
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub people: People,
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub ethnicity: Ethnicity,
 }
 
@@ -163,12 +190,17 @@ impl Default for LifestyleConfig {
 
 /// One visual effect as the API carries it: `{"type": "...", "config": {...}}`, with `config`
 /// only on the three types that take one.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
 pub enum Vfx {
     DayToTwilight,
     CatchTheSunshine,
-    VirtualStaging { config: VirtualStagingConfig },
+    VirtualStaging {
+        /// Every member has a default, so a request may leave `config` out.
+        #[cfg_attr(feature = "schema", schema(required = false))]
+        config: VirtualStagingConfig,
+    },
     PencilSketch,
     SpinCeilingFan,
     StaticCeilingFan,
@@ -177,8 +209,14 @@ pub enum Vfx {
     Construction,
     StarryNight,
     Shadows,
-    WordDrop { config: WordDropConfig },
-    Lifestyle { config: LifestyleConfig },
+    WordDrop {
+        config: WordDropConfig,
+    },
+    Lifestyle {
+        /// Every member has a default, so a request may leave `config` out.
+        #[cfg_attr(feature = "schema", schema(required = false))]
+        config: LifestyleConfig,
+    },
 }
 
 impl Vfx {

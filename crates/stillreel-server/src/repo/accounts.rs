@@ -196,10 +196,12 @@ pub async fn authenticate(db: &Db, key: &str) -> Result<Option<AccountCtx>, DbEr
 }
 
 /// `GET /get_account`: what a client needs to know about the calling account.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Account)]
 pub struct AccountInfo {
     pub account: Uuid,
     pub name: String,
+    /// Clips per video the account may request.
     pub clip_limit: usize,
     pub default_project: Uuid,
 }

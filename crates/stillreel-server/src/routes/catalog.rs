@@ -5,21 +5,17 @@ use axum::extract::State;
 use stillreel_core::{EngineList, ErrorCode, FieldError, TemplateList, TemplateSlotKind, catalog};
 
 use super::QueryPairs;
-use crate::error::ApiError;
+use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::state::AppState;
 
 /// Intro and outro templates, optionally of one slot.
 #[utoipa::path(
-    get, path = "/api/v1/get_templates", tag = "catalog",
-    params(("slot" = Option<crate::openapi::TemplateSlotKind>, Query, description = "Only templates of this slot")),
+    get, path = "/get_templates", tag = "catalog",
+    params(("slot" = Option<TemplateSlotKind>, Query, description = "Only templates of this slot")),
     responses(
-        (status = 200, description = "The templates", body = crate::openapi::TemplateList),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 422, description = "Unknown slot", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The templates", body = TemplateList),
+        (status = 422, description = "Unknown slot", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -49,13 +45,9 @@ pub async fn get_templates(
 
 /// The engines, their camera motions, and the vfx types this deployment renders.
 #[utoipa::path(
-    get, path = "/api/v1/get_engines", tag = "catalog",
+    get, path = "/get_engines", tag = "catalog",
     responses(
-        (status = 200, description = "The engines", body = crate::openapi::EngineList),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The engines", body = EngineList),
     ),
     security(("api_key" = []))
 )]

@@ -1,4 +1,5 @@
-//! The HTTP surface: the router, its layers, and one module per group of endpoints.
+//! The HTTP surface: one module per group of endpoints, and [`api`], the one list of the
+//! documented routes (the router and the OpenAPI paths both come from it).
 
 pub mod catalog;
 pub mod files;
@@ -9,9 +10,26 @@ pub mod videos;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use stillreel_core::{ErrorCode, FieldError};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::state::AppState;
+
+/// The documented API routes, relative to `/api/v1`: each handler's `#[utoipa::path]` gives
+/// its method and path to the router and its operation to the document.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(videos::create_video))
+        .routes(routes!(videos::combine_video_clips))
+        .routes(routes!(videos::get_video))
+        .routes(routes!(projects::create_project))
+        .routes(routes!(projects::get_projects))
+        .routes(routes!(catalog::get_templates))
+        .routes(routes!(catalog::get_engines))
+        .routes(routes!(projects::get_account))
+}
 
 /// The query string as pairs; its errors are field errors named after the parameter.
 #[derive(Debug, Default)]

@@ -1,4 +1,5 @@
-//! Operations endpoints: `/healthz`, `/readyz`, `/metrics`, `/api/v1/openapi.json`.
+//! Operations endpoints: `/healthz`, `/readyz`, `/metrics` (`/api/v1/openapi.json` is served
+//! by `app.rs`, which builds the document with the router).
 
 use axum::Json;
 use axum::extract::State;
@@ -36,15 +37,6 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         state.metrics.render_with_kinds(&depth, &by_kind),
-    )
-        .into_response()
-}
-
-/// The OpenAPI 3.1 document, generated from the Rust types at start-up.
-pub async fn openapi() -> Response {
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        crate::openapi::document_json(),
     )
         .into_response()
 }

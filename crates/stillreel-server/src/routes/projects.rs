@@ -4,26 +4,22 @@ use axum::Json;
 use axum::extract::State;
 use stillreel_core::{Project, ProjectList, validate_create_project};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
 use crate::repo::accounts::{self, AccountInfo};
 use crate::state::AppState;
 
 /// Creates a project.
 #[utoipa::path(
-    post, path = "/api/v1/create_project", tag = "projects",
-    request_body(content = crate::openapi::CreateProjectRequest, content_type = "application/json"),
+    post, path = "/create_project", tag = "projects",
+    request_body(content = stillreel_core::CreateProjectRequest, content_type = "application/json"),
     responses(
-        (status = 200, description = "The new project", body = crate::openapi::Project),
-        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = crate::openapi::ErrorEnvelope),
-        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
-        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
-        (status = 422, description = "Invalid name", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The new project", body = Project),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Invalid name", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -40,13 +36,9 @@ pub async fn create_project(
 
 /// The account's projects, oldest first (the default project included).
 #[utoipa::path(
-    get, path = "/api/v1/get_projects", tag = "projects",
+    get, path = "/get_projects", tag = "projects",
     responses(
-        (status = 200, description = "Every project of the account", body = crate::openapi::ProjectList),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "Every project of the account", body = ProjectList),
     ),
     security(("api_key" = []))
 )]
@@ -61,13 +53,9 @@ pub async fn get_projects(
 
 /// The calling account: its name, clip limit (clips per video) and default project.
 #[utoipa::path(
-    get, path = "/api/v1/get_account", tag = "projects",
+    get, path = "/get_account", tag = "projects",
     responses(
-        (status = 200, description = "The key's account", body = crate::openapi::Account),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The key's account", body = AccountInfo),
     ),
     security(("api_key" = []))
 )]

@@ -11,7 +11,7 @@ use stillreel_core::{
 use uuid::Uuid;
 
 use super::QueryPairs;
-use crate::error::ApiError;
+use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, IdempotencyKey, JsonBody};
 use crate::repo::accounts::{self, AccountCtx};
 use crate::repo::group_commit::NewVideo;
@@ -121,22 +121,18 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
 
 /// Creates a video from images; answers the `queued` record.
 #[utoipa::path(
-    post, path = "/api/v1/create_video", tag = "videos",
-    request_body(content = crate::openapi::CreateVideoRequest, content_type = "application/json"),
+    post, path = "/create_video", tag = "videos",
+    request_body(content = stillreel_core::CreateVideoRequest, content_type = "application/json"),
     params(("Idempotency-Key" = Option<String>, Header, description = "At most 255 characters; same key and body within 24 h returns the original record.")),
     responses(
-        (status = 200, description = "The queued video", body = crate::openapi::Video),
-        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = crate::openapi::ErrorEnvelope),
-        (status = 404, description = "Project not found", body = crate::openapi::ErrorEnvelope),
-        (status = 409, description = "Idempotency key in use by a running request", body = crate::openapi::ErrorEnvelope),
-        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
-        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
-        (status = 422, description = "Invalid fields, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The queued video", body = stillreel_core::Video),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = Envelope),
+        (status = 404, description = "Project not found", body = Envelope),
+        (status = 409, description = "Idempotency key in use by a running request", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Invalid fields, or idempotency key reused", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -182,22 +178,18 @@ pub async fn create_video(
 
 /// Combines rendered clips into a new video; answers the `queued` record with the clips.
 #[utoipa::path(
-    post, path = "/api/v1/combine_video_clips", tag = "videos",
-    request_body(content = crate::openapi::CombineVideoClipsRequest, content_type = "application/json"),
+    post, path = "/combine_video_clips", tag = "videos",
+    request_body(content = stillreel_core::CombineVideoClipsRequest, content_type = "application/json"),
     params(("Idempotency-Key" = Option<String>, Header, description = "At most 255 characters; same key and body within 24 h returns the original record.")),
     responses(
-        (status = 200, description = "The queued video with the included clips", body = crate::openapi::Video),
-        (status = 400, description = "Not JSON or not an object", body = crate::openapi::ErrorEnvelope),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = crate::openapi::ErrorEnvelope),
-        (status = 404, description = "Project or clips not found", body = crate::openapi::ErrorEnvelope),
-        (status = 409, description = "Idempotency key in use by a running request", body = crate::openapi::ErrorEnvelope),
-        (status = 413, description = "Body over 1 MiB", body = crate::openapi::ErrorEnvelope),
-        (status = 415, description = "Not a JSON content type", body = crate::openapi::ErrorEnvelope),
-        (status = 422, description = "Invalid fields, mismatching clips, or idempotency key reused", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The queued video with the included clips", body = stillreel_core::Video),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 408, description = "The body took longer than the server's body deadline (30 s by default) to arrive", body = Envelope),
+        (status = 404, description = "Project or clips not found", body = Envelope),
+        (status = 409, description = "Idempotency key in use by a running request", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Invalid fields, mismatching clips, or idempotency key reused", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -274,16 +266,12 @@ pub async fn combine_video_clips(
 
 /// A video and its branded render, as they are now.
 #[utoipa::path(
-    get, path = "/api/v1/get_video", tag = "videos",
+    get, path = "/get_video", tag = "videos",
     params(("uuid" = String, Query, description = "The video's UUID", format = Uuid)),
     responses(
-        (status = 200, description = "The video", body = crate::openapi::Video),
-        (status = 401, description = "No or unknown API key", body = crate::openapi::ErrorEnvelope),
-        (status = 404, description = "No such video for this account", body = crate::openapi::ErrorEnvelope),
-        (status = 422, description = "Missing or invalid uuid", body = crate::openapi::ErrorEnvelope),
-        (status = 429, description = "Over the account's rate limit (only when the operator sets one)", body = crate::openapi::ErrorEnvelope,
-            headers(("Retry-After" = u64, description = "Whole seconds to wait before the next request; at least 1"))),
-        (status = 500, description = "Internal error", body = crate::openapi::ErrorEnvelope),
+        (status = 200, description = "The video", body = stillreel_core::Video),
+        (status = 404, description = "No such video for this account", body = Envelope),
+        (status = 422, description = "Missing or invalid uuid", body = Envelope),
     ),
     security(("api_key" = []))
 )]
