@@ -3,8 +3,6 @@
 //! Every rule runs and every failure is reported, in a stable order, so the server's 422 and
 //! the browser form show the same list. A valid body comes back with every default filled in.
 
-use serde_json::Value;
-
 use crate::json::{self, Json, Object};
 
 use crate::catalog::builtin_templates;
@@ -15,7 +13,7 @@ use crate::reader::{self, Errors, get};
 use crate::rules;
 use crate::types::{
     CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Engine, Orientation,
-    Resolution, Template, VfxType,
+    Resolution, Template, TemplateList, VfxType,
 };
 
 pub use crate::rules::combine::{ClipFacts, check_clips as check_combine_clips};
@@ -88,14 +86,6 @@ pub fn validate_create_video(
     create_video(&parse(json, &arena)?, options)
 }
 
-/// Validates an already parsed `POST /create_video` body.
-pub fn validate_create_video_value(
-    body: &Value,
-    options: &Options<'_>,
-) -> Result<CreateVideoRequest, Rejection> {
-    validate_create_video(&body.to_string(), options)
-}
-
 fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
@@ -166,14 +156,6 @@ pub fn validate_combine_video_clips(
 ) -> Result<CombineVideoClipsRequest, Rejection> {
     let arena = json::arena_for(json);
     combine_video_clips(&parse(json, &arena)?, options)
-}
-
-/// Validates an already parsed `POST /combine_video_clips` body.
-pub fn validate_combine_video_clips_value(
-    body: &Value,
-    options: &Options<'_>,
-) -> Result<CombineVideoClipsRequest, Rejection> {
-    validate_combine_video_clips(&body.to_string(), options)
 }
 
 fn combine_video_clips(
@@ -381,11 +363,30 @@ pub struct OptionsData {
     #[serde(default)]
     pub clip_limit: Option<usize>,
     #[serde(default)]
-    pub templates: Option<Vec<Template>>,
+    pub templates: Option<TemplatesData>,
     #[serde(default)]
     pub available_vfx: Option<Vec<VfxType>>,
     #[serde(default)]
     pub default_engine: Option<Engine>,
+}
+
+/// The template catalog as [`OptionsData`] takes it: the list, or the `GET /get_templates`
+/// response that holds it (what a browser form has at hand).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(untagged)]
+pub enum TemplatesData {
+    List(Vec<Template>),
+    Response(TemplateList),
+}
+
+impl TemplatesData {
+    /// The templates, whichever form they came in.
+    pub fn templates(&self) -> &[Template] {
+        match self {
+            Self::List(list) => list,
+            Self::Response(response) => &response.templates,
+        }
+    }
 }
 
 impl OptionsData {
@@ -394,7 +395,10 @@ impl OptionsData {
         let defaults = Options::default();
         Options {
             clip_limit: self.clip_limit.unwrap_or(defaults.clip_limit),
-            templates: self.templates.as_deref().unwrap_or(defaults.templates),
+            templates: self
+                .templates
+                .as_ref()
+                .map_or(defaults.templates, TemplatesData::templates),
             available_vfx: self
                 .available_vfx
                 .as_deref()
