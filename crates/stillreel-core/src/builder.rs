@@ -243,6 +243,14 @@ pub fn slot(template: &str, texts: &[(&str, &str)]) -> TemplateSlot {
     }
 }
 
+/// Branding that asks for the speed ramp only.
+pub fn speed_ramp() -> BrandingRequest {
+    BrandingRequest {
+        speed_ramp: true,
+        ..BrandingRequest::default()
+    }
+}
+
 /// Branding with the built-in intro and outro filled in and the speed ramp on.
 pub fn full_branding() -> BrandingRequest {
     BrandingRequest {

@@ -3,7 +3,7 @@
 
 use hyper::Method;
 use serde_json::{Value, json};
-use stillreel_core::builder::{CreateVideoBuilder, image, slot};
+use stillreel_core::builder::{CreateVideoBuilder, image, slot, speed_ramp};
 use stillreel_core::{
     BrandingRequest, CameraMotion, Engine, ImageInput, JobError, Orientation, Resolution, Vfx,
     WordDropColor, WordDropConfig,
@@ -14,14 +14,6 @@ use uuid::Uuid;
 
 use crate::common::{TestApp, combine_body, create_body, json_body, without_defaults};
 use crate::uuid_of;
-
-/// Branding that asks for the speed ramp only.
-fn speed_ramp() -> BrandingRequest {
-    BrandingRequest {
-        speed_ramp: true,
-        ..BrandingRequest::default()
-    }
-}
 
 crate::both_backends!(
     create_video_defaults_and_get_video,
