@@ -6,6 +6,7 @@
 )]
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -79,7 +80,9 @@ pub fn pg_url() -> Option<String> {
     match pg_url_from(url, std::env::var_os("CI").is_some()) {
         Ok(Some(url)) => Some(url),
         Ok(None) => {
-            eprintln!(
+            // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
                 "\n!!!!! SKIPPED: PostgreSQL variant (STILLREEL_TEST_PG_URL is unset; `source scripts/postgres.sh` sets it) !!!!!\n"
             );
             None
