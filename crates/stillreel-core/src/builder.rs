@@ -45,6 +45,12 @@ impl CreateVideoBuilder {
         self
     }
 
+    /// Replaces the images with one per URL (default motion, no effect).
+    pub fn image_urls<S: AsRef<str>>(mut self, urls: impl IntoIterator<Item = S>) -> Self {
+        self.request.image_inputs = urls.into_iter().map(|url| image(url.as_ref())).collect();
+        self
+    }
+
     /// Appends an image input.
     pub fn image(mut self, input: ImageInput) -> Self {
         self.request.image_inputs.push(input);
@@ -234,6 +240,14 @@ pub fn slot(template: &str, texts: &[(&str, &str)]) -> TemplateSlot {
                 )
             })
             .collect(),
+    }
+}
+
+/// Branding that asks for the speed ramp only.
+pub fn speed_ramp() -> BrandingRequest {
+    BrandingRequest {
+        speed_ramp: true,
+        ..BrandingRequest::default()
     }
 }
 

@@ -27,7 +27,6 @@ pub use error::{ErrorCode, FieldError, Rejection};
 pub use json::view as json_reader_view;
 pub use types::*;
 pub use validate::{
-    ClipFacts, Options, OptionsData, PROCEDURAL_VFX, check_combine_clips,
-    validate_combine_video_clips, validate_combine_video_clips_value, validate_create_project,
-    validate_create_video, validate_create_video_value,
+    ClipFacts, Options, OptionsData, PROCEDURAL_VFX, TemplatesData, check_combine_clips,
+    validate_combine_video_clips, validate_create_project, validate_create_video,
 };

@@ -3,8 +3,6 @@
 //! Every rule runs and every failure is reported, in a stable order, so the server's 422 and
 //! the browser form show the same list. A valid body comes back with every default filled in.
 
-use serde_json::Value;
-
 use crate::json::{self, Json, Object};
 
 use crate::catalog::builtin_templates;
@@ -15,7 +13,7 @@ use crate::reader::{self, Errors, get};
 use crate::rules;
 use crate::types::{
     CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Engine, Orientation,
-    Resolution, Template, VfxType,
+    Resolution, Template, TemplateList, VfxType,
 };
 
 pub use crate::rules::combine::{ClipFacts, check_clips as check_combine_clips};
@@ -88,14 +86,6 @@ pub fn validate_create_video(
     create_video(&parse(json, &arena)?, options)
 }
 
-/// Validates an already parsed `POST /create_video` body.
-pub fn validate_create_video_value(
-    body: &Value,
-    options: &Options<'_>,
-) -> Result<CreateVideoRequest, Rejection> {
-    validate_create_video(&body.to_string(), options)
-}
-
 fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoRequest, Rejection> {
     let map = as_object(body)?;
     let root = Path::Root;
@@ -166,14 +156,6 @@ pub fn validate_combine_video_clips(
 ) -> Result<CombineVideoClipsRequest, Rejection> {
     let arena = json::arena_for(json);
     combine_video_clips(&parse(json, &arena)?, options)
-}
-
-/// Validates an already parsed `POST /combine_video_clips` body.
-pub fn validate_combine_video_clips_value(
-    body: &Value,
-    options: &Options<'_>,
-) -> Result<CombineVideoClipsRequest, Rejection> {
-    validate_combine_video_clips(&body.to_string(), options)
 }
 
 fn combine_video_clips(
@@ -373,19 +355,47 @@ fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<
     parsed
 }
 
-/// [`Options`] as data, for callers that receive them as JSON (the wasm module, the case table).
-/// Every member is optional; a missing one takes the built-in default.
+/// The validators' `options` as data (JSON from the wasm module or a case table): what only a
+/// deployment or an account knows. Every member is optional; a missing one takes the built-in
+/// default.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", schema(as = ValidateOptions))]
 #[serde(deny_unknown_fields)]
 pub struct OptionsData {
+    /// The account's clip limit per video (default 20).
     #[serde(default)]
     pub clip_limit: Option<usize>,
+    /// The `GET /get_templates` response, or its `templates` array.
     #[serde(default)]
-    pub templates: Option<Vec<Template>>,
+    #[cfg_attr(feature = "schema", schema(inline))]
+    pub templates: Option<TemplatesData>,
+    /// The vfx types the deployment renders (`GET /get_engines`).
     #[serde(default)]
     pub available_vfx: Option<Vec<VfxType>>,
+    /// The engine of requests that name none (default v25).
     #[serde(default)]
     pub default_engine: Option<Engine>,
+}
+
+/// The template catalog as [`OptionsData`] takes it: the list, or the `GET /get_templates`
+/// response that holds it (what a browser form has at hand).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum TemplatesData {
+    List(Vec<Template>),
+    Response(TemplateList),
+}
+
+impl TemplatesData {
+    /// The templates, whichever form they came in.
+    pub fn templates(&self) -> &[Template] {
+        match self {
+            Self::List(list) => list,
+            Self::Response(response) => &response.templates,
+        }
+    }
 }
 
 impl OptionsData {
@@ -394,7 +404,10 @@ impl OptionsData {
         let defaults = Options::default();
         Options {
             clip_limit: self.clip_limit.unwrap_or(defaults.clip_limit),
-            templates: self.templates.as_deref().unwrap_or(defaults.templates),
+            templates: self
+                .templates
+                .as_ref()
+                .map_or(defaults.templates, TemplatesData::templates),
             available_vfx: self
                 .available_vfx
                 .as_deref()

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Backend, TestDb};
-use serde_json::{Value, json};
+use common::{Backend, TestDb, json_body};
+use serde_json::Value;
+use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_server::Db;
 use stillreel_server::queue::{self, JobKind};
 
@@ -217,15 +218,15 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
     let port = free_port();
     let mut server = serve(&db, port, &log);
     let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
-    let body = json!({
-        "image_inputs": [
-            {"image_url": sample("house-colonial.jpg")},
-            {"image_url": sample("house-bungalow.jpg")},
-            {"image_url": sample("living-room.png")},
-        ],
-        "orientation": "landscape",
-        "resolution": "720p",
-    });
+    let body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([
+                sample("house-colonial.jpg"),
+                sample("house-bungalow.jpg"),
+                sample("living-room.png"),
+            ])
+            .build(),
+    );
     let uuid = create_video(port, &key, &body);
 
     // Wait until some, not all, clips are stored, then crash.
@@ -407,10 +408,13 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
 
     let port = free_port();
     let mut server = serve(&db, port, &log);
-    let body = json!({
-        "image_inputs": [{"image_url": format!("http://127.0.0.1:{port}/samples/house-bungalow.jpg")}],
-        "resolution": "720p",
-    });
+    let body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([format!(
+                "http://127.0.0.1:{port}/samples/house-bungalow.jpg"
+            )])
+            .build(),
+    );
     let uuid = create_video(port, &key, &body);
     let started = Instant::now();
     // Until the clip renders (its progress is past prepare's share).
@@ -509,12 +513,12 @@ fn kill_9_during_every_attempt(backend: Backend) {
     let port = free_port();
     let sample = |name: &str| format!("http://127.0.0.1:{port}/samples/{name}");
     // One clip, so every kill lands in an attempt at the same job (the clip's).
-    let body = json!({
-        "image_inputs": [
-            {"image_url": sample("house-colonial.jpg")},
-        ],
-        "branding": {"speed_ramp": true},
-    });
+    let body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([sample("house-colonial.jpg")])
+            .branding(speed_ramp())
+            .build(),
+    );
     let claimed = || {
         show_log()
             .lines()

@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::TestApp;
-use serde_json::json;
+use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_server::config::Config;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -243,7 +243,7 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
                     .post_with(
                         "/api/v1/create_video",
                         &api_key,
-                        &json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}),
+                        &common::create_body(1),
                         &[("Idempotency-Key", idem.as_str())],
                     )
                     .await;
@@ -274,7 +274,7 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
             .post_with(
                 "/api/v1/create_video",
                 &account.api_key,
-                &json!({"image_inputs": [{"image_url": "https://example.com/a.jpg"}]}),
+                &common::create_body(1),
                 &[("Idempotency-Key", idem.as_str())],
             )
             .await;
@@ -294,9 +294,13 @@ async fn concurrent_creates_with_one_key_make_one_video(app: TestApp) {
 async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     use stillreel_server::queue;
     let account = app.account().await;
-    let mut body = common::create_body(2);
-    body["branding"] = json!({"speed_ramp": true});
-    body["webhook_url"] = json!("https://hooks.example.com/stillreel");
+    let body = common::json_body(
+        &CreateVideoBuilder::new()
+            .images(2)
+            .branding(speed_ramp())
+            .webhook("https://hooks.example.com/stillreel")
+            .build(),
+    );
     let created = app
         .post("/api/v1/create_video", &account.api_key, &body)
         .await;

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use common::TestApp;
 use media::{Route, TestServer};
-use serde_json::{Value, json};
+use serde_json::Value;
+use stillreel_core::builder::CreateVideoBuilder;
 use stillreel_server::config::Config;
 use stillreel_server::queue;
 use stillreel_server::worker::{self, WorkerSettings, Workers};
@@ -54,8 +55,7 @@ async fn rendering_app(app: TestApp, slots: usize) -> (TestApp, Workers) {
 }
 
 async fn create(app: &TestApp, key: &str, images: &[String]) -> String {
-    let inputs: Vec<Value> = images.iter().map(|u| json!({"image_url": u})).collect();
-    let body = json!({"image_inputs": inputs, "resolution": "720p"});
+    let body = common::json_body(&CreateVideoBuilder::new().image_urls(images).build());
     let r = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(r.status, 200, "{}", r.json);
     r.json["uuid"].as_str().expect("uuid").to_owned()

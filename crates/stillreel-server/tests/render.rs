@@ -10,11 +10,14 @@ mod procs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::TestApp;
+use common::{TestApp, combine_body, json_body};
 use procs::ffmpeg_running_in;
 use serde_json::{Value, json};
+use stillreel_core::builder::CreateVideoBuilder;
+use stillreel_core::{CameraMotion, Orientation, Resolution};
 use stillreel_server::config::Config;
 use stillreel_server::worker::{self, WorkerSettings, Workers};
+use uuid::Uuid;
 
 both_backends!(
     mod samples, configured by configure:
@@ -205,22 +208,16 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
         Some("image/jpeg")
     );
 
-    let good = json!({
-        "image_inputs": [
-            {"image_url": sample("house-colonial.jpg")},
-            {"image_url": sample("living-room.png")},
-        ],
-        "orientation": "landscape",
-        "resolution": "720p",
-    });
-    let bad = json!({
-        "image_inputs": [
-            {"image_url": sample("house-modern.webp")},
-            {"image_url": bad_url},
-        ],
-        "orientation": "landscape",
-        "resolution": "720p",
-    });
+    let good = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([sample("house-colonial.jpg"), sample("living-room.png")])
+            .build(),
+    );
+    let bad = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([sample("house-modern.webp"), bad_url.clone()])
+            .build(),
+    );
     let r = app.post("/api/v1/create_video", key, &good).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let good_id = r.json["uuid"].as_str().expect("uuid").to_owned();
@@ -264,11 +261,8 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     assert_ne!(clip_ids[0], clip_ids[1]);
 
     // Combine: stored clips, stream copy, in request order (a clip may repeat).
-    let request = json!({
-        "video_clip_uuids": [clip_ids[1], clip_ids[0], clip_ids[1]],
-        "orientation": "landscape",
-        "resolution": "720p",
-    });
+    let clip = |i: usize| Uuid::parse_str(&clip_ids[i]).expect("clip uuid");
+    let request = combine_body(&[clip(1), clip(0), clip(1)]);
     let r = app.post("/api/v1/combine_video_clips", key, &request).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let combined_id = r.json["uuid"].as_str().expect("uuid").to_owned();
@@ -349,21 +343,31 @@ async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp
     ];
     let mut bad_ids = Vec::new();
     for (path, _) in bad {
-        let body = json!({"image_inputs": [{"image_url": sample}, {"image_url": format!("{media}{path}")}]});
+        let body = json_body(
+            &CreateVideoBuilder::new()
+                .image_urls([sample.clone(), format!("{media}{path}")])
+                .build(),
+        );
         let r = app.post("/api/v1/create_video", key, &body).await;
         assert_eq!(r.status, 200, "{}", r.json);
         bad_ids.push(r.json["uuid"].as_str().expect("uuid").to_owned());
     }
     let sizes = [
-        ("landscape", "720p", 1280, 720),
-        ("portrait", "720p", 720, 1280),
-        ("landscape", "1080p", 1920, 1080),
-        ("portrait", "1080p", 1080, 1920),
+        (Orientation::Landscape, Resolution::P720, 1280, 720),
+        (Orientation::Portrait, Resolution::P720, 720, 1280),
+        (Orientation::Landscape, Resolution::P1080, 1920, 1080),
+        (Orientation::Portrait, Resolution::P1080, 1080, 1920),
     ];
     let mut good_ids = Vec::new();
     for (orientation, resolution, _, _) in sizes {
-        let body = json!({"image_inputs": [{"image_url": sample, "camera_motion": "push-in"}],
-                          "orientation": orientation, "resolution": resolution});
+        let body = json_body(
+            &CreateVideoBuilder::new()
+                .image_urls([&sample])
+                .motion(CameraMotion::PushIn)
+                .orientation(orientation)
+                .resolution(resolution)
+                .build(),
+        );
         let r = app.post("/api/v1/create_video", key, &body).await;
         assert_eq!(r.status, 200, "{}", r.json);
         good_ids.push(r.json["uuid"].as_str().expect("uuid").to_owned());
@@ -432,14 +436,22 @@ async fn a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app: TestApp)
     let (app, workers) = rendering_app(app).await;
     let key = app.account().await.api_key;
     let sample = |name: &str| format!("{}/samples/{name}", app.base);
-    let body = json!({
-        "image_inputs": [
-            {"image_url": sample("house-colonial.jpg"), "camera_motion": "push-in"},
-            {"image_url": sample("house-bungalow.jpg"), "camera_motion": "push-out"},
-            {"image_url": sample("living-room.png"), "camera_motion": "orbit-left"},
-        ],
-        "resolution": "1080p",
-    });
+    let mut request = CreateVideoBuilder::new()
+        .image_urls([
+            sample("house-colonial.jpg"),
+            sample("house-bungalow.jpg"),
+            sample("living-room.png"),
+        ])
+        .resolution(Resolution::P1080)
+        .build();
+    for (input, motion) in request.image_inputs.iter_mut().zip([
+        CameraMotion::PushIn,
+        CameraMotion::PushOut,
+        CameraMotion::OrbitLeft,
+    ]) {
+        input.camera_motion = motion;
+    }
+    let body = json_body(&request);
     let r = app.post("/api/v1/create_video", &key, &body).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let uuid = r.json["uuid"].as_str().expect("uuid").to_owned();

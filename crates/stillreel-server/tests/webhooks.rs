@@ -17,12 +17,15 @@ use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use common::{Backend, TestApp, TestDb};
+use common::{Backend, TestApp, TestDb, create_body, json_body};
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
+use stillreel_core::builder::{CombineBuilder, CreateVideoBuilder, slot};
+use stillreel_core::{BrandingRequest, TemplateValue};
 use stillreel_server::config::Config;
 use stillreel_server::worker::{self, WorkerSettings, Workers};
+use uuid::Uuid;
 
 both_backends!(
     mod allowed, configured by allow_loopback:
@@ -250,6 +253,16 @@ async fn wait_record(app: &TestApp, key: &str, uuid: &str, done: impl Fn(&Value)
     }
 }
 
+/// A valid `create_video` body of one image that reports to `hook`.
+fn hooked(image_url: &str, hook: &str) -> Value {
+    json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([image_url])
+            .webhook(hook)
+            .build(),
+    )
+}
+
 fn metric(text: &str, outcome: &str) -> u64 {
     let prefix = format!("stillreel_webhook_deliveries_total{{outcome=\"{outcome}\"}} ");
     text.lines()
@@ -264,10 +277,7 @@ async fn retried_until_a_2xx_with_one_id_and_combine_completes(app: TestApp) {
     let account = app.account().await;
     let key = account.api_key.as_str();
     let hook = receiver.url("/hooks/create?token=t1");
-    let body = json!({
-        "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],
-        "webhook_url": hook,
-    });
+    let body = hooked(&format!("{}/samples/house-colonial.jpg", app.base), &hook);
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     assert_eq!(
@@ -333,12 +343,15 @@ async fn retried_until_a_2xx_with_one_id_and_combine_completes(app: TestApp) {
         .to_owned();
     let combine_hook = receiver.url("/hooks/combine");
     let combined = app
-        .post(
-            "/api/v1/combine_video_clips",
-            key,
-            &json!({"video_clip_uuids": [clip, clip], "orientation": "landscape",
-                    "resolution": "720p", "webhook_url": combine_hook}),
-        )
+        .post("/api/v1/combine_video_clips", key, &{
+            let clip = Uuid::parse_str(&clip).expect("clip uuid");
+            json_body(
+                &CombineBuilder::new()
+                    .clips(vec![clip, clip])
+                    .webhook(&combine_hook)
+                    .build(),
+            )
+        })
         .await;
     assert_eq!(combined.status, 200, "{}", combined.json);
     let combined_uuid = combined.json["uuid"].as_str().expect("uuid").to_owned();
@@ -373,10 +386,7 @@ async fn a_failed_render_sends_video_failed_and_410_stops(app: TestApp) {
     let account = app.account().await;
     let key = account.api_key.as_str();
     let hook = receiver.url("/gone");
-    let body = json!({
-        "image_inputs": [{"image_url": receiver.url("/listing/photo.jpg")}],
-        "webhook_url": hook,
-    });
+    let body = hooked(&receiver.url("/listing/photo.jpg"), &hook);
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
@@ -413,10 +423,10 @@ async fn after_a_rotation_both_secrets_sign(app: TestApp) {
             .expect("account exists");
     assert_ne!(rotated.webhook_secret, account.webhook_secret);
     let key = account.api_key.as_str();
-    let body = json!({
-        "image_inputs": [{"image_url": receiver.url("/listing/photo.jpg")}],
-        "webhook_url": receiver.url("/rotated"),
-    });
+    let body = hooked(
+        &receiver.url("/listing/photo.jpg"),
+        &receiver.url("/rotated"),
+    );
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     let hits = tokio::task::spawn_blocking({
@@ -446,13 +456,23 @@ async fn the_branded_render_sends_its_own_event(app: TestApp) {
     let account = app.account().await;
     let key = account.api_key.as_str();
     // The logo is an HTML page: the main video completes, its branded render fails.
-    let body = json!({
-        "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],
-        "branding": {"intro": {"template": "intro-title-card", "config": {
-            "headline": {"value": "Open house"},
-            "logo": {"url": receiver.url("/logo.png")}}}},
-        "webhook_url": receiver.url("/branded"),
-    });
+    let mut intro = slot("intro-title-card", &[("headline", "Open house")]);
+    intro.config.insert(
+        "logo".to_owned(),
+        TemplateValue::Image {
+            url: receiver.url("/logo.png"),
+        },
+    );
+    let body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([format!("{}/samples/house-colonial.jpg", app.base)])
+            .branding(BrandingRequest {
+                intro: Some(intro),
+                ..BrandingRequest::default()
+            })
+            .webhook(&receiver.url("/branded"))
+            .build(),
+    );
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
@@ -493,10 +513,7 @@ async fn a_loopback_receiver_is_never_called_without_an_allow_list(app: TestApp)
     let hook = receiver.url("/private");
     // The image is one of the server's own files (no network), so the video completes and
     // only the delivery meets the address rule.
-    let body = json!({
-        "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],
-        "webhook_url": hook,
-    });
+    let body = hooked(&format!("{}/samples/house-colonial.jpg", app.base), &hook);
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
@@ -534,8 +551,11 @@ async fn a_bad_webhook_url_is_a_field_error() {
         .post(
             "/api/v1/create_video",
             &account.api_key,
-            &json!({"image_inputs": [{"image_url": "https://e.example/a.jpg"}],
-                    "webhook_url": "ftp://hooks.example.com/x"}),
+            &json_body(
+                &CreateVideoBuilder::new()
+                    .webhook("ftp://hooks.example.com/x")
+                    .build(),
+            ),
         )
         .await;
     r.assert_error(422, "validation_failed");
@@ -544,12 +564,11 @@ async fn a_bad_webhook_url_is_a_field_error() {
         [("webhook_url".to_owned(), "invalid_url".to_owned())]
     );
     let r = app
-        .post(
-            "/api/v1/combine_video_clips",
-            &account.api_key,
-            &json!({"video_clip_uuids": ["67e55044-10b1-426f-9247-bb680e5fe0c8"],
-                    "orientation": "landscape", "resolution": "720p", "webhook_url": 7}),
-        )
+        .post("/api/v1/combine_video_clips", &account.api_key, &{
+            let mut body = json_body(&CombineBuilder::new().build());
+            body["webhook_url"] = json!(7);
+            body
+        })
         .await;
     r.assert_error(422, "validation_failed");
     assert_eq!(
@@ -558,11 +577,7 @@ async fn a_bad_webhook_url_is_a_field_error() {
     );
     // Without a webhook_url the record has no webhook member at all.
     let r = app
-        .post(
-            "/api/v1/create_video",
-            &account.api_key,
-            &json!({"image_inputs": [{"image_url": "https://e.example/a.jpg"}]}),
-        )
+        .post("/api/v1/create_video", &account.api_key, &create_body(1))
         .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert!(r.json.get("webhook").is_none(), "{}", r.json);
@@ -686,8 +701,7 @@ fn killed_between_settling_and_delivering(backend: Backend) {
     let secret = account["webhook_secret"].as_str().expect("webhook_secret");
     assert!(secret.starts_with("whsec_"));
 
-    let body = json!({"image_inputs": [{"image_url": receiver.url("/listing/photo.jpg")}],
-                      "webhook_url": receiver.url("/hook")});
+    let body = hooked(&receiver.url("/listing/photo.jpg"), &receiver.url("/hook"));
     let (status, created) =
         request(port, "POST", "/api/v1/create_video", key, Some(&body)).expect("create");
     assert_eq!(status, 200, "{created}");

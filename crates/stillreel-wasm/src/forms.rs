@@ -11,7 +11,7 @@ use stillreel_core::{
 };
 use wasm_bindgen::prelude::*;
 
-use crate::io::{OptionsWire, fail, from_js, to_js};
+use crate::io::{fail, from_js, options_from_js, to_js};
 
 /// One vfx type as a form shows it.
 #[derive(Debug, Serialize)]
@@ -71,7 +71,7 @@ pub fn sanitize_word_drop_text(text: &str) -> Result<JsValue, JsError> {
 pub fn vfx_types(
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let options = OptionsWire::from_js(&options)?;
+    let options = options_from_js(&options)?;
     let available = options.as_options().available_vfx;
     let list: Vec<VfxTypeInfo> = VfxType::ALL
         .iter()
@@ -100,7 +100,7 @@ pub fn camera_motions(
 pub fn engines(
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let options = OptionsWire::from_js(&options)?;
+    let options = options_from_js(&options)?;
     let options = options.as_options();
     to_js(&catalog::engines(
         options.default_engine,

@@ -2,7 +2,7 @@
 
 use js_sys::JsString;
 use serde::{Deserialize, Serialize};
-use stillreel_core::{Engine, Options, Template, TemplateList, VfxType};
+use stillreel_core::OptionsData;
 use wasm_bindgen::prelude::*;
 
 /// The one error helper: a JS `Error` with a sentence for people.
@@ -80,72 +80,28 @@ pub fn from_js<T: for<'de> Deserialize<'de>>(
         .map_err(|err| fail(&format!("{what}: {err}")))
 }
 
-/// The templates option: the `/get_templates` response as is, or its `templates` array.
-#[derive(Debug, Deserialize)]
-#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
-#[serde(untagged)]
-enum TemplatesWire {
-    List(Vec<Template>),
-    Response(TemplateList),
+/// `options` as JavaScript passes them: the core's [`OptionsData`] (what only a deployment or an
+/// account knows), `undefined` and `null` meaning none.
+pub fn options_from_js(value: &JsValue) -> Result<OptionsData, JsError> {
+    options_snapshot(value).map(|(options, _)| options)
 }
 
-/// `options` as JavaScript passes it: what only a deployment or an account knows.
-#[derive(Debug, Default, Deserialize)]
-#[cfg_attr(all(test, not(target_arch = "wasm32")), derive(utoipa::ToSchema))]
-#[cfg_attr(all(test, not(target_arch = "wasm32")), schema(as = ValidateOptions))]
-#[serde(deny_unknown_fields)]
-pub struct OptionsWire {
-    /// The account's clip limit per video (default 20).
-    clip_limit: Option<usize>,
-    /// The `GET /get_templates` response, or its `templates` array.
-    #[cfg_attr(all(test, not(target_arch = "wasm32")), schema(inline))]
-    templates: Option<TemplatesWire>,
-    /// The vfx types the deployment renders (`GET /get_engines`).
-    available_vfx: Option<Vec<VfxType>>,
-    /// The engine of requests that name none (default v25).
-    default_engine: Option<Engine>,
+/// The options and their JSON text (`undefined` when not given), to read them again later
+/// exactly as they were.
+pub fn options_snapshot(value: &JsValue) -> Result<(OptionsData, JsValue), JsError> {
+    if value.is_undefined() || value.is_null() {
+        return Ok((OptionsData::default(), JsValue::UNDEFINED));
+    }
+    let json = JsonText::of(value, "options")?;
+    Ok((parse_options(&json.text)?, json.js.into()))
 }
 
-impl OptionsWire {
-    pub fn from_js(value: &JsValue) -> Result<Self, JsError> {
-        Self::snapshot(value).map(|(options, _)| options)
-    }
+/// Options from [`options_snapshot`]'s text.
+pub fn options_from_snapshot(text: &JsValue) -> Result<OptionsData, JsError> {
+    text.as_string()
+        .map_or_else(|| Ok(OptionsData::default()), |text| parse_options(&text))
+}
 
-    /// The options and their JSON text (`undefined` when not given), to read them again later
-    /// exactly as they were.
-    pub fn snapshot(value: &JsValue) -> Result<(Self, JsValue), JsError> {
-        if value.is_undefined() || value.is_null() {
-            return Ok((Self::default(), JsValue::UNDEFINED));
-        }
-        let json = JsonText::of(value, "options")?;
-        Ok((Self::parse(&json.text)?, json.js.into()))
-    }
-
-    /// Options from [`OptionsWire::snapshot`]'s text.
-    pub fn from_snapshot(text: &JsValue) -> Result<Self, JsError> {
-        text.as_string()
-            .map_or_else(|| Ok(Self::default()), |text| Self::parse(&text))
-    }
-
-    fn parse(text: &str) -> Result<Self, JsError> {
-        serde_json::from_str(text).map_err(|err| fail(&format!("invalid options: {err}")))
-    }
-
-    /// Borrows these as core [`Options`], the built-in defaults filling the gaps.
-    pub fn as_options(&self) -> Options<'_> {
-        let defaults = Options::default();
-        Options {
-            clip_limit: self.clip_limit.unwrap_or(defaults.clip_limit),
-            templates: match &self.templates {
-                None => defaults.templates,
-                Some(TemplatesWire::List(list)) => list,
-                Some(TemplatesWire::Response(response)) => &response.templates,
-            },
-            available_vfx: self
-                .available_vfx
-                .as_deref()
-                .unwrap_or(defaults.available_vfx),
-            default_engine: self.default_engine.unwrap_or(defaults.default_engine),
-        }
-    }
+fn parse_options(text: &str) -> Result<OptionsData, JsError> {
+    serde_json::from_str(text).map_err(|err| fail(&format!("invalid options: {err}")))
 }

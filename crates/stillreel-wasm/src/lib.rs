@@ -8,7 +8,7 @@
 //! wrong shape (a body that is not an object, options that are not options) throws.
 
 use serde::Serialize;
-use stillreel_core::{FieldError, Rejection};
+use stillreel_core::{FieldError, OptionsData, Rejection};
 use wasm_bindgen::prelude::*;
 
 mod forms;
@@ -17,7 +17,7 @@ mod io;
 mod ts;
 
 pub use forms::*;
-use io::{JsonText, OptionsWire, fail, to_js_large};
+use io::{JsonText, fail, options_from_snapshot, options_snapshot, to_js_large};
 use js_sys::JsString;
 
 /// The result of validating a body: every error, or the body with every default filled in.
@@ -91,7 +91,7 @@ impl Validator {
     }
 
     /// The core's answer for a body's JSON text.
-    fn run(self, json: &str, options: &OptionsWire) -> Result<Box<dyn AsJson>, Rejection> {
+    fn run(self, json: &str, options: &OptionsData) -> Result<Box<dyn AsJson>, Rejection> {
         fn boxed<T: Serialize + 'static>(value: T) -> Box<dyn AsJson> {
             Box::new(value)
         }
@@ -119,9 +119,9 @@ impl Validator {
     /// memory grew without bound in a synchronous loop, where finalizers never run.)
     fn respond(self, body: &JsValue, options: &JsValue) -> Result<JsValue, JsError> {
         let body = JsonText::of_body(body)?;
-        let (wire, options) = OptionsWire::snapshot(options)?;
+        let (data, options) = options_snapshot(options)?;
         // The normalized value itself is dropped here; the getter makes it again on demand.
-        let result = self.run(&body.text, &wire).map(drop);
+        let result = self.run(&body.text, &data).map(drop);
         match Outcome::from_core(result).map_err(|message| fail(&message))? {
             Outcome { ok: true, .. } => Ok(RENORMALIZE
                 .with(|renormalize| accepted(renormalize, self as u32, &body.js, &options))),
@@ -132,7 +132,7 @@ impl Validator {
     /// The normalized body of an earlier accepted call, as JavaScript objects.
     fn normalized(self, body: JsString, options: &JsValue) -> Result<JsValue, JsError> {
         let body = JsonText::of_text(body);
-        let options = OptionsWire::from_snapshot(options)?;
+        let options = options_from_snapshot(options)?;
         let normalized = self
             .run(&body.text, &options)
             .map_err(|_| fail("stillreel: the body no longer validates"))?;

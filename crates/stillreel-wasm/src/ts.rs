@@ -19,7 +19,6 @@ use utoipa::{PartialSchema, ToSchema};
 
 use crate::Outcome;
 use crate::forms::{ClipCheck, Limits, VfxTypeInfo};
-use crate::io::OptionsWire;
 
 /// The type parameter of `ValidationResult<T>`.
 struct T;
@@ -68,7 +67,7 @@ fn declarations() -> Vec<Declaration> {
         schema: to_json(&Outcome::<T>::schema()),
     });
     all.extend([
-        decl::<OptionsWire>(),
+        decl::<stillreel_core::OptionsData>(),
         decl::<core::ImageInput>(),
         decl::<core::Vfx>(),
         decl::<core::VirtualStagingConfig>(),

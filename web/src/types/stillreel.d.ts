@@ -62,7 +62,11 @@ export type ValidationResult<T> = {
   /** Present and `true` only when `errors` was cut (the server's `error.truncated`). */
   truncated?: boolean;
 };
-/** `options` as JavaScript passes it: what only a deployment or an account knows. */
+/**
+ * The validators' `options` as data (JSON from the wasm module or a case table): what only a
+ * deployment or an account knows. Every member is optional; a missing one takes the built-in
+ * default.
+ */
 export type ValidateOptions = {
   /** The vfx types the deployment renders (`GET /get_engines`). */
   available_vfx?: VfxType[];

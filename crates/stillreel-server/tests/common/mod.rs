@@ -6,6 +6,7 @@
 )]
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -16,6 +17,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
+use stillreel_core::CreateProjectRequest;
+use stillreel_core::builder::{CombineBuilder, CreateVideoBuilder};
 use stillreel_server::config::{Config, DatabaseConfig};
 use stillreel_server::repo::accounts::{self, NewAccount};
 use stillreel_server::{AppState, Db};
@@ -67,21 +70,38 @@ macro_rules! both_backends {
     };
 }
 
-/// The PostgreSQL server URL, or `None` (after a loud notice) when PostgreSQL tests must be
-/// skipped. Under CI (`CI` set) a missing URL fails the test instead.
+/// The PostgreSQL server the PostgreSQL variants run on (`STILLREEL_TEST_PG_URL`), or `None`
+/// after a loud notice when they are to be skipped. Every PostgreSQL test comes here (through
+/// [`TestDb::new`]), so the rule is one: without the variable a test skips on a developer's
+/// machine and fails under CI (`CI` set); with it, a server that cannot be reached fails the
+/// test everywhere ([`TestDb::new`]).
 pub fn pg_url() -> Option<String> {
-    match std::env::var("STILLREEL_TEST_PG_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "STILLREEL_TEST_PG_URL is not set but CI is: PostgreSQL tests must run (source scripts/postgres.sh)"
-            );
-            eprintln!(
+    let url = std::env::var("STILLREEL_TEST_PG_URL").ok();
+    match pg_url_from(url, std::env::var_os("CI").is_some()) {
+        Ok(Some(url)) => Some(url),
+        Ok(None) => {
+            // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+            let _ = writeln!(
+                std::io::stderr(),
                 "\n!!!!! SKIPPED: PostgreSQL variant (STILLREEL_TEST_PG_URL is unset; `source scripts/postgres.sh` sets it) !!!!!\n"
             );
             None
         }
+        Err(why) => panic!("{why}"),
+    }
+}
+
+/// [`pg_url`]'s rule, given the variable and whether `CI` is set: the URL, a skip (`None`), or
+/// the failure.
+pub fn pg_url_from(url: Option<String>, ci: bool) -> Result<Option<String>, String> {
+    match url {
+        Some(url) if !url.is_empty() => Ok(Some(url)),
+        _ if ci => Err(
+            "STILLREEL_TEST_PG_URL is not set but CI is: PostgreSQL tests must run, not \
+             skip (source scripts/postgres.sh)"
+                .to_owned(),
+        ),
+        _ => Ok(None),
     }
 }
 
@@ -116,7 +136,12 @@ impl TestDb {
                 let name = format!("stillreel_test_{}", uuid::Uuid::new_v4().simple());
                 let admin = sqlx::PgPool::connect(&admin_url)
                     .await
-                    .expect("connect to STILLREEL_TEST_PG_URL");
+                    .unwrap_or_else(|err| {
+                        panic!(
+                            "STILLREEL_TEST_PG_URL is set but PostgreSQL cannot be reached \
+                             ({err}): start it (source scripts/postgres.sh) or unset the variable"
+                        )
+                    });
                 sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
                     .execute(&admin)
                     .await
@@ -401,10 +426,40 @@ impl Drop for TestApp {
     }
 }
 
-/// A valid create_video body with `n` images.
+/// A request body as JSON: the core's request types serialize as the API spells them.
+pub fn json_body(request: &impl serde::Serialize) -> Value {
+    serde_json::to_value(request).expect("a request type serializes")
+}
+
+/// A valid `create_video` body with `n` images (the core's builder: every member spelled out).
 pub fn create_body(n: usize) -> Value {
-    let images: Vec<Value> = (0..n)
-        .map(|i| serde_json::json!({"image_url": format!("https://images.example.com/{i}.jpg")}))
-        .collect();
-    serde_json::json!({"image_inputs": images})
+    json_body(&CreateVideoBuilder::new().images(n).build())
+}
+
+/// A valid `combine_video_clips` body of these clips, landscape 720p (the core's builder).
+pub fn combine_body(clips: &[uuid::Uuid]) -> Value {
+    json_body(&CombineBuilder::new().clips(clips.to_vec()).build())
+}
+
+/// A valid `create_project` body.
+pub fn project_body(name: &str) -> Value {
+    json_body(&CreateProjectRequest {
+        name: name.to_owned(),
+    })
+}
+
+/// `body` without the members the server fills in when they are absent (`orientation`,
+/// `resolution`, `ai_engine`, each image's `camera_motion`): what tests of the defaults send.
+pub fn without_defaults(mut body: Value) -> Value {
+    if let Some(map) = body.as_object_mut() {
+        for member in ["orientation", "resolution", "ai_engine"] {
+            map.remove(member);
+        }
+    }
+    if let Some(images) = body["image_inputs"].as_array_mut() {
+        for image in images.iter_mut().filter_map(Value::as_object_mut) {
+            image.remove("camera_motion");
+        }
+    }
+    body
 }

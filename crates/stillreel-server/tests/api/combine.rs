@@ -1,0 +1,198 @@
+//! `POST /combine_video_clips`.
+
+use serde_json::json;
+use stillreel_core::builder::{CombineBuilder, CreateVideoBuilder};
+use stillreel_core::{Engine, Orientation, Resolution};
+use stillreel_server::queue;
+use stillreel_server::repo::render;
+use uuid::Uuid;
+
+use crate::common::{TestApp, combine_body, create_body, json_body};
+use crate::{render_all, uuid_of};
+
+crate::both_backends!(combine_video_clips_happy_path, combine_video_clips_failures,);
+
+async fn combine_video_clips_happy_path(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let mut body = create_body(2);
+    // No color: the combined video lists the clip's effect with the default filled in.
+    body["image_inputs"][0]["vfx"] = json!({"type": "word-drop", "config": {"text": "Sold"}});
+    let video = uuid_of(&app.post("/api/v1/create_video", key, &body).await);
+    let clips = render_all(&app, video).await;
+
+    let mut request = combine_body(&[clips[1], clips[0], clips[1]]);
+    // The boolean form, which the normalized request (and so the builder) never has.
+    request["branding"] = json!(true);
+    let r = app.post("/api/v1/combine_video_clips", key, &request).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["status"], "queued");
+    assert_eq!(r.json["video_url"], "");
+    assert_eq!(r.json["ai_engine"], "v25");
+    assert_eq!(
+        r.json["branding"]["speed_ramp"], true,
+        "branding: true means the speed ramp"
+    );
+    let listed: Vec<String> = r.json["video_clips"]
+        .as_array()
+        .expect("clips")
+        .iter()
+        .map(|c| c["uuid"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            clips[1].to_string(),
+            clips[0].to_string(),
+            clips[1].to_string()
+        ],
+        "request order"
+    );
+    let first = &r.json["video_clips"][1];
+    assert_eq!(first["vfx"]["type"], "word-drop");
+    assert_eq!(first["vfx"]["config"]["text"], "Sold");
+    assert_eq!(
+        first["vfx"]["config"]["color"], "gold",
+        "normalized with defaults"
+    );
+    assert!(
+        first["clip_url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with(&app.base))
+    );
+
+    let combined = uuid_of(&r);
+    let g = app
+        .get(&format!("/api/v1/get_video?uuid={combined}"), key)
+        .await;
+    assert_eq!(g.json["video_clips"], r.json["video_clips"]);
+    let jobs = queue::jobs_of_video(app.db(), combined)
+        .await
+        .expect("jobs");
+    assert_eq!(jobs[0].0, queue::JobKind::Combine);
+    let input = render::render_input(app.db(), combined)
+        .await
+        .expect("input")
+        .expect("exists");
+    let render::RenderSource::Combine { clip_keys, .. } = input.source else {
+        panic!("combine")
+    };
+    assert_eq!(
+        clip_keys,
+        vec![
+            format!("clips/{}.mp4", clips[1]),
+            format!("clips/{}.mp4", clips[0]),
+            format!("clips/{}.mp4", clips[1])
+        ]
+    );
+}
+
+async fn combine_video_clips_failures(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let landscape = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    let l_clips = render_all(&app, landscape).await;
+    let v24 = json_body(&CreateVideoBuilder::new().engine(Engine::V24).build());
+    let v24_clips = render_all(
+        &app,
+        uuid_of(&app.post("/api/v1/create_video", key, &v24).await),
+    )
+    .await;
+    let portrait = json_body(
+        &CreateVideoBuilder::new()
+            .orientation(Orientation::Portrait)
+            .build(),
+    );
+    let p_clips = render_all(
+        &app,
+        uuid_of(&app.post("/api/v1/create_video", key, &portrait).await),
+    )
+    .await;
+    let pending = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    let render::RenderSource::Create {
+        clips: pending_clips,
+        ..
+    } = render::render_input(app.db(), pending)
+        .await
+        .expect("i")
+        .expect("e")
+        .source
+    else {
+        panic!("create")
+    };
+
+    let combine = |ids: Vec<Uuid>| combine_body(&ids);
+    // Mismatches: orientation and engine, each at its index.
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine(vec![l_clips[0], p_clips[0], v24_clips[0]]),
+        )
+        .await;
+    r.assert_error(422, "validation_failed");
+    assert_eq!(
+        r.details(),
+        vec![
+            ("video_clip_uuids[1]".to_owned(), "mismatch".to_owned()),
+            ("video_clip_uuids[2]".to_owned(), "mismatch".to_owned())
+        ]
+    );
+    let wrong_res = json_body(
+        &CombineBuilder::new()
+            .clips(vec![l_clips[0]])
+            .resolution(Resolution::P1080)
+            .build(),
+    );
+    let r = app
+        .post("/api/v1/combine_video_clips", key, &wrong_res)
+        .await;
+    assert_eq!(
+        r.details(),
+        vec![("video_clip_uuids[0]".to_owned(), "mismatch".to_owned())]
+    );
+    // Unknown and not-yet-rendered clips: 404 with each index named.
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine(vec![l_clips[0], Uuid::new_v4(), pending_clips[0].clip.id]),
+        )
+        .await;
+    r.assert_error(404, "not_found");
+    assert_eq!(
+        r.details(),
+        vec![
+            ("video_clip_uuids[1]".to_owned(), "not_found".to_owned()),
+            ("video_clip_uuids[2]".to_owned(), "not_found".to_owned())
+        ]
+    );
+    // Missing required members.
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            key,
+            &json!({"video_clip_uuids": [l_clips[0]]}),
+        )
+        .await;
+    let details = r.details();
+    assert!(
+        details.contains(&("orientation".to_owned(), "required".to_owned())),
+        "{details:?}"
+    );
+    assert!(
+        details.contains(&("resolution".to_owned(), "required".to_owned())),
+        "{details:?}"
+    );
+    let r = app
+        .post("/api/v1/combine_video_clips", key, &{
+            let mut body = combine_body(&[l_clips[0]]);
+            body["video_clip_uuids"][0] = json!("x");
+            body
+        })
+        .await;
+    assert_eq!(
+        r.details(),
+        vec![("video_clip_uuids[0]".to_owned(), "invalid_uuid".to_owned())]
+    );
+}
