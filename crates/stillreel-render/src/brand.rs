@@ -23,13 +23,14 @@ use stillreel_core::types::{Template, TemplateSlot, TemplateValue};
 use stillreel_core::{Orientation, Resolution};
 use stillreel_effects::ramp::RampPlan;
 use stillreel_effects::template::{FieldValue, Frame, OUTRO_SECONDS, intro_overlay, outro_card};
-use stillreel_effects::{EffectGraph, Pads};
+use stillreel_effects::{EffectError, EffectGraph, Pads};
 
 use crate::command::{self, Encoding, FfmpegArgs, SAMPLE_RATE};
-use crate::error::{JobFailure, RenderError, Step};
+use crate::failure::JobFailure;
 use crate::fetch::{MediaClass, MediaFormat};
 use crate::pipeline::{RenderObserver, Renderer, StoredVideo};
 use crate::progress::Progress;
+use crate::runner::{RenderError, Step};
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +123,7 @@ impl BrandPlan {
 }
 
 /// The filtergraph of the branded render: main video at input 0, template images after it.
-pub fn brand_graph(plan: &BrandPlan) -> Result<String, String> {
+pub fn brand_graph(plan: &BrandPlan) -> Result<String, EffectError> {
     let fps = plan.fps;
     let body = plan.body_frames();
     let body_samples = u64::from(body) * u64::from(SAMPLE_RATE) / u64::from(fps);
@@ -162,14 +163,12 @@ pub fn brand_graph(plan: &BrandPlan) -> Result<String, String> {
         Some((graph, images)) => {
             let extra = specs(images.len());
             let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
-            let text = graph
-                .render(&Pads {
-                    input: "b_rv",
-                    output: "b_iv",
-                    prefix: "in_",
-                    extra: &refs,
-                })
-                .map_err(|e| e.to_string())?;
+            let text = graph.render(&Pads {
+                input: "b_rv",
+                output: "b_iv",
+                prefix: "in_",
+                extra: &refs,
+            })?;
             g.push_str(&text);
             g.push(';');
             "b_iv"
@@ -180,14 +179,12 @@ pub fn brand_graph(plan: &BrandPlan) -> Result<String, String> {
         Some((graph, images)) => {
             let extra = specs(images.len());
             let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
-            let text = graph
-                .render(&Pads {
-                    input: "b_none",
-                    output: "b_ov",
-                    prefix: "out_",
-                    extra: &refs,
-                })
-                .map_err(|e| e.to_string())?;
+            let text = graph.render(&Pads {
+                input: "b_none",
+                output: "b_ov",
+                prefix: "out_",
+                extra: &refs,
+            })?;
             let samples = u64::from(OUTRO_SECONDS) * u64::from(SAMPLE_RATE);
             g.push_str(&text);
             g.push_str(&format!(
@@ -207,7 +204,7 @@ pub fn brand_command(
     main: &Path,
     encoding: &Encoding,
     output: &Path,
-) -> Result<FfmpegArgs, String> {
+) -> Result<FfmpegArgs, EffectError> {
     let total = plan.total_frames();
     let mut cmd = FfmpegArgs::new(total);
     cmd.input("mov", main, &[]);
@@ -315,9 +312,9 @@ impl Renderer {
             &self.config.encoding,
             Path::new("branded.mp4"),
         )
-        .map_err(|message| RenderError::Effect {
+        .map_err(|source| RenderError::Effect {
             step: Step::Brand,
-            message,
+            source,
         })?;
         let total = cmd.planned_frames;
         let runner = self.runner();
@@ -409,9 +406,9 @@ impl Renderer {
             "intro" => intro_overlay(&slot.template, &values, frame),
             _ => outro_card(&slot.template, &values, frame),
         }
-        .map_err(|e| RenderError::Effect {
+        .map_err(|source| RenderError::Effect {
             step: Step::Brand,
-            message: e.to_string(),
+            source,
         })?;
         let images = built
             .extra_inputs

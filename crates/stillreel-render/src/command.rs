@@ -284,8 +284,14 @@ pub fn clip_command(
     cmd
 }
 
+/// A name the concat list refuses: only plain names of files in the work directory (letters,
+/// digits, `_`, `-`, `.`, not starting with `.`) are written, so the list cannot reach outside it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unsafe concat entry {0:?}")]
+pub struct UnsafeConcatName(pub String);
+
 /// The concat demuxer's list for files in the same directory: relative safe names only.
-pub fn concat_list(names: &[String]) -> Result<String, String> {
+pub fn concat_list(names: &[String]) -> Result<String, UnsafeConcatName> {
     let mut list = String::from("ffconcat version 1.0\n");
     for name in names {
         let safe = !name.is_empty()
@@ -294,7 +300,7 @@ pub fn concat_list(names: &[String]) -> Result<String, String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
         if !safe {
-            return Err(format!("unsafe concat entry {name:?}"));
+            return Err(UnsafeConcatName(name.clone()));
         }
         list.push_str(&format!("file '{name}'\n"));
     }

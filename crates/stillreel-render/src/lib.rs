@@ -9,7 +9,7 @@
 pub mod brand;
 pub mod command;
 pub mod effect;
-pub mod error;
+pub mod failure;
 pub mod fetch;
 pub mod objects;
 pub mod pipeline;
@@ -24,14 +24,17 @@ pub mod vfx;
 
 pub use brand::{BrandJob, BrandSlot, BrandedVideo};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
-pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
-pub use fetch::{AllowList, FetchConfig, FetchRequest, Fetcher, MinRate, OwnFiles};
+pub use failure::JobFailure;
+pub use fetch::{
+    AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
+};
 pub use objects::{ObjectStorage, S3Settings};
 pub use pipeline::{
     ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
     VideoJob,
 };
-pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
+pub use provider::{Provider, ProviderConfig, ProviderError, ProviderSetupError, available_vfx};
+pub use runner::{RenderError, Step};
 pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
 pub use storage::{LocalStorage, Storage};
 pub use vfx::stage as vfx_stage;

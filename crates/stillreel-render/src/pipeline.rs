@@ -14,12 +14,13 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 
 use crate::command::{self, Encoding, MusicInput, StillInput};
 use crate::effect::EffectStage;
-use crate::error::{JobFailure, RenderError, Step};
+use crate::failure::JobFailure;
 use crate::fetch::{ExifOrientation, FetchRequest, FetchedMedia, Fetcher, MediaClass};
 use crate::plan::{ClipPlan, Motion};
 use crate::progress::{self, Progress};
 use crate::provider::{OutputSpec, Provider, ProviderError, ProviderOutput};
 use crate::runner::Runner;
+use crate::runner::{RenderError, Step};
 use crate::storage::Storage;
 
 /// Default memory limit of one ffmpeg run: a 49.8-megapixel photo rendered at 1080p needs
@@ -449,8 +450,10 @@ impl Renderer {
         bar: &Progress<'_>,
         from_percent: f64,
     ) -> Result<StoredVideo, JobFailure> {
-        let list =
-            command::concat_list(names).map_err(|message| RenderError::Io { step, message })?;
+        let list = command::concat_list(names).map_err(|e| RenderError::Io {
+            step,
+            message: e.to_string(),
+        })?;
         let list_path = work_dir.join("clips.ffconcat");
         std::fs::write(&list_path, list).map_err(|e| RenderError::Io {
             step,

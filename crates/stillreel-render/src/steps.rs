@@ -25,12 +25,13 @@ use tokio::sync::mpsc;
 
 use crate::command::{self, Encoding, MusicInput, StillInput};
 use crate::effect::{EffectFilter, EffectStage};
-use crate::error::{JobFailure, RenderError, Step};
+use crate::failure::JobFailure;
 use crate::fetch::{ExifOrientation, FetchRequest, FetchedMedia, MediaClass, MediaFormat};
 use crate::pipeline::{ClipSource, RenderObserver, Renderer, StoredClip, StoredVideo};
 use crate::plan::{ClipPlan, resolve_motion};
 use crate::progress::Progress;
 use crate::runner::Runner;
+use crate::runner::{RenderError, Step};
 use crate::storage::Storage;
 
 /// What [`Renderer::prepare`] fetches.
@@ -233,7 +234,7 @@ impl Renderer {
             Some(stage) => Some(
                 stage
                     .filter(&command::clip_context(&plan, job.index))
-                    .map_err(|message| RenderError::Effect { step, message })?,
+                    .map_err(|source| RenderError::Effect { step, source })?,
             ),
             None => None,
         };

@@ -15,6 +15,7 @@
 
 pub mod address;
 pub mod allow;
+mod error;
 pub mod orient;
 pub mod post;
 pub mod sniff;
@@ -34,10 +35,10 @@ use url_host::Host;
 
 pub use self::address::{NonPublic, check_public};
 pub use self::allow::{AllowList, BadAllowEntry};
+pub use self::error::{FetchError, MediaErrorKind};
 pub use self::orient::ExifOrientation;
 pub use self::post::PostAnswer;
 pub use self::sniff::{MediaClass, MediaFormat, sniff};
-use crate::error::{FetchError, MediaErrorKind};
 
 mod url_host {
     pub use reqwest::Url;
