@@ -12,6 +12,11 @@
 //!
 //! [`Fetcher::fetch_all`] fetches a job's inputs a few at a time under one deadline for the
 //! whole set, so a job with 20 slow sources costs one deadline, not twenty.
+//!
+//! This file is over 400 lines of code on purpose: the download path (resolve, check, pin,
+//! redirect, stream under the limits) is one safety argument, best read top to bottom in one
+//! place. The pure parts live in the submodules: address rules, allow-list, format sniffing,
+//! EXIF orientation and [`FetchError`].
 
 pub mod address;
 pub mod allow;
