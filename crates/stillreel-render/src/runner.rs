@@ -177,7 +177,7 @@ impl Runner {
         }
     }
 
-    /// Runs ffmpeg under a memory limit of `bytes` (see [`Runner::command`]).
+    /// Runs ffmpeg under a memory limit of `bytes` (see `Runner::command`).
     pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
         self.memory_limit = bytes;
         self
