@@ -11,8 +11,8 @@ use std::time::Instant;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
-    ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig, Renderer,
-    VideoJob, pipeline::NoObserver,
+    ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
+    RenderConfig, Renderer, VideoJob,
 };
 
 #[derive(Debug)]

@@ -17,7 +17,7 @@ use std::time::Instant;
 use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::pipeline::NoObserver;
+use stillreel_render::NoObserver;
 use stillreel_render::{
     BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig,
     Renderer, VideoJob, vfx_stage,

@@ -284,8 +284,14 @@ pub fn clip_command(
     cmd
 }
 
+/// A name the concat list refuses: only plain names of files in the work directory (letters,
+/// digits, `_`, `-`, `.`, not starting with `.`) are written, so the list cannot reach outside it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unsafe concat entry {0:?}")]
+pub struct UnsafeConcatName(pub String);
+
 /// The concat demuxer's list for files in the same directory: relative safe names only.
-pub fn concat_list(names: &[String]) -> Result<String, String> {
+pub fn concat_list(names: &[String]) -> Result<String, UnsafeConcatName> {
     let mut list = String::from("ffconcat version 1.0\n");
     for name in names {
         let safe = !name.is_empty()
@@ -294,7 +300,7 @@ pub fn concat_list(names: &[String]) -> Result<String, String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
         if !safe {
-            return Err(format!("unsafe concat entry {name:?}"));
+            return Err(UnsafeConcatName(name.clone()));
         }
         list.push_str(&format!("file '{name}'\n"));
     }
@@ -383,4 +389,365 @@ pub fn stitch_command(
 /// Whether an engine eases its moves (for documentation and records).
 pub const fn eases(engine: Engine) -> bool {
     matches!(engine, Engine::V25)
+}
+
+#[cfg(test)]
+mod tests {
+    use stillreel_core::{Orientation, Resolution};
+
+    use super::*;
+    use crate::effect::EffectInput;
+    use crate::plan::Motion;
+
+    fn plan() -> ClipPlan {
+        ClipPlan::new(
+            Orientation::Landscape,
+            Resolution::P720,
+            Engine::V25,
+            Motion::PushIn,
+        )
+    }
+
+    /// The arguments every command starts with.
+    const START: [&str; 5] = ["-nostdin", "-hide_banner", "-y", "-stats_period", "0.1"];
+
+    /// Video settings of a 720p clip at the default encoding.
+    const VIDEO_720: [&str; 18] = [
+        "-c:v",
+        "libx264",
+        "-preset",
+        "veryfast",
+        "-crf",
+        "20",
+        "-profile:v",
+        "high",
+        "-level:v",
+        "3.1",
+        "-pix_fmt",
+        "yuv420p",
+        "-r",
+        "30",
+        "-g",
+        "60",
+        "-video_track_timescale",
+        "15360",
+    ];
+
+    fn list(parts: &[&[&str]]) -> Vec<String> {
+        parts
+            .iter()
+            .flat_map(|p| p.iter().map(|s| (*s).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn clip_command_is_this_list() {
+        let still = StillInput {
+            path: PathBuf::from("input-000.jpg"),
+            format: MediaFormat::Jpeg,
+            orientation: ExifOrientation(6),
+        };
+        let cmd = clip_command(
+            &plan(),
+            &still,
+            None,
+            &Encoding::default(),
+            Path::new("render-000.mp4"),
+        );
+        let graph = clip_graph(&plan(), ExifOrientation(6), None);
+        assert_eq!(
+            cmd.args,
+            list(&[
+                &START,
+                &[
+                    "-protocol_whitelist",
+                    "file",
+                    "-f",
+                    "jpeg_pipe",
+                    "-noautorotate",
+                    "-framerate",
+                    "30",
+                    "-i",
+                    "./input-000.jpg",
+                    "-filter_complex",
+                    &graph,
+                    "-map",
+                    "[v]",
+                    "-an",
+                    "-frames:v",
+                    "150",
+                ],
+                &VIDEO_720,
+                &["-movflags", "+faststart", "-f", "mp4", "./render-000.mp4"],
+            ])
+        );
+        assert_eq!(cmd.planned_frames, 150);
+        assert!(
+            graph.starts_with("[0:v]transpose=1,scale=1280:720:"),
+            "{graph}"
+        );
+        assert!(graph.contains("loop=loop=149:size=1:start=0"), "{graph}");
+        assert!(graph.ends_with(",format=yuv420p[v]"), "{graph}");
+    }
+
+    #[test]
+    fn clip_command_adds_effect_inputs_after_the_still() {
+        let effect = EffectFilter {
+            graph: "[mv][1:v]overlay[fx]".to_owned(),
+            inputs: vec![EffectInput {
+                path: PathBuf::from("layer.png"),
+                format: "png_pipe".to_owned(),
+            }],
+        };
+        let still = StillInput {
+            path: PathBuf::from("/abs/input-001.png"),
+            format: MediaFormat::Png,
+            orientation: ExifOrientation(1),
+        };
+        let cmd = clip_command(
+            &plan(),
+            &still,
+            Some(&effect),
+            &Encoding::default(),
+            Path::new("out.mp4"),
+        );
+        let graph = clip_graph(&plan(), ExifOrientation(1), Some(&effect));
+        assert_eq!(
+            cmd.args[5..23],
+            list(&[&[
+                "-protocol_whitelist",
+                "file",
+                "-f",
+                "png_pipe",
+                "-noautorotate",
+                "-framerate",
+                "30",
+                "-i",
+                "/abs/input-001.png",
+                "-protocol_whitelist",
+                "file",
+                "-f",
+                "png_pipe",
+                "-i",
+                "./layer.png",
+                "-filter_complex",
+                &graph,
+                "-map",
+            ]])[..]
+        );
+        assert!(graph.contains("[mv];[mv][1:v]overlay[fx];[fx]format=yuv420p[v]"));
+    }
+
+    #[test]
+    fn provider_clip_command_is_this_list() {
+        let cmd = provider_clip_command(
+            &plan(),
+            Path::new("provider-002.mp4"),
+            None,
+            &Encoding::default(),
+            Path::new("render-002.mp4"),
+        );
+        let graph = provider_clip_graph(&plan(), None);
+        assert_eq!(
+            cmd.args,
+            list(&[
+                &START,
+                &[
+                    "-protocol_whitelist",
+                    "file",
+                    "-f",
+                    "mov",
+                    "-i",
+                    "./provider-002.mp4",
+                    "-filter_complex",
+                    &graph,
+                    "-map",
+                    "[v]",
+                    "-an",
+                    "-frames:v",
+                    "150",
+                ],
+                &VIDEO_720,
+                &["-movflags", "+faststart", "-f", "mp4", "./render-002.mp4"],
+            ])
+        );
+        assert!(graph.contains("tpad=stop_mode=clone:stop=150,trim=end_frame=150"));
+    }
+
+    #[test]
+    fn a_1080p_clip_uses_level_4_1() {
+        let plan = ClipPlan::new(
+            Orientation::Portrait,
+            Resolution::P1080,
+            Engine::V24,
+            Motion::OrbitLeft,
+        );
+        let mut args = Vec::new();
+        encode_video_args(
+            &mut args,
+            plan.width,
+            plan.height,
+            plan.fps,
+            &Encoding::default(),
+        );
+        let level = args.iter().position(|a| a == "-level:v").expect("level");
+        assert_eq!(args[level + 1], "4.1");
+    }
+
+    #[test]
+    fn stitch_command_with_silence_is_this_list() {
+        let cmd = stitch_command(
+            Path::new("clips.ffconcat"),
+            450,
+            30,
+            None,
+            Path::new("video.mp4"),
+        );
+        assert_eq!(
+            cmd.args,
+            list(&[
+                &START,
+                &[
+                    "-protocol_whitelist",
+                    "file",
+                    "-f",
+                    "concat",
+                    "-i",
+                    "./clips.ffconcat",
+                    "-filter_complex",
+                    "anullsrc=r=48000:cl=stereo,atrim=end_sample=720000[a]",
+                    "-map",
+                    "0:v",
+                    "-map",
+                    "[a]",
+                    "-c:v",
+                    "copy",
+                    "-c:a",
+                    "aac",
+                    "-b:a",
+                    "128k",
+                    "-ar",
+                    "48000",
+                    "-ac",
+                    "2",
+                    "-t",
+                    "15.000",
+                    "-movflags",
+                    "+faststart",
+                    "-f",
+                    "mp4",
+                    "./video.mp4",
+                ],
+            ])
+        );
+        assert_eq!(cmd.planned_frames, 450);
+        assert!(
+            !cmd.args.iter().any(|a| a == "-safe"),
+            "concat stays in safe mode"
+        );
+    }
+
+    #[test]
+    fn stitch_command_with_music_loops_it_and_mixes_it_once() {
+        let music = MusicInput {
+            path: PathBuf::from("music.m4a"),
+            format: MediaFormat::M4a,
+        };
+        let cmd = stitch_command(
+            Path::new("clips.ffconcat"),
+            300,
+            30,
+            Some(&music),
+            Path::new("video.mp4"),
+        );
+        let graph = music_graph(10.0);
+        assert_eq!(
+            cmd.args,
+            list(&[
+                &START,
+                &[
+                    "-protocol_whitelist",
+                    "file",
+                    "-f",
+                    "concat",
+                    "-i",
+                    "./clips.ffconcat",
+                    "-protocol_whitelist",
+                    "file",
+                    "-f",
+                    "mov",
+                    "-stream_loop",
+                    "-1",
+                    "-i",
+                    "./music.m4a",
+                    "-filter_complex",
+                    &graph,
+                    "-map",
+                    "0:v",
+                    "-map",
+                    "[a]",
+                    "-c:v",
+                    "copy",
+                    "-c:a",
+                    "aac",
+                    "-b:a",
+                    "160k",
+                    "-ar",
+                    "48000",
+                    "-ac",
+                    "2",
+                    "-t",
+                    "10.000",
+                    "-movflags",
+                    "+faststart",
+                    "-f",
+                    "mp4",
+                    "./video.mp4",
+                ],
+            ])
+        );
+    }
+
+    #[test]
+    fn music_graph_trims_normalizes_and_fades_the_last_second() {
+        assert_eq!(
+            music_graph(15.0),
+            "[1:a]atrim=duration=15.000,asetpts=N/SR/TB,loudnorm=I=-16:TP=-1.5:LRA=11,\
+             aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,\
+             afade=t=out:st=14.000:d=1[a]"
+        );
+        assert!(music_graph(0.5).contains("afade=t=out:st=0.000:d=1"));
+    }
+
+    #[test]
+    fn concat_list_names_files_in_the_work_dir_only() {
+        let names = ["part-000.mp4".to_owned(), "part-001.mp4".to_owned()];
+        assert_eq!(
+            concat_list(&names),
+            Ok("ffconcat version 1.0\nfile 'part-000.mp4'\nfile 'part-001.mp4'\n".to_owned())
+        );
+        assert_eq!(concat_list(&[]), Ok("ffconcat version 1.0\n".to_owned()));
+        for bad in [
+            "../x.mp4",
+            ".hidden.mp4",
+            "a/b.mp4",
+            "it's.mp4",
+            "",
+            "x.mp4\nfile y",
+        ] {
+            assert_eq!(
+                concat_list(&[bad.to_owned()]),
+                Err(UnsafeConcatName(bad.to_owned())),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn paths_are_never_read_as_protocols_or_options() {
+        assert_eq!(local_arg(Path::new("http:x.png")), "./http:x.png");
+        assert_eq!(local_arg(Path::new("-i")), "./-i");
+        assert_eq!(local_arg(Path::new("./a.mp4")), "./a.mp4");
+        assert_eq!(local_arg(Path::new("/tmp/a.mp4")), "/tmp/a.mp4");
+    }
 }

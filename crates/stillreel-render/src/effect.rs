@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 
 use stillreel_core::Engine;
+use stillreel_effects::EffectError;
 
 /// What an effect knows about the clip it draws on.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,11 +51,11 @@ pub struct EffectFilter {
 
 /// An effect applied to one clip. Implemented in `stillreel-effects`.
 pub trait EffectStage: Send + Sync + std::fmt::Debug {
-    /// The filter fragment for this clip, or a message why it cannot be built.
-    fn filter(&self, ctx: &ClipContext) -> Result<EffectFilter, String>;
+    /// The filter fragment for this clip, or why it cannot be built.
+    fn filter(&self, ctx: &ClipContext) -> Result<EffectFilter, EffectError>;
 
     /// A generative effect (`virtual-staging`, `lifestyle`, `spin-ceiling-fan`): the still is
-    /// first sent to the configured provider ([`crate::provider`]) and the clip is made from
+    /// first sent to the configured provider (`provider.rs`) and the clip is made from
     /// what it returns. `None` (the default) for effects drawn by the filter alone.
     fn generative(&self) -> Option<&stillreel_core::Vfx> {
         None
@@ -66,7 +67,7 @@ pub trait EffectStage: Send + Sync + std::fmt::Debug {
 pub struct FixedEffect(pub EffectFilter);
 
 impl EffectStage for FixedEffect {
-    fn filter(&self, _ctx: &ClipContext) -> Result<EffectFilter, String> {
+    fn filter(&self, _ctx: &ClipContext) -> Result<EffectFilter, EffectError> {
         Ok(self.0.clone())
     }
 }

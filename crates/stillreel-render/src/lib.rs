@@ -1,37 +1,56 @@
 //! The render machinery of stillreel: safe media fetching, clip plans, ffmpeg commands as
 //! data, the ffmpeg runner, stitching, audio and combine. Knows nothing of HTTP routes or
-//! databases; the server's worker drives it through [`pipeline::Renderer`].
+//! databases; the server's worker drives it through [`Renderer`].
 //!
-//! Layers, inward to outward: [`plan`] (pure motion math) → [`command`] (pure argument lists)
-//! → [`runner`] (runs ffmpeg) → [`pipeline`] (a whole job, with [`fetch`] and [`storage`]).
+//! Layers, inward to outward (imports only point left):
+//!
+//! - pure: [`plan`] (one clip's motion math), [`video_plan`] (a whole video: clips, frames,
+//!   stitch, sound), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
+//!   the pure halves of [`probe`] and [`fetch`];
+//! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`fetch`]
+//!   ([`FetchError`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
+//! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
+//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]).
+//!
 //! See `docs/RENDER.md`.
 
+mod blocking;
 pub mod brand;
 pub mod command;
+pub mod config;
 pub mod effect;
-pub mod error;
+pub mod failure;
 pub mod fetch;
+mod files;
+pub mod job;
 pub mod objects;
-pub mod pipeline;
+pub mod observer;
 pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod provider;
+pub mod renderer;
 pub mod runner;
 pub mod steps;
 pub mod storage;
 pub mod vfx;
+pub mod video;
+pub mod video_plan;
 
-pub use brand::{BrandJob, BrandSlot, BrandedVideo};
+pub use brand::{BrandJob, BrandPlan, BrandSlot, BrandedVideo};
+pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
-pub use error::{FetchError, JobFailure, MediaErrorKind, RenderError, Step};
-pub use fetch::{AllowList, FetchConfig, FetchRequest, Fetcher, MinRate, OwnFiles};
-pub use objects::{ObjectStorage, S3Settings};
-pub use pipeline::{
-    ClipRequest, CombineJob, RenderConfig, RenderObserver, Renderer, StoredClip, StoredVideo,
-    VideoJob,
+pub use failure::JobFailure;
+pub use fetch::{
+    AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };
-pub use provider::{Provider, ProviderConfig, ProviderError, available_vfx};
+pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
+pub use objects::{ObjectStorage, S3Settings};
+pub use observer::{NoObserver, RenderObserver};
+pub use provider::{Provider, ProviderConfig, ProviderError, ProviderSetupError, available_vfx};
+pub use renderer::Renderer;
+pub use runner::{RenderError, Step};
 pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
 pub use storage::{LocalStorage, Storage};
 pub use vfx::stage as vfx_stage;
+pub use video_plan::{StitchPlan, VideoPlan};

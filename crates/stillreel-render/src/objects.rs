@@ -6,6 +6,10 @@
 //! runs on a small runtime of its own and callers wait for the answer: a synchronous caller on
 //! a channel, never by entering a runtime, which would panic inside an async task or deadlock a
 //! single-threaded runtime. The store's HTTP connections live on that runtime only.
+//!
+//! About 500 lines of non-test code, kept in one file on purpose: settings, the private
+//! runtime and the [`Storage`] methods share the client and its error wording, and splitting
+//! them would only spread one adapter over several files.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

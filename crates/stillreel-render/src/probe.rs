@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{RenderError, Step};
 use crate::plan::ClipPlan;
+use crate::runner::{RenderError, Step};
 
 /// What ffprobe says about a clip's video stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,15 +54,38 @@ pub fn probe_args(file: &Path) -> Vec<String> {
     .collect()
 }
 
+/// ffprobe's answer could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProbeError {
+    #[error("ffprobe output: {0}")]
+    NotJson(String),
+    #[error("no video stream")]
+    NoVideo,
+}
+
+/// Why a rendered clip is not a valid sibling of the others.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClipMismatch {
+    /// One fact differs from the plan (`what` is e.g. `frames`, `pixel format`).
+    #[error("clip {what} is {got}, expected {expected}")]
+    Differs {
+        what: &'static str,
+        got: String,
+        expected: String,
+    },
+    #[error("clip has an audio stream; clips are rendered silent")]
+    HasAudio,
+}
+
 /// Reads ffprobe's JSON answer.
-pub fn parse_probe(json: &[u8]) -> Result<ClipFacts, String> {
+pub fn parse_probe(json: &[u8]) -> Result<ClipFacts, ProbeError> {
     let value: serde_json::Value =
-        serde_json::from_slice(json).map_err(|e| format!("ffprobe output: {e}"))?;
+        serde_json::from_slice(json).map_err(|e| ProbeError::NotJson(e.to_string()))?;
     let streams = value["streams"].as_array().cloned().unwrap_or_default();
     let video = streams
         .iter()
         .find(|s| s["codec_type"] == "video")
-        .ok_or("no video stream")?;
+        .ok_or(ProbeError::NoVideo)?;
     let text = |key: &str| video[key].as_str().unwrap_or_default().to_owned();
     let number = |key: &str| {
         video[key]
@@ -87,7 +110,7 @@ pub fn parse_probe(json: &[u8]) -> Result<ClipFacts, String> {
 /// The rule: a clip is accepted only with exactly its planned frames, its plan's size, and
 /// the encoding every clip shares (H.264 High, yuv420p, the plan's rate, the 1/15360 time
 /// base of `-video_track_timescale`), and no audio of its own. `Err` names the first mismatch.
-pub fn check_clip(facts: &ClipFacts, plan: &ClipPlan) -> Result<(), String> {
+pub fn check_clip(facts: &ClipFacts, plan: &ClipPlan) -> Result<(), ClipMismatch> {
     let rate = format!("{}/1", plan.fps);
     let expected: [(&str, String, String); 8] = [
         ("frames", plan.frames.to_string(), facts.frames.to_string()),
@@ -99,13 +122,17 @@ pub fn check_clip(facts: &ClipFacts, plan: &ClipPlan) -> Result<(), String> {
         ("frame rate", rate, facts.frame_rate.clone()),
         ("time base", "1/15360".to_owned(), facts.time_base.clone()),
     ];
-    for (what, want, got) in expected {
-        if want != got {
-            return Err(format!("clip {what} is {got}, expected {want}"));
+    for (what, expected, got) in expected {
+        if expected != got {
+            return Err(ClipMismatch::Differs {
+                what,
+                got,
+                expected,
+            });
         }
     }
     if facts.has_audio {
-        return Err("clip has an audio stream; clips are rendered silent".to_owned());
+        return Err(ClipMismatch::HasAudio);
     }
     Ok(())
 }
@@ -129,8 +156,14 @@ pub fn probe_and_check(
             stderr_tail: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
-    let facts = parse_probe(&out.stdout).map_err(|message| RenderError::Io { step, message })?;
-    check_clip(&facts, plan).map_err(|message| RenderError::Rejected { step, message })?;
+    let facts = parse_probe(&out.stdout).map_err(|e| RenderError::Io {
+        step,
+        message: e.to_string(),
+    })?;
+    check_clip(&facts, plan).map_err(|e| RenderError::Rejected {
+        step,
+        message: e.to_string(),
+    })?;
     Ok(facts)
 }
 
@@ -179,7 +212,7 @@ mod tests {
         for (breaks, says) in broken {
             let mut f = facts();
             breaks(&mut f);
-            let err = check_clip(&f, &plan()).expect_err(says);
+            let err = check_clip(&f, &plan()).expect_err(says).to_string();
             assert!(err.contains(says), "{err}");
         }
     }
@@ -190,7 +223,8 @@ mod tests {
             "width":1280,"height":720,"pix_fmt":"yuv420p","r_frame_rate":"30/1",
             "time_base":"1/15360","nb_read_packets":"150"}]}"#;
         assert_eq!(parse_probe(json), Ok(facts()));
-        assert!(parse_probe(br#"{"streams":[]}"#).is_err());
+        assert_eq!(parse_probe(br#"{"streams":[]}"#), Err(ProbeError::NoVideo));
+        assert!(matches!(parse_probe(b"no"), Err(ProbeError::NotJson(_))));
     }
 
     #[test]

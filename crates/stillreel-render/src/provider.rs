@@ -47,7 +47,7 @@ impl std::fmt::Debug for ProviderConfig {
 impl ProviderConfig {
     /// From `STILLREEL_PROVIDER_URL`, `STILLREEL_PROVIDER_TOKEN`,
     /// `STILLREEL_PROVIDER_TIMEOUT_SECS`. `Ok(None)` when no URL is set (or it is empty).
-    pub fn from_env() -> Result<Option<ProviderConfig>, String> {
+    pub fn from_env() -> Result<Option<ProviderConfig>, ProviderSetupError> {
         let var = |name: &str| std::env::var(name).ok();
         Self::from_values(
             var("STILLREEL_PROVIDER_URL").as_deref(),
@@ -61,22 +61,24 @@ impl ProviderConfig {
         url: Option<&str>,
         token: Option<&str>,
         timeout_secs: Option<&str>,
-    ) -> Result<Option<ProviderConfig>, String> {
+    ) -> Result<Option<ProviderConfig>, ProviderSetupError> {
         let Some(url) = url.map(str::trim).filter(|u| !u.is_empty()) else {
             return Ok(None);
         };
-        let parsed = reqwest::Url::parse(url)
-            .map_err(|e| format!("STILLREEL_PROVIDER_URL {url:?} is not a URL: {e}"))?;
+        let parsed = reqwest::Url::parse(url).map_err(|e| ProviderSetupError::NotAUrl {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        })?;
         if !matches!(parsed.scheme(), "http" | "https") || parsed.host().is_none() {
-            return Err(format!(
-                "STILLREEL_PROVIDER_URL {url:?} must be an http or https URL with a host"
-            ));
+            return Err(ProviderSetupError::NotHttp(url.to_owned()));
         }
         let timeout = match timeout_secs.map(str::trim).filter(|t| !t.is_empty()) {
             None => DEFAULT_TIMEOUT_SECS,
-            Some(t) => t.parse::<u64>().ok().filter(|&s| s > 0).ok_or_else(|| {
-                format!("STILLREEL_PROVIDER_TIMEOUT_SECS {t:?} must be a positive integer")
-            })?,
+            Some(t) => t
+                .parse::<u64>()
+                .ok()
+                .filter(|&s| s > 0)
+                .ok_or_else(|| ProviderSetupError::BadTimeout(t.to_owned()))?,
         };
         Ok(Some(ProviderConfig {
             url: url.to_owned(),
@@ -87,6 +89,20 @@ impl ProviderConfig {
             timeout: Duration::from_secs(timeout),
         }))
     }
+}
+
+/// Why the provider cannot be set up: a bad `STILLREEL_PROVIDER_*` setting, or an HTTP client
+/// that could not be built. Raised at start-up, never by a render.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderSetupError {
+    #[error("STILLREEL_PROVIDER_URL {url:?} is not a URL: {reason}")]
+    NotAUrl { url: String, reason: String },
+    #[error("STILLREEL_PROVIDER_URL {0:?} must be an http or https URL with a host")]
+    NotHttp(String),
+    #[error("STILLREEL_PROVIDER_TIMEOUT_SECS {0:?} must be a positive integer")]
+    BadTimeout(String),
+    #[error("provider client: {0}")]
+    Client(String),
 }
 
 /// The vfx types a deployment can render: every procedural one, plus the generative ones when a
@@ -193,7 +209,7 @@ pub struct Provider {
 }
 
 impl Provider {
-    pub fn new(config: ProviderConfig) -> Result<Provider, String> {
+    pub fn new(config: ProviderConfig) -> Result<Provider, ProviderSetupError> {
         // reqwest is built without a bundled crypto provider (see fetch); use ring.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let client = reqwest::Client::builder()
@@ -202,7 +218,7 @@ impl Provider {
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build()
-            .map_err(|e| format!("provider client: {e}"))?;
+            .map_err(|e| ProviderSetupError::Client(e.to_string()))?;
         Ok(Provider { config, client })
     }
 
@@ -349,9 +365,18 @@ mod tests {
         assert_eq!(c.timeout, Duration::from_secs(7));
         assert_eq!(c.token.as_deref(), Some("tok"));
         assert!(!format!("{c:?}").contains("tok\""), "token redacted: {c:?}");
-        assert!(ProviderConfig::from_values(Some("ftp://x/"), None, None).is_err());
-        assert!(ProviderConfig::from_values(Some("nope"), None, None).is_err());
-        assert!(ProviderConfig::from_values(Some("http://x/"), None, Some("0")).is_err());
+        assert_eq!(
+            ProviderConfig::from_values(Some("ftp://x/"), None, None),
+            Err(ProviderSetupError::NotHttp("ftp://x/".into()))
+        );
+        assert!(matches!(
+            ProviderConfig::from_values(Some("nope"), None, None),
+            Err(ProviderSetupError::NotAUrl { .. })
+        ));
+        assert_eq!(
+            ProviderConfig::from_values(Some("http://x/"), None, Some("0")),
+            Err(ProviderSetupError::BadTimeout("0".into()))
+        );
         let d = ProviderConfig::from_values(Some("https://p.example/"), None, None)
             .expect("ok")
             .expect("some");

@@ -1,8 +1,11 @@
 //! Runs ffmpeg: an explicit binary, progress from its stats lines, a wall-time limit that kills
 //! the process, cancellation that kills it too, and the tail of stderr kept for the error.
+//! [`RenderError`] (a failed run or step, naming its [`Step`]) is raised here first and by the
+//! steps around a run.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -11,7 +14,95 @@ use ffmpeg_sidecar::command::FfmpegCommand;
 use ffmpeg_sidecar::event::FfmpegEvent;
 
 use crate::command::FfmpegArgs;
-use crate::error::{RenderError, Step};
+
+/// The step of a render that ran ffmpeg (or prepared for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Clip(usize),
+    Stitch,
+    Combine,
+    Prepare,
+    Store,
+    /// The branded render (intro, speed ramp, outro) of a finished video.
+    Brand,
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Clip(i) => write!(f, "clip {i}"),
+            Step::Stitch => f.write_str("stitch"),
+            Step::Combine => f.write_str("combine"),
+            Step::Prepare => f.write_str("prepare"),
+            Step::Store => f.write_str("store"),
+            Step::Brand => f.write_str("branding"),
+        }
+    }
+}
+
+/// A failed ffmpeg run or render step. Carries what an operator needs to see why.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// ffmpeg ran and exited unsuccessfully.
+    #[error("ffmpeg failed at {step} ({status}): {stderr_tail}")]
+    Failed {
+        step: Step,
+        status: ExitStatus,
+        stderr_tail: String,
+    },
+    /// ffmpeg ran past the wall-time limit and was killed.
+    #[error("ffmpeg at {step} exceeded {limit_secs} s and was killed; last output: {stderr_tail}")]
+    TimedOut {
+        step: Step,
+        limit_secs: u64,
+        stderr_tail: String,
+    },
+    /// The render was given up (its job's lease was lost, or the server is stopping) and
+    /// ffmpeg was killed. Never stored: the job is settled by whoever owns it now.
+    #[error("ffmpeg at {step} was stopped: the render was given up")]
+    Cancelled { step: Step },
+    /// ffmpeg could not be started (missing binary, permissions).
+    #[error("could not start ffmpeg at {step}: {source}")]
+    Spawn { step: Step, source: std::io::Error },
+    /// A file operation around the run (work dir, concat list, storage) failed.
+    #[error("{step}: {message}")]
+    Io { step: Step, message: String },
+    /// The effect stage (or a branding template) could not build its filters.
+    #[error("effect for {step}: {source}")]
+    Effect {
+        step: Step,
+        source: stillreel_effects::EffectError,
+    },
+    /// ffmpeg succeeded but its output failed the clip check (`probe::check_clip`)
+    /// (wrong frame count, size or encoding): it is not joined to its siblings.
+    #[error("{step} rejected: {message}")]
+    Rejected { step: Step, message: String },
+}
+
+impl RenderError {
+    /// The step that failed.
+    pub fn step(&self) -> Step {
+        match self {
+            RenderError::Failed { step, .. }
+            | RenderError::TimedOut { step, .. }
+            | RenderError::Cancelled { step }
+            | RenderError::Spawn { step, .. }
+            | RenderError::Io { step, .. }
+            | RenderError::Effect { step, .. }
+            | RenderError::Rejected { step, .. } => *step,
+        }
+    }
+
+    /// The tail of ffmpeg's stderr, when ffmpeg ran.
+    pub fn stderr_tail(&self) -> Option<&str> {
+        match self {
+            RenderError::Failed { stderr_tail, .. } | RenderError::TimedOut { stderr_tail, .. } => {
+                Some(stderr_tail)
+            }
+            _ => None,
+        }
+    }
+}
 
 /// Lines of stderr kept for an error.
 const TAIL_LINES: usize = 12;
@@ -86,7 +177,7 @@ impl Runner {
         }
     }
 
-    /// Runs ffmpeg under a memory limit of `bytes` (see [`Runner::command`]).
+    /// Runs ffmpeg under a memory limit of `bytes` (see `Runner::command`).
     pub fn with_memory_limit(mut self, bytes: Option<u64>) -> Self {
         self.memory_limit = bytes;
         self

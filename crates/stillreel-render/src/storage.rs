@@ -1,5 +1,5 @@
 //! Where finished files go. The render code only calls this trait: local files
-//! ([`LocalStorage`]) and object stores ([`crate::objects::ObjectStorage`]) sit behind it.
+//! ([`LocalStorage`]) and object stores (`objects::ObjectStorage`) sit behind it.
 
 use std::path::{Path, PathBuf};
 

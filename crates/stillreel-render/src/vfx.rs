@@ -21,7 +21,7 @@ pub fn stage(vfx: &Vfx) -> Arc<dyn EffectStage> {
 }
 
 impl EffectStage for VfxStage {
-    fn filter(&self, ctx: &ClipContext) -> Result<EffectFilter, String> {
+    fn filter(&self, ctx: &ClipContext) -> Result<EffectFilter, EffectError> {
         if self.vfx.kind().is_generative() {
             // The provider changed the still; the clip itself only moves the camera.
             return Ok(EffectFilter {
@@ -30,20 +30,18 @@ impl EffectStage for VfxStage {
             });
         }
         let effect_ctx = EffectContext::new(ctx.width, ctx.height, ctx.fps, ctx.frames, ctx.engine);
-        let graph = effect_filter(&self.vfx, &effect_ctx).map_err(|e| e.to_string())?;
+        let graph = effect_filter(&self.vfx, &effect_ctx)?;
         let specs: Vec<String> = (0..graph.extra_inputs.len())
             .map(|i| format!("{}:v", ctx.first_extra_input + i))
             .collect();
         let spec_refs: Vec<&str> = specs.iter().map(String::as_str).collect();
         let prefix = format!("c{}_", ctx.index);
-        let text = graph
-            .render(&Pads {
-                input: ctx.input_pad,
-                output: ctx.output_pad,
-                prefix: &prefix,
-                extra: &spec_refs,
-            })
-            .map_err(|e: EffectError| e.to_string())?;
+        let text = graph.render(&Pads {
+            input: ctx.input_pad,
+            output: ctx.output_pad,
+            prefix: &prefix,
+            extra: &spec_refs,
+        })?;
         Ok(EffectFilter {
             graph: text,
             inputs: graph

@@ -12,7 +12,7 @@ use common::{Route, TestServer, num, probe, stream};
 use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
-use stillreel_render::pipeline::NoObserver;
+use stillreel_render::NoObserver;
 use stillreel_render::{
     AllowList, BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage,
     RenderConfig, Renderer, VideoJob,

@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{Route, TestServer, num, probe, stream};
 use provider_double::{Mode, ProviderDouble};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::pipeline::NoObserver;
+use stillreel_render::NoObserver;
 use stillreel_render::provider::ProviderError;
 use stillreel_render::{
     AllowList, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage, Provider,

@@ -739,7 +739,7 @@ async fn ffmpeg_runs_under_a_memory_limit_that_a_50_megapixel_photo_fits() {
         photo.to_str().expect("utf-8"),
     ]);
     let ffmpeg = measuring_ffmpeg(tools.path());
-    let limit = stillreel_render::pipeline::DEFAULT_FFMPEG_MEMORY_LIMIT;
+    let limit = stillreel_render::DEFAULT_FFMPEG_MEMORY_LIMIT;
     let env = Env::new(RenderConfig {
         ffmpeg: ffmpeg.clone(),
         ..RenderConfig::default()

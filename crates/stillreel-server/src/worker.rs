@@ -139,10 +139,8 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     // The storage the routes serve from: one trait, one place.
     let storage = Arc::clone(&state.storage);
     let provider = ProviderConfig::from_env()
-        .map_err(WorkerError::Provider)?
-        .map(Provider::new)
-        .transpose()
-        .map_err(WorkerError::Provider)?;
+        .and_then(|config| config.map(Provider::new).transpose())
+        .map_err(|e| WorkerError::Provider(e.to_string()))?;
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),
         ffmpeg_memory_limit: limits.ffmpeg_max_memory,

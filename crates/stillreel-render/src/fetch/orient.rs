@@ -1,5 +1,5 @@
 //! EXIF orientation: phones store pictures sideways and say so in a tag. ffmpeg 5.1 ignores
-//! the tag for stills, so the clip graph applies it (see [`Orientation::filter`]).
+//! the tag for stills, so the clip graph applies it (see [`ExifOrientation::filter`]).
 
 use std::io::Cursor;
 

@@ -10,8 +10,8 @@ use std::time::Duration;
 use reqwest::Url;
 use reqwest::redirect::Policy;
 
+use super::{FetchError, MediaErrorKind};
 use super::{Fetcher, NoDns, display_host, request_error};
-use crate::error::{FetchError, MediaErrorKind};
 
 /// What a receiver answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

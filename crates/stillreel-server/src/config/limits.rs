@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use stillreel_core::limits::{MAX_AUDIO_BYTES, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
-use stillreel_render::pipeline::DEFAULT_FFMPEG_MEMORY_LIMIT;
+use stillreel_render::DEFAULT_FFMPEG_MEMORY_LIMIT;
 
 use super::ConfigError;
 

@@ -1,0 +1,569 @@
+//! The branded render as a pure plan: which frames of the main video survive the ramp, where
+//! the cuts land, how long the intro overlays and where the outro starts, and the one ffmpeg
+//! command that makes it. No I/O: template images arrive as paths already fetched.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use stillreel_core::types::{Template, TemplateSlot, TemplateValue};
+use stillreel_core::{Orientation, Resolution};
+use stillreel_effects::ramp::RampPlan;
+use stillreel_effects::template::{Frame, INTRO_SECONDS, OUTRO_SECONDS};
+use stillreel_effects::{EffectError, EffectGraph, Pads};
+
+use crate::command::{self, Encoding, FfmpegArgs, SAMPLE_RATE};
+use crate::fetch::MediaFormat;
+use crate::job::StoredVideo;
+
+/// An intro or outro as the renderer needs it: the template (with its layout) and the values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrandSlot {
+    pub template: Template,
+    pub values: BTreeMap<String, TemplateValue>,
+}
+
+impl BrandSlot {
+    /// Looks the request's template up in `templates` (e.g.
+    /// `stillreel_core::catalog::builtin_templates()`); `None` for an unknown id (validation
+    /// refuses those first).
+    pub fn resolve(slot: &TemplateSlot, templates: &[Template]) -> Option<BrandSlot> {
+        templates
+            .iter()
+            .find(|t| t.id == slot.template)
+            .map(|template| BrandSlot {
+                template: template.clone(),
+                values: slot.config.clone(),
+            })
+    }
+}
+
+/// The branded render of a finished video.
+#[derive(Debug, Clone)]
+pub struct BrandJob {
+    /// Key prefix of the video's files; the result is `<prefix>/branded.mp4`.
+    pub key_prefix: String,
+    /// Storage key of the finished main video (`StoredVideo::key`).
+    pub main_key: String,
+    /// Frames of each clip of the main video, in order (150 each for standard clips; see
+    /// [`BrandJob::standard_clips`]).
+    pub clip_frames: Vec<u32>,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub intro: Option<BrandSlot>,
+    pub outro: Option<BrandSlot>,
+    pub speed_ramp: bool,
+}
+
+impl BrandJob {
+    /// Frame counts of `count` standard 5 s clips.
+    pub fn standard_clips(count: usize) -> Vec<u32> {
+        vec![stillreel_core::limits::CLIP_SECONDS * stillreel_core::limits::FPS; count]
+    }
+}
+
+/// A stored branded video.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrandedVideo {
+    pub video: StoredVideo,
+    /// Whether the speed ramp took effect (requested and two or more clips): the record's
+    /// `branding.speed_ramp`.
+    pub speed_ramp: bool,
+}
+
+/// A template image, fetched, as an ffmpeg input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrandImage {
+    pub path: PathBuf,
+    pub format: MediaFormat,
+}
+
+/// A template's graph and its images (in the graph's `extra` order).
+pub type BrandLayer = (EffectGraph, Vec<BrandImage>);
+
+/// Everything the branded command is made of (pure data).
+#[derive(Debug, Clone)]
+pub struct BrandPlan {
+    pub width: u32,
+    pub height: u32,
+    pub fps: u32,
+    /// Frames of each clip of the main video, in order.
+    pub clip_frames: Vec<u32>,
+    /// The speed ramp, when asked for and possible (two or more clips long enough for it).
+    pub ramp: Option<RampPlan>,
+    pub intro: Option<BrandLayer>,
+    pub outro: Option<BrandLayer>,
+}
+
+impl BrandPlan {
+    /// The plan for a main video of `clip_frames` at `frame`: the ramp is planned when
+    /// `speed_ramp` asks for it and the clips allow it ([`RampPlan::new`]).
+    pub fn new(
+        clip_frames: &[u32],
+        frame: Frame,
+        speed_ramp: bool,
+        intro: Option<BrandLayer>,
+        outro: Option<BrandLayer>,
+    ) -> Self {
+        let ramp = if speed_ramp {
+            RampPlan::new(clip_frames, frame.fps)
+        } else {
+            None
+        };
+        BrandPlan {
+            width: frame.width,
+            height: frame.height,
+            fps: frame.fps,
+            clip_frames: clip_frames.to_vec(),
+            ramp,
+            intro,
+            outro,
+        }
+    }
+
+    /// Frames of the main video.
+    pub fn main_frames(&self) -> u32 {
+        self.clip_frames.iter().sum()
+    }
+
+    /// Frames of the main part after the ramp.
+    pub fn body_frames(&self) -> u32 {
+        self.ramp
+            .as_ref()
+            .map_or(self.main_frames(), RampPlan::output_frames)
+    }
+
+    /// The output frame at which source frame `source` of the main video is shown (frames the
+    /// ramp drops before it no longer count).
+    pub fn output_frame(&self, source: u32) -> u32 {
+        let Some(ramp) = &self.ramp else {
+            return source;
+        };
+        ramp.segments
+            .iter()
+            .filter(|s| s.start < source)
+            .map(|s| {
+                if s.start + s.frames <= source {
+                    s.out_frames()
+                } else {
+                    (s.start..source).filter(|&n| s.keeps(n)).count() as u32
+                }
+            })
+            .sum()
+    }
+
+    /// Output frames of the cuts between clips (where clip `i + 1` starts).
+    pub fn cut_frames(&self) -> Vec<u32> {
+        let mut source = 0;
+        let mut cuts = Vec::new();
+        for frames in self
+            .clip_frames
+            .iter()
+            .take(self.clip_frames.len().saturating_sub(1))
+        {
+            source += frames;
+            cuts.push(self.output_frame(source));
+        }
+        cuts
+    }
+
+    /// Frames the intro is drawn over, from frame 0 (none without an intro).
+    pub fn intro_frames(&self) -> u32 {
+        self.intro
+            .as_ref()
+            .map_or(0, |_| (INTRO_SECONDS * self.fps).min(self.body_frames()))
+    }
+
+    /// First frame of the outro card, when there is one.
+    pub fn outro_start(&self) -> Option<u32> {
+        self.outro.as_ref().map(|_| self.body_frames())
+    }
+
+    /// Frames of the branded video.
+    pub fn total_frames(&self) -> u32 {
+        self.body_frames() + self.outro.as_ref().map_or(0, |_| OUTRO_SECONDS * self.fps)
+    }
+
+    /// Length of the branded video in seconds.
+    pub fn seconds(&self) -> f64 {
+        f64::from(self.total_frames()) / f64::from(self.fps)
+    }
+
+    /// The same plan with every image path made relative by `relative` (ffmpeg runs in the
+    /// work directory).
+    pub fn map_paths(&self, relative: impl Fn(&Path) -> PathBuf) -> BrandPlan {
+        let map = |layer: &Option<BrandLayer>| {
+            layer.as_ref().map(|(graph, images)| {
+                let images = images
+                    .iter()
+                    .map(|i| BrandImage {
+                        path: relative(&i.path),
+                        format: i.format,
+                    })
+                    .collect();
+                (graph.clone(), images)
+            })
+        };
+        BrandPlan {
+            intro: map(&self.intro),
+            outro: map(&self.outro),
+            ..self.clone()
+        }
+    }
+}
+
+/// The filtergraph of the branded render: main video at input 0, template images after it.
+pub fn brand_graph(plan: &BrandPlan) -> Result<String, EffectError> {
+    let fps = plan.fps;
+    let body = plan.body_frames();
+    let body_samples = u64::from(body) * u64::from(SAMPLE_RATE) / u64::from(fps);
+    let mut g = String::new();
+    // Video body.
+    let select = plan
+        .ramp
+        .as_ref()
+        .map(|r| format!("{},", r.video_filter()))
+        .unwrap_or_default();
+    g.push_str(&format!(
+        "[0:v]{select}setpts=N/{fps}/TB,format=yuv420p,setsar=1[b_rv];"
+    ));
+    // Audio body: exact length whatever the source's rounding.
+    match &plan.ramp {
+        Some(ramp) => {
+            g.push_str(&ramp.audio_graph("0:a", "b_ra0", SAMPLE_RATE, "b_"));
+            g.push(';');
+        }
+        None => g.push_str(&format!(
+            "[0:a]aresample={SAMPLE_RATE},asetpts=N/SR/TB[b_ra0];"
+        )),
+    }
+    g.push_str(&format!(
+        "[b_ra0]aformat=sample_fmts=fltp:channel_layouts=stereo,\
+         apad=whole_len={body_samples},atrim=end_sample={body_samples}[b_ra];"
+    ));
+    let mut next_input = 1;
+    let mut specs = |n: usize| {
+        let s: Vec<String> = (next_input..next_input + n)
+            .map(|i| format!("{i}:v"))
+            .collect();
+        next_input += n;
+        s
+    };
+    let video = match &plan.intro {
+        Some((graph, images)) => {
+            let extra = specs(images.len());
+            let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
+            let text = graph.render(&Pads {
+                input: "b_rv",
+                output: "b_iv",
+                prefix: "in_",
+                extra: &refs,
+            })?;
+            g.push_str(&text);
+            g.push(';');
+            "b_iv"
+        }
+        None => "b_rv",
+    };
+    match &plan.outro {
+        Some((graph, images)) => {
+            let extra = specs(images.len());
+            let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
+            let text = graph.render(&Pads {
+                input: "b_none",
+                output: "b_ov",
+                prefix: "out_",
+                extra: &refs,
+            })?;
+            let samples = u64::from(OUTRO_SECONDS) * u64::from(SAMPLE_RATE);
+            g.push_str(&text);
+            g.push_str(&format!(
+                ";anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples},\
+                 aformat=sample_fmts=fltp:channel_layouts=stereo[b_oa];\
+                 [{video}][b_ra][b_ov][b_oa]concat=n=2:v=1:a=1[b_v][b_a]"
+            ));
+        }
+        None => g.push_str(&format!("[{video}]null[b_v];[b_ra]anull[b_a]")),
+    }
+    Ok(g)
+}
+
+/// The branded command: `main` (the finished video, MP4) → `output`.
+pub fn brand_command(
+    plan: &BrandPlan,
+    main: &Path,
+    encoding: &Encoding,
+    output: &Path,
+) -> Result<FfmpegArgs, EffectError> {
+    let total = plan.total_frames();
+    let mut cmd = FfmpegArgs::new(total);
+    cmd.input("mov", main, &[]);
+    let images = plan
+        .intro
+        .iter()
+        .chain(plan.outro.iter())
+        .flat_map(|(_, images)| images.iter());
+    for image in images {
+        cmd.input(image.format.ffmpeg_demuxer(), &image.path, &[]);
+    }
+    let graph = brand_graph(plan)?;
+    command::push(
+        &mut cmd.args,
+        ["-filter_complex", &graph, "-map", "[b_v]", "-map", "[b_a]"],
+    );
+    command::push(&mut cmd.args, ["-frames:v", &total.to_string()]);
+    command::encode_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
+    command::push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
+    cmd.args.push(command::local_arg(output));
+    Ok(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stillreel_core::catalog::builtin_templates;
+    use stillreel_effects::template::{FieldValue, intro_overlay, outro_card};
+
+    fn slot(id: &str, pairs: &[(&str, &str)]) -> BrandSlot {
+        let t = builtin_templates()
+            .iter()
+            .find(|t| t.id == id)
+            .expect("template");
+        BrandSlot {
+            template: t.clone(),
+            values: pairs
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        (*k).to_owned(),
+                        TemplateValue::Text {
+                            value: (*v).to_owned(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    const FRAME: Frame = Frame {
+        width: 1280,
+        height: 720,
+        fps: 30,
+    };
+
+    fn layer(slot: &BrandSlot, intro: bool) -> BrandLayer {
+        let values = slot
+            .values
+            .iter()
+            .map(|(k, v)| match v {
+                TemplateValue::Text { value } => (k.clone(), FieldValue::Text(value.clone())),
+                TemplateValue::Image { url } => (k.clone(), FieldValue::Text(url.clone())),
+            })
+            .collect::<BTreeMap<_, _>>();
+        let graph = if intro {
+            intro_overlay(&slot.template, &values, FRAME)
+        } else {
+            outro_card(&slot.template, &values, FRAME)
+        };
+        (graph.expect("template graph"), vec![])
+    }
+
+    fn intro() -> Option<BrandLayer> {
+        Some(layer(
+            &slot("intro-title-card", &[("headline", "Just listed")]),
+            true,
+        ))
+    }
+
+    fn outro() -> Option<BrandLayer> {
+        Some(layer(
+            &slot("outro-minimal", &[("brokerage", "Acme")]),
+            false,
+        ))
+    }
+
+    /// Four standard clips, intro and outro.
+    fn plan(ramp: bool) -> BrandPlan {
+        BrandPlan::new(&[150; 4], FRAME, ramp, intro(), outro())
+    }
+
+    #[test]
+    fn frames_add_up() {
+        assert_eq!(plan(false).total_frames(), 600 + 90);
+        assert_eq!(plan(true).total_frames(), 600 - 3 * 36 + 90);
+    }
+
+    #[test]
+    fn without_the_ramp_every_frame_keeps_its_place() {
+        let p = plan(false);
+        assert!(p.ramp.is_none());
+        assert_eq!(p.body_frames(), 600);
+        assert_eq!(p.cut_frames(), [150, 300, 450]);
+        assert_eq!(p.intro_frames(), 90);
+        assert_eq!(p.outro_start(), Some(600));
+        assert!((p.seconds() - 23.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_ramp_moves_each_cut_by_the_frames_it_saves() {
+        // Each side of a cut turns 36 source frames (12 at 1.5x, 2x, 3x) into 18.
+        let p = plan(true);
+        assert_eq!(p.main_frames(), 600);
+        assert_eq!(p.body_frames(), 492);
+        assert_eq!(p.cut_frames(), [132, 246, 360]);
+        assert_eq!(p.output_frame(0), 0);
+        assert_eq!(
+            p.output_frame(114),
+            114,
+            "ramp into the first cut starts here"
+        );
+        assert_eq!(p.output_frame(126), 122, "12 frames at 1.5x are 8");
+        assert_eq!(p.intro_frames(), 90);
+        assert_eq!(p.outro_start(), Some(492));
+        assert_eq!(p.total_frames(), 582);
+        assert!((p.seconds() - 19.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_clip_or_short_clips_get_no_ramp() {
+        assert!(
+            BrandPlan::new(&[150], FRAME, true, None, None)
+                .ramp
+                .is_none()
+        );
+        assert!(
+            BrandPlan::new(&[150, 60], FRAME, true, None, None)
+                .ramp
+                .is_none()
+        );
+        let bare = BrandPlan::new(&[150, 150], FRAME, false, None, None);
+        assert_eq!(bare.total_frames(), 300);
+        assert_eq!((bare.intro_frames(), bare.outro_start()), (0, None));
+    }
+
+    #[test]
+    fn a_short_body_limits_the_intro() {
+        let p = BrandPlan::new(&[60], FRAME, false, intro(), None);
+        assert_eq!(p.intro_frames(), 60);
+    }
+
+    #[test]
+    fn image_paths_are_mapped_and_nothing_else() {
+        let mut p = BrandPlan::new(&[150; 2], FRAME, true, None, None);
+        p.outro = Some((
+            outro().expect("outro").0,
+            vec![BrandImage {
+                path: PathBuf::from("/work/job/outro-logo.png"),
+                format: MediaFormat::Png,
+            }],
+        ));
+        let mapped = p.map_paths(|path| path.strip_prefix("/work/job").expect("in dir").into());
+        let images = &mapped.outro.as_ref().expect("outro").1;
+        assert_eq!(images[0].path, Path::new("outro-logo.png"));
+        assert_eq!(images[0].format, MediaFormat::Png);
+        assert_eq!(mapped.total_frames(), p.total_frames());
+        assert_eq!(mapped.ramp, p.ramp);
+    }
+
+    #[test]
+    fn command_is_this_list() {
+        let p = plan(true);
+        let cmd = brand_command(
+            &p,
+            Path::new("main.mp4"),
+            &Encoding::default(),
+            Path::new("b.mp4"),
+        )
+        .expect("command");
+        let graph = brand_graph(&p).expect("graph");
+        let expected: Vec<&str> = vec![
+            "-nostdin",
+            "-hide_banner",
+            "-y",
+            "-stats_period",
+            "0.1",
+            "-protocol_whitelist",
+            "file",
+            "-f",
+            "mov",
+            "-i",
+            "./main.mp4",
+            "-filter_complex",
+            &graph,
+            "-map",
+            "[b_v]",
+            "-map",
+            "[b_a]",
+            "-frames:v",
+            "582",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "veryfast",
+            "-crf",
+            "20",
+            "-profile:v",
+            "high",
+            "-level:v",
+            "3.1",
+            "-pix_fmt",
+            "yuv420p",
+            "-r",
+            "30",
+            "-g",
+            "60",
+            "-video_track_timescale",
+            "15360",
+            "-c:a",
+            "aac",
+            "-b:a",
+            "128k",
+            "-ar",
+            "48000",
+            "-ac",
+            "2",
+            "-movflags",
+            "+faststart",
+            "-f",
+            "mp4",
+            "./b.mp4",
+        ];
+        assert_eq!(cmd.args, expected);
+        assert_eq!(cmd.planned_frames, 582);
+    }
+
+    #[test]
+    fn graph_ramps_overlays_and_appends_the_outro() {
+        let g = brand_graph(&plan(true)).expect("graph");
+        assert!(g.starts_with("[0:v]select="), "{g}");
+        // 492 frames at 30 fps are 787 200 samples at 48 kHz.
+        assert!(g.contains("apad=whole_len=787200,atrim=end_sample=787200[b_ra]"));
+        assert!(
+            g.contains("atrim=end_sample=144000"),
+            "3 s of outro silence"
+        );
+        assert!(g.contains("concat=n=2:v=1:a=1[b_v][b_a]"));
+        assert!(g.contains("[b_rv]") && g.contains("[b_iv]"));
+        assert!(!g.contains("[in]") && !g.contains("[out]"));
+        let plain =
+            brand_graph(&BrandPlan::new(&[150; 2], FRAME, false, None, None)).expect("graph");
+        assert!(plain.starts_with("[0:v]setpts=N/30/TB"), "{plain}");
+        assert!(
+            plain.ends_with("[b_rv]null[b_v];[b_ra]anull[b_a]"),
+            "{plain}"
+        );
+    }
+
+    #[test]
+    fn slots_resolve_from_the_catalog() {
+        let s = TemplateSlot {
+            template: "outro-minimal".into(),
+            config: BTreeMap::new(),
+        };
+        assert!(BrandSlot::resolve(&s, builtin_templates()).is_some());
+        let bad = TemplateSlot {
+            template: "nope".into(),
+            config: BTreeMap::new(),
+        };
+        assert!(BrandSlot::resolve(&bad, builtin_templates()).is_none());
+    }
+}

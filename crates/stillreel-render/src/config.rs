@@ -1,0 +1,39 @@
+//! [`RenderConfig`]: how renders run (ffmpeg binary, time and memory limits, encoder settings,
+//! clip parallelism). Read once by the server at start-up.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::command::Encoding;
+
+/// Default memory limit of one ffmpeg run: a 49.8-megapixel photo rendered at 1080p needs
+/// between 512 and 768 MiB of data segment (381 MiB resident); 1.5 GiB leaves room for
+/// effects and branding without letting one file take the machine.
+pub const DEFAULT_FFMPEG_MEMORY_LIMIT: u64 = 1536 * 1024 * 1024;
+
+/// How renders run.
+#[derive(Debug, Clone)]
+pub struct RenderConfig {
+    /// `STILLREEL_FFMPEG`.
+    pub ffmpeg: PathBuf,
+    /// Wall time one ffmpeg run may take before it is killed.
+    pub step_time_limit: Duration,
+    pub encoding: Encoding,
+    /// Clips of one job rendered at once. 2 uses both cores of a small machine
+    /// (`perspective` computes its sampling map on one thread).
+    pub clip_parallelism: usize,
+    /// Memory limit of each ffmpeg run in bytes (`STILLREEL_FFMPEG_MAX_MEMORY`; `None`: none).
+    pub ffmpeg_memory_limit: Option<u64>,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            ffmpeg: PathBuf::from("ffmpeg"),
+            step_time_limit: Duration::from_secs(300),
+            encoding: Encoding::default(),
+            clip_parallelism: 2,
+            ffmpeg_memory_limit: Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
+        }
+    }
+}

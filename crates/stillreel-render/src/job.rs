@@ -1,0 +1,62 @@
+//! The jobs a whole render is asked for ([`VideoJob`], [`CombineJob`]) and what it stores
+//! ([`StoredClip`], [`StoredVideo`]). The job graph's own step inputs are in `steps`.
+
+use std::sync::Arc;
+
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+
+use crate::effect::EffectStage;
+use crate::plan::Motion;
+
+/// One image of a video job.
+#[derive(Debug, Clone)]
+pub struct ClipRequest {
+    pub image_url: String,
+    pub camera_motion: CameraMotion,
+    /// The vfx of this image, from `stillreel-effects`.
+    pub effect: Option<Arc<dyn EffectStage>>,
+}
+
+/// `create_video`, as the renderer needs it.
+#[derive(Debug, Clone)]
+pub struct VideoJob {
+    /// Storage key prefix of this video's files (e.g. `videos/<uuid>`).
+    pub key_prefix: String,
+    pub clips: Vec<ClipRequest>,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub engine: Engine,
+    pub audio_url: Option<String>,
+}
+
+/// `combine_video_clips`, as the renderer needs it.
+#[derive(Debug, Clone)]
+pub struct CombineJob {
+    pub key_prefix: String,
+    /// Storage keys of the clips, in order (a key may repeat). Every clip is a standard clip
+    /// of the request's orientation, resolution and one engine (checked by the caller).
+    pub clip_keys: Vec<String>,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub audio_url: Option<String>,
+}
+
+/// A stored clip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredClip {
+    pub index: usize,
+    pub key: String,
+    pub url_path: String,
+    /// The motion really used (`auto` decided); `None` when the clip was already stored.
+    pub motion: Option<Motion>,
+    pub seconds: f64,
+}
+
+/// A stored video.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredVideo {
+    pub key: String,
+    pub url_path: String,
+    pub seconds: f64,
+    pub clips: Vec<StoredClip>,
+}

@@ -1,0 +1,214 @@
+//! The clip step: one clip rendered from its stored input (through the generative provider
+//! first when its vfx needs one), checked with ffprobe and stored under a lease-token key.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::{ClipJob, clip_key};
+use crate::blocking::run_blocking;
+use crate::command::{self, Encoding, StillInput};
+use crate::effect::EffectFilter;
+use crate::failure::JobFailure;
+use crate::fetch::{ExifOrientation, FetchedMedia};
+use crate::files::{get, io_error, make_dir, relative};
+use crate::job::StoredClip;
+use crate::observer::RenderObserver;
+use crate::plan::ClipPlan;
+use crate::progress::Progress;
+use crate::provider::{OutputSpec, ProviderError, ProviderOutput};
+use crate::renderer::Renderer;
+use crate::runner::{RenderError, Runner, Step};
+use crate::storage::Storage;
+use crate::video_plan::clip_plan;
+
+/// What a clip is made from.
+#[derive(Debug, Clone)]
+enum ClipSource {
+    /// A still (the fetched picture, or the provider's processed one).
+    Still(StillInput),
+    /// A clip made by the generative provider (MP4 in the work dir).
+    Video(PathBuf),
+}
+
+impl Renderer {
+    /// The clip step: renders clip `job.index` from its stored input, without audio, checks
+    /// it ([`crate::probe::check_clip`]) and stores it under [`clip_key`].
+    pub async fn render_clip(
+        &self,
+        job: &ClipJob,
+        work_dir: &Path,
+        observer: &dyn RenderObserver,
+    ) -> Result<StoredClip, JobFailure> {
+        let step = Step::Clip(job.index);
+        let sink = |v: u8| observer.progress(v);
+        let bar = Progress::new(&sink);
+        make_dir(work_dir, step)?;
+        let local = work_dir.join(format!(
+            "input-{:03}.{}",
+            job.index,
+            job.input.format.extension()
+        ));
+        get(&self.storage, &job.input.key, &local, step).await?;
+        let plan = clip_plan(job.shape(), &job.picture());
+        let effect = match &job.effect {
+            Some(stage) => Some(
+                stage
+                    .filter(&command::clip_context(&plan, job.index))
+                    .map_err(|source| RenderError::Effect { step, source })?,
+            ),
+            None => None,
+        };
+        let media = FetchedMedia {
+            path: local.clone(),
+            format: job.input.format,
+            bytes: 0,
+            digest: job.input.digest,
+            orientation: job.input.orientation,
+            dimensions: None,
+        };
+        let source = match job.effect.as_ref().and_then(|s| s.generative()) {
+            Some(vfx) => {
+                self.generate(vfx, &media, job.index, &plan, work_dir)
+                    .await?
+            }
+            None => ClipSource::Still(StillInput {
+                path: local,
+                format: job.input.format,
+                orientation: job.input.orientation,
+            }),
+        };
+        let task = ClipTask {
+            index: job.index,
+            plan,
+            source,
+            effect,
+            key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
+        };
+        let runner = self.runner();
+        // Dropping this future (lease lost, shutdown, time limit) kills the ffmpeg run.
+        let _give_up = runner.cancel.on_drop();
+        let storage = Arc::clone(&self.storage);
+        let encoding = self.config.encoding.clone();
+        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let dir = work_dir.to_path_buf();
+        let planned = f64::from(plan.frames);
+        let clip = run_blocking(
+            step,
+            move |frames| {
+                render_checked(&task, &runner, &ffprobe, &*storage, &encoding, &dir, frames)
+            },
+            |frames| bar.report(99.0 * f64::from(frames) / planned),
+        )
+        .await?;
+        bar.report(100.0);
+        Ok(clip)
+    }
+
+    /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
+    async fn generate(
+        &self,
+        vfx: &stillreel_core::Vfx,
+        media: &FetchedMedia,
+        index: usize,
+        plan: &ClipPlan,
+        work_dir: &Path,
+    ) -> Result<ClipSource, JobFailure> {
+        let field = format!("image_inputs[{index}].vfx");
+        let fail = |error: ProviderError| JobFailure::Provider {
+            field: field.clone(),
+            error,
+        };
+        let provider = self
+            .provider
+            .as_ref()
+            .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?;
+        let io = |e: std::io::Error| JobFailure::Render(io_error(Step::Clip(index), e));
+        let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
+        let spec = OutputSpec {
+            width: plan.width,
+            height: plan.height,
+            fps: plan.fps,
+            seconds: stillreel_core::limits::CLIP_SECONDS,
+        };
+        let made = provider
+            .process(vfx, &bytes, media.format, spec)
+            .await
+            .map_err(fail)?;
+        match made {
+            ProviderOutput::Image { bytes, format } => {
+                let path = work_dir.join(format!("provider-{index:03}.{}", format.extension()));
+                tokio::fs::write(&path, &bytes).await.map_err(io)?;
+                Ok(ClipSource::Still(StillInput {
+                    path,
+                    format,
+                    orientation: ExifOrientation::read(&bytes),
+                }))
+            }
+            ProviderOutput::Clip { bytes } => {
+                let path = work_dir.join(format!("provider-{index:03}.mp4"));
+                tokio::fs::write(&path, &bytes).await.map_err(io)?;
+                Ok(ClipSource::Video(path))
+            }
+        }
+    }
+}
+
+/// A clip ready to render on a blocking thread.
+struct ClipTask {
+    index: usize,
+    plan: ClipPlan,
+    source: ClipSource,
+    effect: Option<EffectFilter>,
+    key: String,
+}
+
+/// Renders a clip, checks it and stores it (blocking). Reports frames done to `frames`.
+fn render_checked(
+    task: &ClipTask,
+    runner: &Runner,
+    ffprobe: &Path,
+    storage: &dyn Storage,
+    encoding: &Encoding,
+    dir: &Path,
+    frames: &mut dyn FnMut(u32),
+) -> Result<StoredClip, RenderError> {
+    let step = Step::Clip(task.index);
+    let rendered = format!("render-{:03}.mp4", task.index);
+    let cmd = match &task.source {
+        ClipSource::Still(still) => command::clip_command(
+            &task.plan,
+            &StillInput {
+                path: relative(dir, &still.path),
+                ..still.clone()
+            },
+            task.effect.as_ref(),
+            encoding,
+            Path::new(&rendered),
+        ),
+        ClipSource::Video(video) => command::provider_clip_command(
+            &task.plan,
+            &relative(dir, video),
+            task.effect.as_ref(),
+            encoding,
+            Path::new(&rendered),
+        ),
+    };
+    runner.run(step, &cmd, dir, frames)?;
+    let local = dir.join(&rendered);
+    crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
+    // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
+    // record the file, and this blocking thread outlives the dropped future.
+    if runner.cancel.is_cancelled() {
+        return Err(RenderError::Cancelled { step });
+    }
+    let url_path = storage
+        .put(&local, &task.key)
+        .map_err(|e| io_error(Step::Store, e))?;
+    Ok(StoredClip {
+        index: task.index,
+        key: task.key.clone(),
+        url_path,
+        motion: Some(task.plan.motion),
+        seconds: task.plan.seconds(),
+    })
+}

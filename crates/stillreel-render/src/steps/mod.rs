@@ -1,0 +1,142 @@
+//! The steps of a video, one function per job of the job graph, each taking one job's inputs
+//! from storage and leaving its outputs there, so each can run on any machine:
+//!
+//! ```text
+//! prepare ──► clip 0 ─┐
+//!         ├─► clip 1 ─┼─► stitch ──► (branding, crate::brand)
+//!         └─► clip n ─┘
+//! ```
+//!
+//! - [`Renderer::prepare`] (`prepare.rs`) fetches every input once, under one deadline,
+//!   checks it, and stores the checked copy under the video's key prefix with the facts a
+//!   clip needs.
+//! - [`Renderer::render_clip`] (`clip.rs`) renders one clip, silent, from its stored input,
+//!   checks the result with ffprobe ([`crate::probe`]) and stores it under a key that carries
+//!   the job's lease token, so a late upload of a worker that lost its lease never replaces
+//!   a clip.
+//! - [`Renderer::stitch_clips`] (`stitch.rs`) joins stored clips in the order it is given
+//!   (the database's) by stream copy and mixes the music, or silence, once.
+//!
+//! Each step reports its own progress, 0 to 100, to its observer. What each step computes
+//! (motions, frames, sound) comes from the pure [`crate::video_plan`].
+
+mod clip;
+mod prepare;
+mod stitch;
+
+use std::sync::Arc;
+
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+
+use crate::effect::EffectStage;
+use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
+#[cfg(doc)]
+use crate::renderer::Renderer;
+use crate::video_plan::{PictureFacts, VideoShape};
+
+/// What [`Renderer::prepare`] fetches.
+#[derive(Debug, Clone)]
+pub struct PrepareJob {
+    /// Storage key prefix of the video's files (`videos/<uuid>`).
+    pub key_prefix: String,
+    /// `(index in image_inputs, image_url)` of every clip still to render.
+    pub images: Vec<(usize, String)>,
+    pub audio_url: Option<String>,
+}
+
+/// A checked input in storage, with what its clip needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredInput {
+    pub index: usize,
+    pub key: String,
+    pub format: MediaFormat,
+    /// Pixel size as displayed (after the EXIF orientation), when known.
+    pub upright: Option<(u32, u32)>,
+    pub orientation: ExifOrientation,
+    /// FNV-1a of the bytes: the `auto` motion rule's fingerprint.
+    pub digest: u64,
+}
+
+/// The checked music in storage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMusic {
+    pub key: String,
+    pub format: MediaFormat,
+}
+
+/// What [`Renderer::prepare`] stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prepared {
+    pub inputs: Vec<StoredInput>,
+    pub music: Option<StoredMusic>,
+}
+
+/// One clip to render from its stored input.
+#[derive(Debug, Clone)]
+pub struct ClipJob {
+    pub key_prefix: String,
+    pub index: usize,
+    /// The lease token of the job: part of the stored clip's key, so two attempts at one clip
+    /// never write the same object. `None`: `clip-<index>.mp4` (one process, no leases).
+    pub token: Option<String>,
+    pub input: StoredInput,
+    pub camera_motion: CameraMotion,
+    pub effect: Option<Arc<dyn EffectStage>>,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub engine: Engine,
+}
+
+/// The clips to join, in order, and the music.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StitchJob {
+    pub key_prefix: String,
+    /// The lease token of the job, part of the video's key like a clip's (see [`ClipJob`]).
+    pub token: Option<String>,
+    /// Storage keys of the clips in video order (as recorded in the database).
+    pub clip_keys: Vec<String>,
+    pub music: Option<StoredMusic>,
+}
+
+/// The storage key of a clip.
+pub fn clip_key(prefix: &str, index: usize, token: Option<&str>) -> String {
+    match token {
+        Some(token) => format!("{prefix}/clip-{index:03}-{token}.mp4"),
+        None => format!("{prefix}/clip-{index:03}.mp4"),
+    }
+}
+
+/// The storage key of the checked copy of input `index`.
+pub fn input_key(prefix: &str, index: usize, format: MediaFormat) -> String {
+    format!("{prefix}/input-{index:03}.{}", format.extension())
+}
+
+/// The request for the music of a job.
+pub(crate) fn music_request(url: &str) -> FetchRequest {
+    FetchRequest {
+        url: url.to_owned(),
+        class: MediaClass::Audio,
+        stem: "music".to_owned(),
+        field: "audio_url".to_owned(),
+    }
+}
+
+impl ClipJob {
+    /// The frame and look of this clip's video.
+    pub fn shape(&self) -> VideoShape {
+        VideoShape {
+            orientation: self.orientation,
+            resolution: self.resolution,
+            engine: self.engine,
+        }
+    }
+
+    /// What the plan needs to know about this clip's picture.
+    pub fn picture(&self) -> PictureFacts {
+        PictureFacts {
+            camera_motion: self.camera_motion,
+            upright: self.input.upright,
+            digest: self.input.digest,
+        }
+    }
+}

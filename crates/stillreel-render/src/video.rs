@@ -1,0 +1,215 @@
+//! A whole video in one process: [`Renderer::render_video`] runs the steps of the job graph
+//! ([`crate::steps`]: prepare, the clips, stitch) in a row, clips in parallel up to
+//! [`crate::RenderConfig::clip_parallelism`]; [`Renderer::combine`] joins stored clips. The
+//! server runs the same steps as separate jobs.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use futures_util::stream::{self, StreamExt};
+
+use crate::failure::JobFailure;
+use crate::files::{get, make_dir};
+use crate::job::{CombineJob, StoredClip, StoredVideo, VideoJob};
+use crate::observer::{ClipShare, RenderObserver, Share};
+use crate::progress::{self, Progress};
+use crate::renderer::Renderer;
+use crate::runner::{RenderError, Step};
+use crate::steps::{ClipJob, PrepareJob, StitchJob, music_request};
+
+impl Renderer {
+    /// Renders `job` in `work_dir` (created if missing; the caller removes it afterwards):
+    /// the graph's steps in a row in this process. Clips an earlier attempt stored
+    /// ([`RenderObserver::existing_clip`]) are reused, not fetched or rendered again.
+    pub async fn render_video(
+        &self,
+        job: &VideoJob,
+        work_dir: &Path,
+        observer: &dyn RenderObserver,
+    ) -> Result<StoredVideo, JobFailure> {
+        let sink = |v: u8| observer.progress(v);
+        let bar = Progress::new(&sink);
+        make_dir(work_dir, Step::Prepare)?;
+        let count = job.clips.len();
+        let mut keys: Vec<Option<String>> = (0..count).map(|i| observer.existing_clip(i)).collect();
+        let images: Vec<(usize, String)> = job
+            .clips
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keys[*i].is_none())
+            .map(|(i, clip)| (i, clip.image_url.clone()))
+            .collect();
+        let prepared = self
+            .prepare(
+                &PrepareJob {
+                    key_prefix: job.key_prefix.clone(),
+                    images,
+                    audio_url: job.audio_url.clone(),
+                },
+                &work_dir.join("prepare"),
+                &Share {
+                    bar: &bar,
+                    from: 0.0,
+                    span: progress::FETCH_SHARE,
+                },
+            )
+            .await?;
+
+        // Per-clip progress; the bar shows their mean over the clip phase.
+        let per_clip: Mutex<Vec<u8>> = Mutex::new(
+            keys.iter()
+                .map(|k| if k.is_some() { 100 } else { 0 })
+                .collect(),
+        );
+        let clip_jobs: Vec<ClipJob> = prepared
+            .inputs
+            .iter()
+            .map(|input| {
+                let clip = &job.clips[input.index];
+                ClipJob {
+                    key_prefix: job.key_prefix.clone(),
+                    index: input.index,
+                    token: None,
+                    input: input.clone(),
+                    camera_motion: clip.camera_motion,
+                    effect: clip.effect.clone(),
+                    orientation: job.orientation,
+                    resolution: job.resolution,
+                    engine: job.engine,
+                }
+            })
+            .collect();
+        let parallelism = self.config.clip_parallelism.max(1);
+        let mut rendered = Vec::new();
+        {
+            let mut runs = stream::iter(clip_jobs.iter().map(|clip| {
+                let share = ClipShare {
+                    bar: &bar,
+                    per_clip: &per_clip,
+                    index: clip.index,
+                };
+                let dir = work_dir.join(format!("clip-{:03}", clip.index));
+                async move { self.render_clip(clip, &dir, &share).await }
+            }))
+            .buffer_unordered(parallelism);
+            while let Some(result) = runs.next().await {
+                let clip = result?;
+                observer.clip_stored(&clip);
+                rendered.push(clip);
+            }
+        }
+        let mut clips = Vec::with_capacity(count);
+        for (index, key) in keys.iter().enumerate() {
+            if let Some(key) = key {
+                clips.push(StoredClip {
+                    index,
+                    key: key.clone(),
+                    url_path: self.storage.url_path(key),
+                    motion: None,
+                    seconds: f64::from(stillreel_core::limits::CLIP_SECONDS),
+                });
+            }
+        }
+        for clip in rendered {
+            keys[clip.index] = Some(clip.key.clone());
+            clips.push(clip);
+        }
+        clips.sort_by_key(|c| c.index);
+        let clip_keys = keys
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                k.ok_or_else(|| {
+                    JobFailure::Render(RenderError::Io {
+                        step: Step::Clip(i),
+                        message: "clip missing after rendering".to_owned(),
+                    })
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let from = progress::clip_phase(1, 1);
+        let video = self
+            .stitch_clips(
+                &StitchJob {
+                    key_prefix: job.key_prefix.clone(),
+                    token: None,
+                    clip_keys,
+                    music: prepared.music.clone(),
+                },
+                &work_dir.join("stitch"),
+                &Share {
+                    bar: &bar,
+                    from,
+                    span: 100.0 - from,
+                },
+            )
+            .await?;
+        // Prepare's checked copies are read by nothing once the video is stitched.
+        let leftovers: Vec<String> = prepared
+            .inputs
+            .iter()
+            .map(|i| i.key.clone())
+            .chain(prepared.music.map(|m| m.key))
+            .collect();
+        let storage = Arc::clone(&self.storage);
+        let _ = tokio::task::spawn_blocking(move || {
+            for key in leftovers {
+                let _ = storage.delete(&key);
+            }
+        })
+        .await;
+        bar.report(100.0);
+        Ok(StoredVideo { clips, ..video })
+    }
+
+    /// Joins stored clips (and music) into a new video.
+    pub async fn combine(
+        &self,
+        job: &CombineJob,
+        work_dir: &Path,
+        observer: &dyn RenderObserver,
+    ) -> Result<StoredVideo, JobFailure> {
+        let sink = |v: u8| observer.progress(v);
+        let bar = Progress::new(&sink);
+        make_dir(work_dir, Step::Prepare)?;
+        let mut names = Vec::new();
+        for (index, key) in job.clip_keys.iter().enumerate() {
+            let name = format!("clip-{index:03}.mp4");
+            get(&self.storage, key, &work_dir.join(&name), Step::Combine).await?;
+            names.push(name);
+        }
+        let music = match job.audio_url.as_deref() {
+            Some(url) => {
+                let request = music_request(url);
+                let media = self
+                    .fetcher
+                    .fetch_as(url, request.class, work_dir, &request.stem, &request.field)
+                    .await
+                    .map_err(|error| JobFailure::Media {
+                        field: request.field,
+                        error,
+                    })?;
+                Some(crate::command::MusicInput {
+                    path: media.path,
+                    format: media.format,
+                })
+            }
+            None => None,
+        };
+        bar.report(progress::FETCH_SHARE);
+        let key = format!("{}/video.mp4", job.key_prefix);
+        let video = self
+            .stitch(
+                Step::Combine,
+                &names,
+                music,
+                work_dir,
+                &key,
+                &bar,
+                progress::FETCH_SHARE,
+            )
+            .await?;
+        bar.report(100.0);
+        Ok(video)
+    }
+}

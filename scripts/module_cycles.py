@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Prints which top-level modules of a crate each module names (`crate::x`, in code and in doc
+links) and exits 1 if they form a cycle. Also lists modules over 400 lines of non-test code.
+
+    python3 scripts/module_cycles.py crates/stillreel-render/src
+"""
+import os
+import re
+import sys
+
+LIMIT = 400
+
+
+def strongly_connected(edges):
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            found.append(sorted(part))
+
+    for v in list(edges):
+        if v not in index:
+            visit(v)
+    return [p for p in found if len(p) > 1]
+
+
+def main():
+    src = sys.argv[1] if len(sys.argv) > 1 else "crates/stillreel-render/src"
+    edges, sizes = {}, {}
+    for root, _, files in os.walk(src):
+        for name in files:
+            if not name.endswith(".rs"):
+                continue
+            path = os.path.join(root, name)
+            parts = os.path.relpath(path, src)[:-3].split(os.sep)
+            if parts[0] in ("lib", "main"):
+                continue
+            text = open(path, encoding="utf-8").read()
+            targets = set(re.findall(r"\bcrate::([a-z_][a-z0-9_]*)", text))
+            edges.setdefault(parts[0], set()).update(t for t in targets if t != parts[0])
+            code = text.split("#[cfg(test)]")[0]
+            sizes[os.path.relpath(path, src)] = code.count("\n")
+    for module in sorted(edges):
+        print(f"{module:12} -> {', '.join(sorted(edges[module])) or '-'}")
+    for path, lines in sorted(sizes.items()):
+        if lines > LIMIT:
+            print(f"over {LIMIT} lines of non-test code: {path} ({lines})")
+    cycles = strongly_connected(edges)
+    if cycles:
+        print("import cycles:", cycles)
+        sys.exit(1)
+    print("no import cycle")
+
+
+main()
