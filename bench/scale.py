@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale-out timings (issue 10), driven by bench/scale.sh: real processes on this machine,
+"""Scale-out timings, driven by bench/scale.sh: real processes on this machine,
 one API (`stillreel serve`, STILLREEL_WORKERS=0) and N `stillreel worker` processes (one slot
 each) sharing only a fresh PostgreSQL database and a fresh moto bucket.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale-out suite (issue 10): PostgreSQL + moto + one API process (STILLREEL_WORKERS=0) +
+# The scale-out suite: PostgreSQL + moto + one API process (STILLREEL_WORKERS=0) +
 # three `stillreel worker` processes with data dirs of their own, real processes all
 # (crates/stillreel-server/tests/scale_out.rs). Scenarios, one test each, run one at a time
 # (one of them restarts the machine's PostgreSQL):

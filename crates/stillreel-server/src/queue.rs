@@ -362,14 +362,25 @@ pub async fn claim_fair(
         Db::Postgres(pool) => {
             let mut row = None;
             for claim in [CLAIM_POSTGRES_SKIP, CLAIM_POSTGRES_WAIT] {
+                let mut tx = pool.begin().await?;
+                // A claim need not wait for its WAL flush. If the database crashes before the
+                // flush, the claim is lost: the job is back as it was (queued), and the
+                // worker's first heartbeat or its completion, which must match this claim's
+                // token, finds it gone and drops the work, as after a lost lease. Nothing
+                // else is written in this transaction, and every later synchronous commit
+                // flushes it anyway. That halves the fsyncs of a claim + completion.
+                sqlx::query("SET LOCAL synchronous_commit = off")
+                    .execute(&mut *tx)
+                    .await?;
                 row = sqlx::query_as(claim)
                     .bind(worker_id)
                     .bind(expires)
                     .bind(now)
                     .bind(cap)
                     .bind(&token)
-                    .fetch_optional(pool)
+                    .fetch_optional(&mut *tx)
                     .await?;
+                tx.commit().await?;
                 if row.is_some() {
                     break;
                 }

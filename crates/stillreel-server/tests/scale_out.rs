@@ -1,4 +1,4 @@
-//! The scale-out suite (issue 10, `scripts/suites/50-scale.sh`): PostgreSQL, moto's S3 server,
+//! The scale-out suite (`scripts/suites/50-scale.sh`, docs/SCALING.md): PostgreSQL, moto's S3 server,
 //! one API process (`stillreel serve`, `STILLREEL_WORKERS=0`) and three `stillreel worker`
 //! processes with data dirs of their own, all real processes started here, sharing only the
 //! database and the bucket. Each scenario is one `#[ignore]`d test (plain `cargo test` does
