@@ -1,4 +1,4 @@
-//! `stillreel`: the service binary (CONTRACT §9).
+//! `stillreel`: the service binary (docs/API-DESIGN.md#command-line).
 
 use std::process::ExitCode;
 
