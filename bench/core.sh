@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Validation + normalization of a 20-image create_video body (issue 2 target: ≤ 10 µs median),
-# beside parsing the same body into serde_json::Value (the baseline, same run).
+# Validation + normalization of a 20-image create_video body (target: ≤ 10 µs median,
+# docs/BENCHMARKS.md), beside parsing the same body into serde_json::Value (the baseline, same run).
 # Usage: bench/core.sh   (prints medians from criterion's estimates)
 set -euo pipefail
 cd "$(dirname "$0")/.."

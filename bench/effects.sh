@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Effects and branding benchmark (issue 5).
+# Effects and branding benchmark (figures in docs/BENCHMARKS.md).
 #  1. Per effect: wall time of one 5 s 720p landscape push-in clip through the real pipeline
 #     (`showcase clip`: own-file fetch, clip graph with the effect, stitch) as a multiple of the
 #     same clip with no effect. Runs are interleaved (none, effect 1, ..., effect 10, then again)

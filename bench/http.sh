@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP benchmark of the API (issue 3): wrk, 1 thread, 64 connections, against a release
+# HTTP benchmark of the API: wrk, 1 thread, 64 connections, against a release
 # `stillreel serve` on SQLite with STILLREEL_WORKERS=0, beside a bare axum handler answering
 # the same get_video body, in the same run. Rounds interleave the three targets; medians are
 # reported. Peak RSS of the server is VmHWM from /proc at the end.
@@ -7,7 +7,7 @@
 #   bash bench/http.sh            # 3 rounds of 10 s each per target
 #   ROUNDS=5 DURATION=20s bash bench/http.sh
 #
-# Targets (issue 3): get_video >= 40 % of bare req/s; create_video >= 2000 req/s with
+# Targets (docs/BENCHMARKS.md): get_video >= 40 % of bare req/s; create_video >= 2000 req/s with
 # p99 <= 50 ms; peak RSS <= 100 MB.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Render benchmark (issue 4). Five bundled stills (samples/, mixed sizes up to 2400x1600) into
-# 25 s of push-in video through stillreel-render, beside one hand-written ffmpeg command
-# (bench/baseline-ffmpeg.sh) and a MoviePy Ken Burns slideshow, in the same run; then
-# combining 10 stored clips (50 s). Prints a Markdown table for docs/BENCHMARKS.md.
-# RUNS (default 3) runs per measurement, median reported. Usage: bench/render.sh
+# Render benchmark (figures in docs/BENCHMARKS.md). Five bundled stills (samples/, mixed sizes up to
+# 2400x1600) into 25 s of push-in video through stillreel-render, beside one hand-written ffmpeg
+# command (bench/baseline-ffmpeg.sh) and a MoviePy Ken Burns slideshow, in the same run; then
+# combining 10 stored clips (50 s). Prints a Markdown table for docs/BENCHMARKS.md. RUNS (default 3)
+# runs per measurement, median reported. Usage: bench/render.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}

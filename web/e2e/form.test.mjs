@@ -12,8 +12,8 @@ import { repoDir } from '../scripts/config.mjs';
 import { stills, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
-// Screenshots of the form go in docs/ (issue 6); STILLREEL_E2E_SHOTS_DIR sends them elsewhere,
-// e.g. to keep a working tree clean.
+// Screenshots of the form go in docs/ (`docs/form-*.png`, see web/README.md);
+// STILLREEL_E2E_SHOTS_DIR sends them elsewhere, e.g. to keep a working tree clean.
 const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
 mkdirSync(docs, { recursive: true });
 

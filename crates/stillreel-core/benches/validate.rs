@@ -1,5 +1,5 @@
-//! Validating + normalizing a 20-image create_video body from a JSON string (issue 2 target:
-//! ≤ 10 µs median natively). Run: `cargo bench -p stillreel-core --bench validate`.
+//! Validating + normalizing a 20-image create_video body from a JSON string (target: ≤ 10 µs median
+//! natively, docs/BENCHMARKS.md). Run: `cargo bench -p stillreel-core --bench validate`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use stillreel_core::Options;

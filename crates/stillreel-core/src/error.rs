@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Stable snake_case code of one failing field (CONTRACT §3). Clients switch on these.
+/// Stable snake_case code of one failing field (docs/API-DESIGN.md#field-error-codes). Clients
+/// switch on these.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

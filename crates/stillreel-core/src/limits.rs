@@ -1,23 +1,25 @@
-//! Named limits of the API. Each one is a promise in `CONTRACT.md`; change them there first.
+//! Named limits of the API. Each one is a promise of `docs/API-DESIGN.md`; change it there first.
 
-/// Clips per video when an account was created without `--clip-limit` (CONTRACT §4, the "plan").
+/// Clips per video when an account was created without `--clip-limit` (the "plan",
+/// docs/API-DESIGN.md#clip-limit).
 pub const DEFAULT_CLIP_LIMIT: usize = 20;
 
-/// Characters of word-drop text after sanitizing (CONTRACT §5): more does not fit a 720p frame
-/// at a readable size.
+/// Characters of word-drop text after sanitizing (docs/API-DESIGN.md#word-drop-text): more does not
+/// fit a 720p frame at a readable size.
 pub const WORD_DROP_MAX_CHARS: usize = 16;
 
-/// Longest accepted media or template image URL (CONTRACT §6); beyond this many servers and
-/// proxies truncate or refuse the request line anyway.
+/// Longest accepted media or template image URL (docs/API-DESIGN.md#urls); beyond this many servers
+/// and proxies truncate or refuse the request line anyway.
 pub const MAX_URL_CHARS: usize = 2048;
 
-/// Length of a project name in characters (CONTRACT §7).
+/// Length of a project name in characters (docs/API-DESIGN.md#records-and-endpoints).
 pub const PROJECT_NAME_MAX_CHARS: usize = 100;
 
-/// Longest `Idempotency-Key` header value (CONTRACT §7).
+/// Longest `Idempotency-Key` header value (docs/API-DESIGN.md#idempotency).
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 
-/// Largest request body in bytes (CONTRACT §1); larger bodies get 413 before any parsing.
+/// Largest request body in bytes (docs/API-DESIGN.md#wire-basics); larger bodies get 413 before any
+/// parsing.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// Largest image download in bytes (`STILLREEL_MEDIA_MAX_BYTES`). Full-size camera JPEGs of
@@ -34,16 +36,16 @@ pub const MAX_AUDIO_BYTES: u64 = 50 * 1024 * 1024;
 /// (a 45 MP full-frame sensor is 8256 × 5504) and decodes in about 200 MB.
 pub const MAX_IMAGE_PIXELS: u64 = 50_000_000;
 
-/// Length of every clip in seconds (CONTRACT §8).
+/// Length of every clip in seconds (docs/API-DESIGN.md#rendering).
 pub const CLIP_SECONDS: u32 = 5;
 
-/// Frame rate of every render (CONTRACT §8).
+/// Frame rate of every render (docs/API-DESIGN.md#rendering).
 pub const FPS: u32 = 30;
 
-/// Length of the intro overlay in seconds (CONTRACT §8).
+/// Length of the intro overlay in seconds (docs/API-DESIGN.md#rendering).
 pub const INTRO_SECONDS: u32 = 3;
 
-/// Length of the outro end card in seconds (CONTRACT §8).
+/// Length of the outro end card in seconds (docs/API-DESIGN.md#rendering).
 pub const OUTRO_SECONDS: u32 = 3;
 
 /// Most field errors one rejection lists: the first ones in document order (see

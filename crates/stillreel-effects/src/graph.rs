@@ -64,9 +64,9 @@ impl EffectContext {
     }
 }
 
-/// A file the fragment reads as an extra ffmpeg input (template images). The caller adds it as
-/// an input (forcing its format, CONTRACT hardening) and passes its stream specifier in
-/// [`Pads::extra`], in this order.
+/// A file the fragment reads as an extra ffmpeg input (template images). The caller adds it as an
+/// input (forcing its format, so the file's content cannot choose a demuxer) and passes its stream
+/// specifier in [`Pads::extra`], in this order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtraInput {
     pub path: String,

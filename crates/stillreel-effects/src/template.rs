@@ -18,7 +18,7 @@ use crate::escape::{Filter, color};
 use crate::graph::{EffectError, EffectGraph, ExtraInput};
 use crate::text::{self, FONT_FILE};
 
-/// Length of the intro overlay and of the outro card, in seconds (CONTRACT §8).
+/// Length of the intro overlay and of the outro card, in seconds (docs/API-DESIGN.md#rendering).
 pub const INTRO_SECONDS: u32 = stillreel_core::limits::INTRO_SECONDS;
 pub const OUTRO_SECONDS: u32 = stillreel_core::limits::OUTRO_SECONDS;
 /// Intro fade in and fade out, seconds.

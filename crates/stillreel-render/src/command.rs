@@ -32,7 +32,7 @@ impl Default for Encoding {
     }
 }
 
-/// Audio sample rate of every render (CONTRACT §8).
+/// Audio sample rate of every render (docs/API-DESIGN.md#rendering).
 pub const SAMPLE_RATE: u32 = 48_000;
 
 /// One ffmpeg invocation: its arguments (without the program) and the frames it will output,

@@ -1,6 +1,6 @@
 //! [`JobFailure`]: why a video, combine or branding job failed, as the worker stores it on the
-//! record (CONTRACT §6). Sits above the errors it wraps ([`FetchError`], [`RenderError`],
-//! [`ProviderError`]), so none of them imports it.
+//! record (docs/API-DESIGN.md#render-failures). Sits above the errors it wraps ([`FetchError`],
+//! [`RenderError`], [`ProviderError`]), so none of them imports it.
 
 use crate::fetch::FetchError;
 use crate::provider::ProviderError;
@@ -22,7 +22,7 @@ pub enum JobFailure {
 }
 
 impl JobFailure {
-    /// The wire code of CONTRACT §6.
+    /// The wire code (docs/API-DESIGN.md#render-failures).
     pub fn code(&self) -> &'static str {
         match self {
             JobFailure::Media { error, .. } => error.code(),

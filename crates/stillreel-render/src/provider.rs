@@ -3,7 +3,8 @@
 //! `spin-ceiling-fan`, which need a model stillreel cannot run. The JSON contract is in
 //! `docs/EFFECTS.md` ("Generative provider").
 //!
-//! Configured by environment variables: `STILLREEL_PROVIDER_URL` (the endpoint, `http` or
+//! Configured by three settings, which the server reads with the rest of its configuration and
+//! hands to [`ProviderConfig::from_values`]: `STILLREEL_PROVIDER_URL` (the endpoint, `http` or
 //! `https`), `STILLREEL_PROVIDER_TOKEN` (sent as `Authorization: Bearer`), and
 //! `STILLREEL_PROVIDER_TIMEOUT_SECS` (default 120). Without a URL the three types are
 //! unavailable (`/get_engines` omits them and requests get `vfx_unavailable`).
@@ -45,18 +46,9 @@ impl std::fmt::Debug for ProviderConfig {
 }
 
 impl ProviderConfig {
-    /// From `STILLREEL_PROVIDER_URL`, `STILLREEL_PROVIDER_TOKEN`,
-    /// `STILLREEL_PROVIDER_TIMEOUT_SECS`. `Ok(None)` when no URL is set (or it is empty).
-    pub fn from_env() -> Result<Option<ProviderConfig>, ProviderSetupError> {
-        let var = |name: &str| std::env::var(name).ok();
-        Self::from_values(
-            var("STILLREEL_PROVIDER_URL").as_deref(),
-            var("STILLREEL_PROVIDER_TOKEN").as_deref(),
-            var("STILLREEL_PROVIDER_TIMEOUT_SECS").as_deref(),
-        )
-    }
-
-    /// The same rules from explicit values (for flags and tests).
+    /// From the values of `STILLREEL_PROVIDER_URL`, `STILLREEL_PROVIDER_TOKEN` and
+    /// `STILLREEL_PROVIDER_TIMEOUT_SECS` (the server's `Config` reads them). `Ok(None)` when no
+    /// URL is set (or it is empty).
     pub fn from_values(
         url: Option<&str>,
         token: Option<&str>,

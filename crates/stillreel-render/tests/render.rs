@@ -191,7 +191,7 @@ impl RenderObserver for Recorder {
     }
 }
 
-/// Asserts the CONTRACT §8 format of a file and returns its duration.
+/// Asserts the output format (docs/API-DESIGN.md#rendering) of a file and returns its duration.
 fn assert_format(path: &Path, w: u64, h: u64) -> f64 {
     let p = probe(path);
     let v = stream(&p, "video");

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
-use stillreel_render::S3Settings;
+use stillreel_render::{ProviderConfig, ProviderSetupError, S3Settings};
 
 mod limits;
 pub use self::limits::JobLimits;
@@ -154,6 +154,13 @@ pub struct Config {
     /// `STILLREEL_TEMPLATES_DIR` (default none): the deployment's own templates, every
     /// `*.json` file there, read and checked at start-up; served after the built-in ones.
     pub extra_templates: Vec<Template>,
+    /// `STILLREEL_PROVIDER_URL`, `_TOKEN`, `_TIMEOUT_SECS` (default none): the generative vfx
+    /// provider. `None` without a URL: the generative vfx types are not offered.
+    pub provider: Option<ProviderConfig>,
+    /// `RUST_LOG` (default `info,sqlx=warn`): the log filter.
+    pub log_filter: String,
+    /// `STILLREEL_LOG_FORMAT` (`text`, the default, or `json`): one JSON object per log line.
+    pub log_json: bool,
 }
 
 /// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
@@ -367,6 +374,30 @@ impl Config {
                 })?
             }
         };
+        let provider = ProviderConfig::from_values(
+            get("STILLREEL_PROVIDER_URL").as_deref(),
+            get("STILLREEL_PROVIDER_TOKEN").as_deref(),
+            get("STILLREEL_PROVIDER_TIMEOUT_SECS").as_deref(),
+        )
+        .map_err(|err| ConfigError {
+            var: match err {
+                ProviderSetupError::BadTimeout(_) => "STILLREEL_PROVIDER_TIMEOUT_SECS",
+                _ => "STILLREEL_PROVIDER_URL",
+            },
+            message: err.to_string(),
+        })?;
+        let log_filter = get("RUST_LOG").unwrap_or_else(|| "info,sqlx=warn".to_owned());
+        let log_json = match get("STILLREEL_LOG_FORMAT") {
+            None => false,
+            Some(text) if text.eq_ignore_ascii_case("text") => false,
+            Some(text) if text.eq_ignore_ascii_case("json") => true,
+            Some(text) => {
+                return Err(ConfigError {
+                    var: "STILLREEL_LOG_FORMAT",
+                    message: format!("{text:?} is not text or json"),
+                });
+            }
+        };
         let limits = JobLimits::read(get, workers)?;
         Ok(Self {
             listen,
@@ -388,6 +419,9 @@ impl Config {
             limits,
             http,
             extra_templates,
+            provider,
+            log_filter,
+            log_json,
         })
     }
 
@@ -553,6 +587,9 @@ mod tests {
         assert_eq!(c.http, HttpLimits::default());
         assert_eq!(c.http.header_timeout, Duration::from_secs(10));
         assert_eq!(c.http.body_timeout, Duration::from_secs(30));
+        assert_eq!(c.provider, None);
+        assert_eq!(c.log_filter, "info,sqlx=warn");
+        assert!(!c.log_json);
     }
 
     #[test]
@@ -684,6 +721,11 @@ mod tests {
             ("STILLREEL_HTTP_IDLE_TIMEOUT_SECS", "90"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
             ("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", "5"),
+            ("STILLREEL_PROVIDER_URL", "https://provider.example/v1"),
+            ("STILLREEL_PROVIDER_TOKEN", "secret"),
+            ("STILLREEL_PROVIDER_TIMEOUT_SECS", "30"),
+            ("RUST_LOG", "debug"),
+            ("STILLREEL_LOG_FORMAT", "JSON"),
         ])
         .expect("valid");
         assert_eq!(c.listen.port(), 9000);
@@ -710,6 +752,12 @@ mod tests {
                 auth_failures_per_minute: 5,
             }
         );
+        let provider = c.provider.expect("a provider URL is set");
+        assert_eq!(provider.url, "https://provider.example/v1");
+        assert_eq!(provider.token.as_deref(), Some("secret"));
+        assert_eq!(provider.timeout, Duration::from_secs(30));
+        assert_eq!(c.log_filter, "debug");
+        assert!(c.log_json);
     }
 
     #[test]
@@ -726,10 +774,18 @@ mod tests {
             ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "0"),
             ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "1.5"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
+            ("STILLREEL_PROVIDER_URL", "ftp://provider.example/"),
+            ("STILLREEL_LOG_FORMAT", "xml"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);
         }
+        let err = config(&[
+            ("STILLREEL_PROVIDER_URL", "https://provider.example/"),
+            ("STILLREEL_PROVIDER_TIMEOUT_SECS", "0"),
+        ])
+        .expect_err("timeout 0");
+        assert_eq!(err.var, "STILLREEL_PROVIDER_TIMEOUT_SECS");
     }
 
     fn limit(n: u32, period: Period) -> Option<RateLimit> {

@@ -1,4 +1,4 @@
-//! The one error type of the HTTP layer and its envelope (CONTRACT §3).
+//! The one error type of the HTTP layer and its envelope (docs/API-DESIGN.md#error-envelope).
 //!
 //! Which error where: the core reports field errors (`Rejection`); the database layer reports
 //! `DbError`; handlers turn both into [`ApiError`], which alone knows status codes. Internal

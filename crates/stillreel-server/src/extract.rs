@@ -15,9 +15,10 @@ use crate::error::ApiError;
 use crate::repo::accounts::AccountCtx;
 use crate::state::{AppState, AuthRefusal};
 
-/// The calling account (CONTRACT §2): `Authorization: <key>` or `Authorization: Bearer <key>`.
-/// A verified key also counts one request against the account's rate limit, when the operator
-/// set one (`rate_limit.rs`); unknown keys are refused before, so they spend nobody's budget.
+/// The calling account (docs/API-DESIGN.md#authentication): `Authorization: <key>` or
+/// `Authorization: Bearer <key>`. A verified key also counts one request against the account's rate
+/// limit, when the operator set one (`rate_limit.rs`); unknown keys are refused before, so they
+/// spend nobody's budget.
 #[derive(Debug, Clone, Copy)]
 pub struct Auth(pub AccountCtx);
 
@@ -155,7 +156,7 @@ const DRAIN_MAX_BYTES: usize = 16 * 1024 * 1024;
 /// Longest time spent draining an oversized body.
 const DRAIN_MAX_TIME: Duration = Duration::from_secs(5);
 
-/// The optional `Idempotency-Key` header (CONTRACT §7).
+/// The optional `Idempotency-Key` header (docs/API-DESIGN.md#idempotency).
 #[derive(Debug, Clone)]
 pub struct IdempotencyKey(pub Option<String>);
 

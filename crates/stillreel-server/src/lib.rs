@@ -1,5 +1,5 @@
 //! The stillreel REST server: configuration, persistence (SQLite or PostgreSQL), the render
-//! job queue, storage of rendered files, and the HTTP API of CONTRACT §7.
+//! job queue, storage of rendered files, and the HTTP API of `docs/API-DESIGN.md`.
 //!
 //! For the render worker, the entry points are [`queue`] (claim/heartbeat/complete/fail),
 //! [`repo::render`] (read a job's input, move statuses and progress forward), and

@@ -1,4 +1,4 @@
-//! `stillreel`: the service binary (CONTRACT §9).
+//! `stillreel`: the service binary (docs/API-DESIGN.md#command-line).
 
 use std::process::ExitCode;
 
@@ -68,10 +68,10 @@ enum AccountsCommand {
     },
 }
 
-fn init_logging() {
+fn init_logging(config: &Config) {
     let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
-    let json = std::env::var("STILLREEL_LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json"));
+        EnvFilter::try_new(&config.log_filter).unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let json = config.log_json;
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -87,7 +87,6 @@ fn init_logging() {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(err) => {
@@ -95,6 +94,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    init_logging(&config);
     let result = match cli.command {
         Command::Serve => run_serve(config).await,
         Command::Worker => run_worker(config).await,

@@ -1,4 +1,5 @@
-//! The optional per-account rate limit (`STILLREEL_RATE_LIMIT`, CONTRACT §3: 429).
+//! The optional per-account rate limit (`STILLREEL_RATE_LIMIT`; 429 in
+//! docs/API-DESIGN.md#status-codes).
 //!
 //! Each account has a bucket of N requests, refilled evenly over the period (GCRA, from the
 //! `governor` crate): `120/min` allows a burst of 120, then one more every 0.5 s. Only requests

@@ -31,8 +31,8 @@ use std::time::Duration;
 use stillreel_core::JobError;
 use stillreel_render::{
     AllowList, BrandJob, BrandSlot, ClipJob, CombineJob, FetchConfig, Fetcher, JobFailure, MinRate,
-    PrepareJob, Prepared, Provider, ProviderConfig, RenderConfig, Renderer, StitchJob, StoredClip,
-    StoredVideo, vfx_stage,
+    PrepareJob, Prepared, Provider, RenderConfig, Renderer, StitchJob, StoredClip, StoredVideo,
+    vfx_stage,
 };
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -138,8 +138,11 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     );
     // The storage the routes serve from: one trait, one place.
     let storage = Arc::clone(&state.storage);
-    let provider = ProviderConfig::from_env()
-        .and_then(|config| config.map(Provider::new).transpose())
+    let provider = config
+        .provider
+        .clone()
+        .map(Provider::new)
+        .transpose()
         .map_err(|e| WorkerError::Provider(e.to_string()))?;
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),

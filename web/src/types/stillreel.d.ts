@@ -30,7 +30,10 @@ export type Ethnicity = "auto" | "white" | "black" | "hispanic" | "east_asian" |
 export type TemplateSlotKind = "intro" | "outro";
 /** The kind of value a template field takes: text `{value}` or image `{url}`. */
 export type TemplateFieldType = "text" | "image";
-/** Stable snake_case code of one failing field (CONTRACT §3). Clients switch on these. */
+/**
+ * Stable snake_case code of one failing field (docs/API-DESIGN.md#field-error-codes). Clients
+ * switch on these.
+ */
 export type ErrorCode = "required" | "invalid_type" | "invalid_value" | "unknown_field" | "empty" | "too_long" | "too_many" | "invalid_url" | "invalid_uuid" | "engine_unsupported" | "config_not_allowed" | "empty_after_sanitizing" | "template_unknown" | "template_slot_mismatch" | "template_field_unknown" | "template_field_type" | "mismatch" | "not_found" | "vfx_unavailable";
 /**
  * One failing field: where (form-field notation, e.g. `image_inputs[0].vfx.type`), what, and
@@ -130,7 +133,7 @@ export type VirtualStagingConfig = {
 };
 /**
  * Config of `word-drop`. `text` is kept as the client sent it; the renderer draws its
- * sanitized form (`rules::word_drop::sanitize`, CONTRACT §5).
+ * sanitized form (`rules::word_drop::sanitize`, docs/API-DESIGN.md#word-drop-text).
  */
 export type WordDropConfig = {
   color: WordDropColor;
@@ -156,7 +159,7 @@ export type TemplateSlot = {
 };
 /**
  * Branding as requested. After normalization it exists only when something was asked for:
- * an intro, an outro or the speed ramp (CONTRACT §4).
+ * an intro, an outro or the speed ramp (docs/API-DESIGN.md#branding).
  */
 export type BrandingRequest = {
   intro?: TemplateSlot;
@@ -313,7 +316,7 @@ export type BrandingTemplates = {
   intro?: TemplateSlot;
   outro?: TemplateSlot;
 };
-/** Why a video or branded render ended in `error` (CONTRACT §6). */
+/** Why a video or branded render ended in `error` (docs/API-DESIGN.md#render-failures). */
 export type JobError = {
   code: string;
   /** The request field at fault, when there is one (e.g. `image_inputs[2].image_url`). */

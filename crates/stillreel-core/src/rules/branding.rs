@@ -1,6 +1,6 @@
 //! Branding: intro and outro templates that exist, fit their slot, and get values of the right
 //! shape for fields they have (required ones present, text within its length); and the speed
-//! ramp. Combine also takes the boolean form (CONTRACT §4).
+//! ramp. Combine also takes the boolean form (docs/API-DESIGN.md#branding).
 
 use std::collections::BTreeMap;
 
@@ -17,7 +17,7 @@ const BRANDING_FIELDS: &[&str] = &["intro", "outro", "speed_ramp"];
 const SLOT_FIELDS: &[&str] = &["template", "config"];
 
 /// Validates `branding`. Returns `Some(None)` when valid but asking for nothing, so the
-/// normalized body carries no branding (CONTRACT §4).
+/// normalized body carries no branding (docs/API-DESIGN.md#branding).
 pub(crate) fn check(
     value: &Json<'_>,
     path: &Path<'_>,

@@ -1,5 +1,5 @@
-//! Media and template image URLs (CONTRACT §6): absolute `http`/`https` with a host, at most
-//! 2048 characters. Reachability is checked when the media is fetched, not here.
+//! Media and template image URLs (docs/API-DESIGN.md#urls): absolute `http`/`https` with a host, at
+//! most 2048 characters. Reachability is checked when the media is fetched, not here.
 //!
 //! Hand-written rather than the `url` crate: its IDNA tables would roughly double the wasm
 //! module, and the rule needs only syntax. The fetcher parses with `url` again before it

@@ -1,5 +1,5 @@
 //! A clip's visual effect: a known type this deployment can render, and `config` only on the
-//! three types that take one, with only their keys and values (CONTRACT §4).
+//! three types that take one, with only their keys and values (docs/API-DESIGN.md#visual-effects).
 
 use crate::json::{Json, Object};
 

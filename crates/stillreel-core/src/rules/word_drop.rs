@@ -1,5 +1,5 @@
-//! word-drop text (CONTRACT §5): NFC, keep only the Latin, punctuation and currency ranges the
-//! renderer's font covers, trim, then 1 to 16 characters.
+//! word-drop text (docs/API-DESIGN.md#word-drop-text): NFC, keep only the Latin, punctuation and
+//! currency ranges the renderer's font covers, trim, then 1 to 16 characters.
 
 use serde::Serialize;
 use unicode_normalization::{IsNormalized, is_nfc_quick};

@@ -104,7 +104,7 @@ string_enum!(
 );
 
 impl Resolution {
-    /// Frame width and height in pixels for an orientation (CONTRACT §8).
+    /// Frame width and height in pixels for an orientation (docs/API-DESIGN.md#rendering).
     pub const fn dimensions(self, orientation: Orientation) -> (u32, u32) {
         let (long, short) = match self {
             Resolution::P720 => (1280, 720),
@@ -134,7 +134,7 @@ string_enum!(
 );
 
 impl CameraMotion {
-    /// Whether `engine` can render this motion (orbits are v25 only, CONTRACT §4).
+    /// Whether `engine` can render this motion (orbits are v25 only, docs/API-DESIGN.md#defaults).
     pub const fn supported_by(self, engine: Engine) -> bool {
         match self {
             CameraMotion::OrbitLeft | CameraMotion::OrbitRight => matches!(engine, Engine::V25),
@@ -154,7 +154,8 @@ string_enum!(
 );
 
 impl Status {
-    /// Whether moving from `self` to `next` is allowed; status never goes back (CONTRACT §8).
+    /// Whether moving from `self` to `next` is allowed; status never goes back
+    /// (docs/API-DESIGN.md#status-lifecycle).
     pub const fn can_become(self, next: Status) -> bool {
         matches!(
             (self, next),

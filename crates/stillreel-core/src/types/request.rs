@@ -44,7 +44,7 @@ pub struct TemplateSlot {
 }
 
 /// Branding as requested. After normalization it exists only when something was asked for:
-/// an intro, an outro or the speed ramp (CONTRACT §4).
+/// an intro, an outro or the speed ramp (docs/API-DESIGN.md#branding).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

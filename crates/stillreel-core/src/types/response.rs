@@ -45,7 +45,7 @@ pub struct Branding {
     pub error: Option<JobError>,
 }
 
-/// Why a video or branded render ended in `error` (CONTRACT §6).
+/// Why a video or branded render ended in `error` (docs/API-DESIGN.md#render-failures).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobError {

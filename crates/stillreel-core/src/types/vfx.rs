@@ -53,7 +53,7 @@ impl VfxType {
         }
     }
 
-    /// Whether a `config` member is allowed (CONTRACT §4).
+    /// Whether a `config` member is allowed (docs/API-DESIGN.md#visual-effects).
     pub const fn takes_config(self) -> bool {
         !self.config_fields().is_empty()
     }
@@ -157,7 +157,7 @@ impl Default for VirtualStagingConfig {
 }
 
 /// Config of `word-drop`. `text` is kept as the client sent it; the renderer draws its
-/// sanitized form (`rules::word_drop::sanitize`, CONTRACT §5).
+/// sanitized form (`rules::word_drop::sanitize`, docs/API-DESIGN.md#word-drop-text).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

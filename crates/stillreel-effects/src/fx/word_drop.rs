@@ -1,6 +1,6 @@
-//! `word-drop`: the sanitized text (CONTRACT §5) falls from above the frame, bounces and
-//! settles a little above the middle; gold or silver metallic gradient letters with a soft
-//! dark shadow, sized to the frame's width in either orientation.
+//! `word-drop`: the sanitized text (docs/API-DESIGN.md#word-drop-text) falls from above the frame,
+//! bounces and settles a little above the middle; gold or silver metallic gradient letters with a
+//! soft dark shadow, sized to the frame's width in either orientation.
 
 use stillreel_core::rules::word_drop::{check, sanitize};
 use stillreel_core::types::{WordDropColor, WordDropConfig};

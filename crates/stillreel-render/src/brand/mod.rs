@@ -1,7 +1,7 @@
-//! The branded render (CONTRACT §8): after the main video is complete, one ffmpeg run makes the
-//! branded copy: speed ramp across the cuts (two or more clips), the intro template drawn over
-//! the first 3 s, the outro card appended for 3 s (with silence, since the music has already
-//! faded out), re-encoded with the clips' settings and `+faststart`.
+//! The branded render (docs/API-DESIGN.md#rendering): after the main video is complete, one ffmpeg
+//! run makes the branded copy: speed ramp across the cuts (two or more clips), the intro template
+//! drawn over the first 3 s, the outro card appended for 3 s (with silence, since the music has
+//! already faded out), re-encoded with the clips' settings and `+faststart`.
 //!
 //! ```text
 //! [0:v] select(ramp), setpts ─→ intro overlay ─┐

@@ -1,4 +1,5 @@
-//! The public-address rule (CONTRACT §6): which IP addresses the fetcher may connect to.
+//! The public-address rule (docs/API-DESIGN.md#media-fetching): which IP addresses the fetcher may
+//! connect to.
 //!
 //! Pure functions over `std::net` types. Every address a host name resolves to is checked, and
 //! IPv6 forms that embed an IPv4 address (mapped, compatible, NAT64, 6to4, Teredo) are judged by

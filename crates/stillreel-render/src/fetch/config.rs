@@ -9,7 +9,8 @@ use super::{AllowList, MediaClass};
 #[cfg(doc)]
 use super::{Fetcher, OwnFiles};
 
-/// How fetching behaves. [`FetchConfig::default`] follows CONTRACT §6.
+/// How fetching behaves. [`FetchConfig::default`] follows docs/API-DESIGN.md#media-fetching and
+/// #media-limits.
 #[derive(Debug, Clone)]
 pub struct FetchConfig {
     /// `STILLREEL_FETCH_ALLOW`.

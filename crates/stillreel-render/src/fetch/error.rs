@@ -1,6 +1,7 @@
-//! [`FetchError`]: why a media download failed, and which CONTRACT §6 code that maps to.
+//! [`FetchError`]: why a media download failed, and which wire code that maps to
+//! (docs/API-DESIGN.md#render-failures).
 
-/// Which CONTRACT §6 code a media problem maps to.
+/// Which wire code a media problem maps to (docs/API-DESIGN.md#render-failures).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MediaErrorKind {
     /// Could not be downloaded: refused address, DNS, connection, timeout, HTTP error, redirects.

@@ -1,4 +1,4 @@
-//! Safe media fetching (CONTRACT §6).
+//! Safe media fetching (docs/API-DESIGN.md#media-fetching).
 //!
 //! Every hop of a download is checked the same way: the URL is parsed (the WHATWG parser turns
 //! `2130706433`, `0177.0.0.1`, `0x7f.1` and `127.1` into `127.0.0.1`), the host is resolved

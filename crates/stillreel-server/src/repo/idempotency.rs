@@ -1,4 +1,4 @@
-//! `Idempotency-Key` records (CONTRACT §7), scoped to the account and kept 24 h.
+//! `Idempotency-Key` records (docs/API-DESIGN.md#idempotency), scoped to the account and kept 24 h.
 //!
 //! The first request with a key inserts a row with no response ([`begin`] → `Fresh`); a
 //! duplicate arriving meanwhile sees it and gets 409. The video transaction fills in the

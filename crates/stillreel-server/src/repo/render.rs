@@ -1,7 +1,8 @@
 //! What the render worker reads and writes. Every update is conditional, so status only moves
-//! forward (`queued → in_progress → complete | error`, CONTRACT §8) and progress never goes
-//! down, whatever order workers (or a job run twice) call these in. Each returns `true` when
-//! it changed the row, `false` when the row was not in a state that allows the change.
+//! forward (`queued → in_progress → complete | error`, docs/API-DESIGN.md#status-lifecycle) and
+//! progress never goes down, whatever order workers (or a job run twice) call these in. Each
+//! returns `true` when it changed the row, `false` when the row was not in a state that allows the
+//! change.
 
 use sqlx::types::Json;
 use stillreel_core::{

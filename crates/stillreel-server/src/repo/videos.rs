@@ -88,7 +88,7 @@ fn branding_of(
         intro: b.intro.clone(),
         outro: b.outro.clone(),
     };
-    // CONTRACT §4: the ramp takes effect only with two or more clips.
+    // The ramp takes effect only with two or more clips (docs/API-DESIGN.md#branding).
     Some((templates, b.speed_ramp && clips >= 2))
 }
 
@@ -551,7 +551,8 @@ pub async fn get_video(
     if rows.is_empty() {
         return Ok(None);
     }
-    // CONTRACT §7: a clip is listed once its clip_url is set, in input order.
+    // A clip is listed once its clip_url is set, in input order
+    // (docs/API-DESIGN.md#records-and-endpoints).
     let mut clip_rows: Vec<ClipRow> = rows.iter_mut().filter_map(VideoRow::take_clip).collect();
     let row = rows.swap_remove(0);
     if row.kind == "combine" {

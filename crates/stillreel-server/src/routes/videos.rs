@@ -47,7 +47,7 @@ pub fn request_hash(endpoint: Endpoint, body: &str) -> [u8; 32] {
     hasher.finalize().into()
 }
 
-/// Runs `handle` under the request's `Idempotency-Key`, if any (CONTRACT §7).
+/// Runs `handle` under the request's `Idempotency-Key`, if any (docs/API-DESIGN.md#idempotency).
 async fn idempotent<F, Fut>(
     state: &AppState,
     ctx: AccountCtx,

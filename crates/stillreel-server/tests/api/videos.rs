@@ -125,7 +125,7 @@ async fn create_video_branding_and_options(app: TestApp) {
         r.json["branding"]["templates"]["outro"]["template"],
         "outro-minimal"
     );
-    // Branding without anything requested is no branding (CONTRACT §4).
+    // Branding without anything requested is no branding (docs/API-DESIGN.md#branding).
     let nothing = json_body(
         &CreateVideoBuilder::new()
             .images(2)
