@@ -964,8 +964,10 @@ fn c_sigstop_past_the_lease() {
                         .count()
                 };
                 let (claims, completions) = (count("job claimed"), count("job complete"));
+                // `held` is every job of the video running at the pause; only those this
+                // worker claimed (the others were other workers') are in its log.
                 assert!(
-                    completions < claims,
+                    claims == 0 || completions < claims,
                     "the paused worker completed job {id} under the lease it had lost \
                      ({claims} claims, {completions} completions)\n{}",
                     cluster.logs()
