@@ -224,8 +224,9 @@ pub async fn enqueue_with_max_attempts(
 /// running first. Then the short jobs that finish a started video (stitch, branding, webhook
 /// deliveries); then the account served longest ago (round robin: [`TAKE_TURN`] stamps the
 /// account at each claim); within an account clips before prepares and combines, the older
-/// video first, a video's clips in index order. Shared by both backends (only the locking
-/// differs); a macro so the statements stay literals.
+/// video first, a video's clips in index order. SQLite's claim; PostgreSQL's
+/// (`claim_postgres!`) takes the same order in two indexed steps. A macro so the statement
+/// stays a literal.
 macro_rules! runnable {
     () => {
         "
@@ -312,19 +313,6 @@ const CLAIM_POSTGRES_WAIT: &str = claim_postgres!("");
 const TAKE_TURN: &str = "UPDATE accounts SET last_claim_at = $1
      WHERE id = (SELECT account_id FROM videos WHERE id = $2)";
 
-/// Runs [`TAKE_TURN`] for a claimed row on the claim's transaction.
-macro_rules! take_turn {
-    ($conn:expr, $row:expr, $now:expr) => {
-        if let Some(row) = $row {
-            sqlx::query(TAKE_TURN)
-                .bind($now)
-                .bind(row.video_id)
-                .execute($conn)
-                .await?;
-        }
-    };
-}
-
 /// Takes the next runnable job for `worker_id` with a lease of `lease`, or `None` when the
 /// queue has nothing runnable. Commits at once: the work happens outside any transaction.
 /// No per-account cap; see [`claim_fair`].
@@ -355,23 +343,30 @@ pub async fn claim_fair(
                 .bind(&token)
                 .fetch_optional(&mut *tx)
                 .await?;
-            take_turn!(&mut *tx, &row, now);
+            if let Some(row) = &row {
+                sqlx::query(TAKE_TURN)
+                    .bind(now)
+                    .bind(row.video_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
             tx.commit().await?;
             row
         }
         Db::Postgres(pool) => {
+            let mut tx = pool.begin().await?;
+            // A claim need not wait for its WAL flush. If the database crashes before the
+            // flush, the claim is lost: the job is back as it was (queued), and the worker's
+            // first heartbeat or its completion, which must match this claim's token, finds it
+            // gone and drops the work, as after a lost lease. Nothing else is written in this
+            // transaction, and every later synchronous commit flushes it anyway. That halves
+            // the fsyncs of a claim + completion.
+            sqlx::query("SET LOCAL synchronous_commit = off")
+                .execute(&mut *tx)
+                .await?;
             let mut row = None;
+            // Both tries in one transaction: an idle poll costs one round of BEGIN/COMMIT.
             for claim in [CLAIM_POSTGRES_SKIP, CLAIM_POSTGRES_WAIT] {
-                let mut tx = pool.begin().await?;
-                // A claim need not wait for its WAL flush. If the database crashes before the
-                // flush, the claim is lost: the job is back as it was (queued), and the
-                // worker's first heartbeat or its completion, which must match this claim's
-                // token, finds it gone and drops the work, as after a lost lease. Nothing
-                // else is written in this transaction, and every later synchronous commit
-                // flushes it anyway. That halves the fsyncs of a claim + completion.
-                sqlx::query("SET LOCAL synchronous_commit = off")
-                    .execute(&mut *tx)
-                    .await?;
                 row = sqlx::query_as(claim)
                     .bind(worker_id)
                     .bind(expires)
@@ -380,11 +375,11 @@ pub async fn claim_fair(
                     .bind(&token)
                     .fetch_optional(&mut *tx)
                     .await?;
-                tx.commit().await?;
                 if row.is_some() {
                     break;
                 }
             }
+            tx.commit().await?;
             row
         }
     };
