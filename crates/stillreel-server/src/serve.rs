@@ -21,7 +21,7 @@ mod head_deadline;
 use crate::db::{Db, DbError};
 use crate::repo::accounts::{self, NewAccount};
 use crate::state::AppState;
-use crate::{queue, rate_limit, repo};
+use crate::{rate_limit, repo};
 
 /// How often expired job leases are put back and old idempotency keys deleted.
 const MAINTENANCE_EVERY: Duration = Duration::from_secs(30);
@@ -163,7 +163,7 @@ async fn maintain(db: Db) {
     let mut tick = tokio::time::interval(MAINTENANCE_EVERY);
     loop {
         tick.tick().await;
-        match queue::requeue_expired(&db).await {
+        match repo::sweep::expired_leases(&db).await {
             Ok(0) => {}
             Ok(n) => tracing::warn!(jobs = n, "put back jobs whose worker lease expired"),
             Err(err) => tracing::warn!(error = %err, "queue maintenance failed"),

@@ -293,7 +293,7 @@ async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
             _ = tick.tick() => {}
             _ = stop.changed() => return,
         }
-        match queue::requeue_expired(&ctx.db).await {
+        match crate::repo::sweep::expired_leases(&ctx.db).await {
             Ok(0) => {}
             Ok(n) => {
                 ctx.state.metrics.record_lease_expiries(n);

@@ -446,7 +446,12 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
         .expect("clip");
     assert_eq!(paused.kind, JobKind::Clip);
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(queue::requeue_expired(db).await.expect("requeue"), 1);
+    assert_eq!(
+        stillreel_server::repo::sweep::expired_leases(db)
+            .await
+            .expect("requeue"),
+        1
+    );
     let current = queue::claim(db, "w", LEASE)
         .await
         .expect("claim")
@@ -632,7 +637,9 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .expect("clip");
     assert_eq!(dying.video_id, video);
     tokio::time::sleep(Duration::from_millis(400)).await;
-    queue::requeue_expired(db).await.expect("requeue");
+    stillreel_server::repo::sweep::expired_leases(db)
+        .await
+        .expect("requeue");
     let r = app
         .get(&format!("/api/v1/get_video?uuid={video}"), &key)
         .await;

@@ -318,7 +318,9 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
             .await
             .expect("start");
         tokio::time::sleep(Duration::from_millis(450)).await;
-        queue::requeue_expired(db).await.expect("requeue");
+        stillreel_server::repo::sweep::expired_leases(db)
+            .await
+            .expect("requeue");
     }
     let video = app
         .get(&format!("/api/v1/get_video?uuid={uuid}"), &account.api_key)

@@ -136,7 +136,9 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
             .expect("job");
         assert_eq!(job.attempts, attempt);
         assert_eq!(
-            queue::requeue_expired(db).await.expect("requeue"),
+            stillreel_server::repo::sweep::expired_leases(db)
+                .await
+                .expect("requeue"),
             0,
             "lease still valid"
         );
@@ -147,7 +149,12 @@ async fn expired_leases_are_requeued_then_failed(app: TestApp) {
                 .expect("hb"),
             "expired lease cannot be renewed"
         );
-        assert_eq!(queue::requeue_expired(db).await.expect("requeue"), 1);
+        assert_eq!(
+            stillreel_server::repo::sweep::expired_leases(db)
+                .await
+                .expect("requeue"),
+            1
+        );
         assert!(
             !queue::complete(db, &job, "dying").await.expect("complete"),
             "lost lease"
@@ -556,7 +563,12 @@ async fn account_job_counts_follow_every_state_change(app: TestApp) {
     );
     check("retry").await;
     tokio::time::sleep(Duration::from_millis(5)).await;
-    assert!(queue::requeue_expired(app.db()).await.expect("rescue") >= 1);
+    assert!(
+        stillreel_server::repo::sweep::expired_leases(app.db())
+            .await
+            .expect("rescue")
+            >= 1
+    );
     check("lease rescue").await;
     let d = queue::claim(app.db(), "w", LEASE)
         .await

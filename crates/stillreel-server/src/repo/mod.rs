@@ -8,6 +8,7 @@
 //! - [`graph`]: what the steps of the job graph record (prepare's facts, each clip, the
 //!   stitch), each with its job's completion, in one transaction.
 //! - [`idempotency`]: `Idempotency-Key` records.
+//! - [`sweep`]: jobs whose lease ran out, and the records they leave unfinished.
 //! - [`group_commit`]: `create_video` inserts batched into shared transactions (SQLite).
 
 pub mod accounts;
@@ -15,6 +16,7 @@ pub mod graph;
 pub mod group_commit;
 pub mod idempotency;
 pub mod render;
+pub mod sweep;
 pub mod videos;
 
 use stillreel_core::WireEnum;
