@@ -12,7 +12,9 @@ use stillreel_core::{Engine, Template};
 use stillreel_render::{ProviderConfig, ProviderSetupError, S3Settings};
 
 mod limits;
+mod webhooks;
 pub use self::limits::JobLimits;
+pub use self::webhooks::{DEFAULT_RETRY_SCHEDULE, parse_schedule};
 
 /// A variable that is set but cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -303,10 +305,8 @@ impl Config {
             })?,
         };
         let webhook_retry_schedule = match get("STILLREEL_WEBHOOK_RETRY_SCHEDULE") {
-            None => crate::webhook::DEFAULT_RETRY_SCHEDULE
-                .map(Duration::from_secs)
-                .to_vec(),
-            Some(text) => crate::webhook::parse_schedule(&text).map_err(|message| ConfigError {
+            None => DEFAULT_RETRY_SCHEDULE.map(Duration::from_secs).to_vec(),
+            Some(text) => parse_schedule(&text).map_err(|message| ConfigError {
                 var: "STILLREEL_WEBHOOK_RETRY_SCHEDULE",
                 message,
             })?,

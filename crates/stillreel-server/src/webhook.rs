@@ -29,8 +29,6 @@ pub const PREVIOUS_SECRET_GRACE: Duration = Duration::from_secs(24 * 3600);
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(15);
 /// The most of a receiver's answer that is read (then dropped).
 pub const MAX_ANSWER_BYTES: usize = 64 * 1024;
-/// The specification's schedule: delays before the 2nd, 3rd, ... attempt.
-pub const DEFAULT_RETRY_SCHEDULE: [u64; 7] = [5, 300, 1800, 7200, 18000, 36000, 36000];
 /// `max_attempts` of a delivery job. The delivery itself decides when to give up (from the
 /// retry schedule); this only bounds a job whose worker keeps dying mid-attempt.
 const JOB_MAX_ATTEMPTS: i32 = 100;
@@ -111,23 +109,6 @@ pub fn signature_header(secrets: &[&str], id: &str, timestamp: i64, body: &[u8])
         .filter_map(|s| sign(s, id, timestamp, body))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Parses `STILLREEL_WEBHOOK_RETRY_SCHEDULE`: whole seconds, comma-separated, at least one,
-/// each at most 7 days (a longer wait is almost certainly a typo).
-pub fn parse_schedule(text: &str) -> Result<Vec<Duration>, String> {
-    let mut out = Vec::new();
-    for item in text.split(',').map(str::trim) {
-        let secs = Some(item)
-            .filter(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|i| i.parse::<u64>().ok())
-            .filter(|&s| s <= 7 * 24 * 3600)
-            .ok_or_else(|| {
-                format!("{item:?} is not a whole number of seconds from 0 to 604800 (expected e.g. 5,300,1800)")
-            })?;
-        out.push(Duration::from_secs(secs));
-    }
-    Ok(out)
 }
 
 /// Writes `event` of `video` to the outbox and queues its delivery, inside the settling
@@ -494,18 +475,6 @@ mod tests {
         assert_eq!(Some(parts[1]), sign(&b, "msg_1", 7, b"{}").as_deref());
         assert_eq!(signature_header(&["not a secret"], "m", 1, b""), "");
         assert_eq!(sign("whsec_!!!", "m", 1, b""), None);
-    }
-
-    #[test]
-    fn schedules_parse_and_refuse_nonsense() {
-        assert_eq!(
-            parse_schedule("1, 2,3").expect("valid"),
-            [1, 2, 3].map(Duration::from_secs)
-        );
-        assert_eq!(parse_schedule("0").expect("valid"), [Duration::ZERO]);
-        for bad in ["", "1,,2", "-1", "1.5", "5s", "604801", "+3"] {
-            assert!(parse_schedule(bad).is_err(), "{bad:?} accepted");
-        }
     }
 
     #[test]
