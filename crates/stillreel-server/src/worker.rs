@@ -21,6 +21,7 @@
 mod files;
 mod observer;
 mod scratch;
+mod webhook;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,8 +44,9 @@ use crate::db::{Db, DbError};
 use crate::queue::{self, Job, JobKind};
 use crate::repo::graph::{self, ClipRecorded};
 use crate::repo::render::{self as repo, RenderInput, RenderSource};
+use crate::repo::webhooks;
 use crate::state::AppState;
-use crate::webhook;
+use crate::webhook::AttemptResult;
 
 pub use self::files::ServerFiles;
 use self::observer::DbObserver;
@@ -422,7 +424,7 @@ enum Outcome {
     /// Shutting down and the grace period ran out: give the job back.
     HandBack,
     /// A webhook delivery attempt was made (or was not needed).
-    Webhook(webhook::AttemptResult),
+    Webhook(AttemptResult),
 }
 
 async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
@@ -910,21 +912,21 @@ async fn settle_webhook(
     ctx: &Ctx,
     worker_id: &str,
     job: &Job,
-    result: &webhook::AttemptResult,
+    result: &AttemptResult,
 ) -> Result<(), DbError> {
     let db = &ctx.db;
     let schedule = &ctx.state.config.webhook_retry_schedule;
     let Some((attempt, verdict)) =
-        webhook::record_attempt(db, job.video_id, job.kind, result, schedule).await?
+        webhooks::record_attempt(db, job.video_id, job.kind, result, schedule).await?
     else {
         queue::complete(db, job, worker_id).await?;
         return Ok(());
     };
     let message_id = match result {
-        webhook::AttemptResult::Answered { message_id, .. }
-        | webhook::AttemptResult::NoAnswer { message_id, .. }
-        | webhook::AttemptResult::Unsendable { message_id, .. } => message_id.as_str(),
-        webhook::AttemptResult::Settled => "",
+        AttemptResult::Answered { message_id, .. }
+        | AttemptResult::NoAnswer { message_id, .. }
+        | AttemptResult::Unsendable { message_id, .. } => message_id.as_str(),
+        AttemptResult::Settled => "",
     };
     ctx.state.metrics.record_webhook(verdict.outcome);
     tracing::info!(

@@ -329,7 +329,7 @@ pub async fn finish_stitch(
     .rows_affected())
         > 0;
     if completed {
-        crate::webhook::record_event(&mut tx, job.video_id, Event::VideoCompleted).await?;
+        crate::repo::webhooks::record_event(&mut tx, job.video_id, Event::VideoCompleted).await?;
         enqueue_branding_in(&mut tx, job.video_id).await?;
     }
     tx.commit().await?;

@@ -9,6 +9,7 @@
 //!   stitch), each with its job's completion, in one transaction.
 //! - [`idempotency`]: `Idempotency-Key` records.
 //! - [`sweep`]: jobs whose lease ran out, and the records they leave unfinished.
+//! - [`webhooks`]: the webhook outbox: events, their delivery jobs and attempts.
 //! - [`group_commit`]: `create_video` inserts batched into shared transactions (SQLite).
 
 pub mod accounts;
@@ -18,6 +19,7 @@ pub mod idempotency;
 pub mod render;
 pub mod sweep;
 pub mod videos;
+pub mod webhooks;
 
 use stillreel_core::WireEnum;
 

@@ -221,7 +221,7 @@ pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result
 }
 
 /// Runs a settling UPDATE of video `$video`'s rows in one transaction with the webhook event
-/// it causes (`webhook::record_event`, nothing when the video has no `webhook_url`), so a
+/// it causes (`webhooks::record_event`, nothing when the video has no `webhook_url`), so a
 /// crash between settling and delivering cannot lose the event. Returns whether the UPDATE
 /// changed a row; only then is the event written and the cached answer dropped.
 macro_rules! settle {
@@ -229,7 +229,7 @@ macro_rules! settle {
         let mut tx = $db.begin().await?;
         let n = on_tx!(&mut tx, conn => $query.execute(conn).await?.rows_affected());
         if n > 0 {
-            crate::webhook::record_event(&mut tx, $video, $event).await?;
+            crate::repo::webhooks::record_event(&mut tx, $video, $event).await?;
         }
         tx.commit().await?;
         if n > 0 {
@@ -330,7 +330,7 @@ async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<
             .execute(conn)
             .await
             .map(drop)?);
-        crate::webhook::record_event(tx, video_id, Event::VideoFailed).await?;
+        crate::repo::webhooks::record_event(tx, video_id, Event::VideoFailed).await?;
     }
     Ok(changed)
 }
@@ -347,7 +347,7 @@ async fn fail_branding_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Resu
         .rows_affected())
         > 0;
     if changed {
-        crate::webhook::record_event(tx, video_id, Event::BrandingFailed).await?;
+        crate::repo::webhooks::record_event(tx, video_id, Event::BrandingFailed).await?;
     }
     Ok(changed)
 }

@@ -5,7 +5,8 @@ use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_tx};
 use crate::queue;
-use crate::webhook::{Event, record_event};
+use crate::repo::webhooks::record_event;
+use crate::webhook::Event;
 
 /// Puts running jobs whose lease ran out back in the queue (or marks them `failed` when they
 /// used all their attempts). Returns how many jobs it touched. Run it periodically.

@@ -188,7 +188,7 @@ fn queued_record(
 /// row (in `tx`) for the settling transaction to find.
 async fn with_webhook(tx: &mut Tx, mut video: Video, url: Option<&str>) -> Result<Video, DbError> {
     if let Some(url) = url {
-        crate::webhook::set_url(tx, video.uuid, url).await?;
+        crate::repo::webhooks::set_url(tx, video.uuid, url).await?;
         video.webhook = Some(Webhook {
             url: url.to_owned(),
             status: WebhookStatus::Pending,
