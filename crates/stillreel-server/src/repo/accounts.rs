@@ -107,7 +107,7 @@ pub async fn add_key(db: &Db, account: Uuid) -> Result<Option<NewKey>, DbError> 
 }
 
 /// Revokes an API key; whether it existed. A running server may still accept it for up to
-/// [`crate::state::AuthCache::TTL`] (its cache of verified keys).
+/// `AuthCache::TTL` (the state's cache of verified keys).
 pub async fn revoke_key(db: &Db, key: &str) -> Result<bool, DbError> {
     let removed = on_db!(db, pool => sqlx::query("DELETE FROM api_keys WHERE key_hash = $1")
         .bind(hash_key(key).to_vec())
