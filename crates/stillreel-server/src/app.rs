@@ -1,7 +1,7 @@
 //! The router and its layers.
 
 use std::any::Any;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
 use axum::Router;
@@ -19,7 +19,6 @@ use tower_http::request_id::{
 };
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
 use tracing::Level;
-use utoipa_axum::router::OpenApiRouter;
 
 use crate::config::Config;
 use crate::db::Db;
@@ -170,19 +169,12 @@ async fn method_not_allowed() -> ApiError {
     ApiError::MethodNotAllowed
 }
 
-/// The OpenAPI document of [`routes::api`], as JSON text, built once.
-pub fn openapi_json() -> &'static str {
-    static DOC: OnceLock<String> = OnceLock::new();
-    DOC.get_or_init(|| {
-        let (_, paths) = OpenApiRouter::new()
-            .nest("/api/v1", routes::api())
-            .split_for_parts();
-        openapi::document(paths).to_string()
-    })
-}
-
 async fn serve_openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], openapi_json()).into_response()
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        openapi::json(),
+    )
+        .into_response()
 }
 
 /// The API routes, under `/api/v1`: the documented ones and the document itself.

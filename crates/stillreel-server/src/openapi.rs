@@ -5,13 +5,16 @@
 //! `#[utoipa::path]` attributes, collected by the one route list ([`crate::routes::api`]).
 //! This module adds what is the same for every operation or outside any: the API key scheme,
 //! the shared 401/429/500 answers, the `webhooks` section, and the reader's rule that a
-//! `null` member counts as absent.
+//! `null` member counts as absent. [`json`] builds the served document once.
+
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde_json::{Value, json};
 use stillreel_core::Video;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::{Modify, OpenApi, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
 
 /// Kinds of completion events.
 #[derive(Debug, Serialize, ToSchema)]
@@ -264,6 +267,17 @@ pub fn document(paths: utoipa::openapi::OpenApi) -> Value {
     }
     doc["webhooks"] = webhooks();
     doc
+}
+
+/// The OpenAPI document of [`crate::routes::api`] (under `/api/v1`), as JSON text, built once.
+pub fn json() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let (_, paths) = OpenApiRouter::new()
+            .nest("/api/v1", crate::routes::api())
+            .split_for_parts();
+        document(paths).to_string()
+    })
 }
 
 #[cfg(test)]

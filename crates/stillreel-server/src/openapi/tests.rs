@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 fn doc() -> Value {
-    serde_json::from_str(crate::app::openapi_json()).expect("document is JSON")
+    serde_json::from_str(super::json()).expect("document is JSON")
 }
 
 fn schema<'a>(doc: &'a Value, name: &str) -> &'a Value {
