@@ -2,18 +2,29 @@
 //!
 //! Every variable is documented in `.env.example` at the repository root and in
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
+//!
+//! Groups of variables with parsing of their own are submodules (`http`, `limits`,
+//! `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here.
 
 use std::net::SocketAddr;
-use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
-use stillreel_render::{ProviderConfig, ProviderSetupError, S3Settings};
+use stillreel_render::{ProviderConfig, ProviderSetupError};
 
+mod http;
 mod limits;
+mod rate_limit;
+mod storage;
+mod templates;
 mod webhooks;
+pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
+pub use self::rate_limit::{Period, RateLimit};
+pub use self::storage::StorageConfig;
+use self::storage::storage_config;
+pub use self::templates::load_templates;
 pub use self::webhooks::{DEFAULT_RETRY_SCHEDULE, parse_schedule};
 
 /// A variable that is set but cannot be used.
@@ -31,78 +42,6 @@ pub enum DatabaseConfig {
     Sqlite(PathBuf),
     /// A PostgreSQL URL (`postgres://` or `postgresql://`).
     Postgres(String),
-}
-
-/// Where rendered files are kept (`STILLREEL_STORAGE_URL`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StorageConfig {
-    /// Files in a local directory, served by the API at `/files` (the default: the data dir's
-    /// `media` folder).
-    Local(PathBuf),
-    /// An S3 bucket (or an S3-compatible service); `/files` redirects to presigned GETs.
-    S3(S3Settings),
-}
-
-/// A per-account request budget: `requests` per `period`, refilled evenly (see `rate_limit.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimit {
-    pub requests: NonZeroU32,
-    pub period: Period,
-}
-
-/// The period of a [`RateLimit`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Period {
-    Second,
-    Minute,
-    Hour,
-}
-
-impl Period {
-    pub fn duration(self) -> Duration {
-        Duration::from_secs(match self {
-            Period::Second => 1,
-            Period::Minute => 60,
-            Period::Hour => 3600,
-        })
-    }
-}
-
-impl RateLimit {
-    /// Parses `STILLREEL_RATE_LIMIT`: `off` (no limit) or `<N>/<unit>`, N ≥ 1, unit `s`/`sec`/
-    /// `second`, `m`/`min`/`minute` or `h`/`hour`. The caller treats unset and empty as `off`.
-    pub fn parse(text: &str) -> Result<Option<RateLimit>, String> {
-        let text = text.trim();
-        if text.eq_ignore_ascii_case("off") {
-            return Ok(None);
-        }
-        let expected =
-            "expected off or <N>/<unit> with N at least 1 and unit s, min or h (e.g. 120/min)";
-        let Some((count, unit)) = text.split_once('/') else {
-            return Err(format!("{text:?}: {expected}"));
-        };
-        let (count, unit) = (count.trim(), unit.trim());
-        // Digits only: `u32::from_str` would also take a sign (`+5`).
-        let requests = Some(count)
-            .filter(|c| !c.is_empty() && c.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|c| c.parse::<NonZeroU32>().ok())
-            .ok_or_else(|| {
-                format!("{text:?}: {count:?} is not a whole number of at least 1; {expected}")
-            })?;
-        let period = match unit.to_ascii_lowercase().as_str() {
-            "s" | "sec" | "second" => Period::Second,
-            "m" | "min" | "minute" => Period::Minute,
-            "h" | "hour" => Period::Hour,
-            _ => return Err(format!("{text:?}: {unit:?} is not a unit; {expected}")),
-        };
-        // governor refills one request every period / N, counted in nanoseconds.
-        if (period.duration() / requests.get()).is_zero() {
-            return Err(format!(
-                "{text:?}: more than one request per nanosecond cannot be limited"
-            ));
-        }
-        Ok(Some(RateLimit { requests, period }))
-    }
 }
 
 /// The whole configuration of `stillreel`.
@@ -163,38 +102,6 @@ pub struct Config {
     pub log_filter: String,
     /// `STILLREEL_LOG_FORMAT` (`text`, the default, or `json`): one JSON object per log line.
     pub log_json: bool,
-}
-
-/// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HttpLimits {
-    /// `STILLREEL_HTTP_HEADER_TIMEOUT_SECS` (default 10): time to send a request's headers,
-    /// from their first byte.
-    pub header_timeout: Duration,
-    /// `STILLREEL_HTTP_IDLE_TIMEOUT_SECS` (default 60): how long a connection may wait,
-    /// before its first request or between requests, without sending one.
-    pub idle_timeout: Duration,
-    /// `STILLREEL_HTTP_BODY_TIMEOUT_SECS` (default 30): time to send a whole request body;
-    /// later is 408.
-    pub body_timeout: Duration,
-    /// `STILLREEL_HTTP_MAX_CONNECTIONS` (default 1024): open connections served at once;
-    /// further clients wait in the listen backlog until one closes.
-    pub max_connections: usize,
-    /// `STILLREEL_HTTP_AUTH_FAILURES_PER_MIN` (default 30): unknown keys one client address
-    /// may send a minute; past it, 429 without a database query.
-    pub auth_failures_per_minute: u32,
-}
-
-impl Default for HttpLimits {
-    fn default() -> Self {
-        Self {
-            header_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            body_timeout: Duration::from_secs(30),
-            max_connections: 1024,
-            auth_failures_per_minute: 30,
-        }
-    }
 }
 
 impl Config {
@@ -319,52 +226,7 @@ impl Config {
                 message: format!("{text:?} is not an address like 127.0.0.1:9090 ({err})"),
             })?),
         };
-        let whole = |var: &'static str, default: u64, range: std::ops::RangeInclusive<u64>| {
-            match get(var) {
-                None => Ok(default),
-                Some(text) => text
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|n| range.contains(n))
-                    .ok_or_else(|| ConfigError {
-                        var,
-                        message: format!(
-                            "{text:?} is not a whole number from {} to {}",
-                            range.start(),
-                            range.end()
-                        ),
-                    }),
-            }
-        };
-        let http = HttpLimits {
-            header_timeout: Duration::from_secs(whole(
-                "STILLREEL_HTTP_HEADER_TIMEOUT_SECS",
-                10,
-                1..=3600,
-            )?),
-            idle_timeout: Duration::from_secs(whole(
-                "STILLREEL_HTTP_IDLE_TIMEOUT_SECS",
-                60,
-                1..=3600,
-            )?),
-            body_timeout: Duration::from_secs(whole(
-                "STILLREEL_HTTP_BODY_TIMEOUT_SECS",
-                30,
-                1..=3600,
-            )?),
-            max_connections: usize::try_from(whole(
-                "STILLREEL_HTTP_MAX_CONNECTIONS",
-                1024,
-                1..=1_000_000,
-            )?)
-            .unwrap_or(1024),
-            auth_failures_per_minute: u32::try_from(whole(
-                "STILLREEL_HTTP_AUTH_FAILURES_PER_MIN",
-                30,
-                1..=1_000_000,
-            )?)
-            .unwrap_or(30),
-        };
+        let http = HttpLimits::read(&get)?;
         let extra_templates = match get("STILLREEL_TEMPLATES_DIR") {
             None => Vec::new(),
             Some(dir) => {
@@ -431,120 +293,10 @@ impl Config {
     }
 }
 
-/// Reads `STILLREEL_STORAGE_URL` and, for S3, the standard `AWS_*` variables.
-fn storage_config(
-    get: &impl Fn(&str) -> Option<String>,
-    data_dir: &std::path::Path,
-) -> Result<StorageConfig, ConfigError> {
-    const VAR: &str = "STILLREEL_STORAGE_URL";
-    let bad = |message: String| ConfigError { var: VAR, message };
-    let Some(url) = get(VAR) else {
-        return Ok(StorageConfig::Local(data_dir.join("media")));
-    };
-    if let Some(path) = url.strip_prefix("file://") {
-        if !path.starts_with('/') {
-            return Err(bad(format!(
-                "{url:?}: a file URL needs an absolute path (file:///srv/stillreel/media)"
-            )));
-        }
-        return Ok(StorageConfig::Local(PathBuf::from(path)));
-    }
-    let Some(rest) = url.strip_prefix("s3://") else {
-        return Err(bad(format!(
-            "{url:?}: expected file:///absolute/path or s3://bucket/prefix"
-        )));
-    };
-    let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
-    let prefix = prefix.trim_matches('/');
-    if bucket.is_empty() {
-        return Err(bad(format!("{url:?} names no bucket")));
-    }
-    if !prefix.is_empty() && stillreel_render::storage::check_key(prefix).is_err() {
-        return Err(bad(format!(
-            "{url:?}: the prefix must be /-separated plain names of A-Z a-z 0-9 . _ -"
-        )));
-    }
-    let flag = |var: &'static str| match get(var).as_deref() {
-        None => Ok(false),
-        Some(v) if v.eq_ignore_ascii_case("true") || v == "1" => Ok(true),
-        Some(v) if v.eq_ignore_ascii_case("false") || v == "0" => Ok(false),
-        Some(v) => Err(ConfigError {
-            var,
-            message: format!("{v:?} is not true or false"),
-        }),
-    };
-    let access_key_id = get("AWS_ACCESS_KEY_ID");
-    let secret_access_key = get("AWS_SECRET_ACCESS_KEY");
-    if access_key_id.is_some() != secret_access_key.is_some() {
-        return Err(ConfigError {
-            var: if access_key_id.is_some() {
-                "AWS_SECRET_ACCESS_KEY"
-            } else {
-                "AWS_ACCESS_KEY_ID"
-            },
-            message: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together".to_owned(),
-        });
-    }
-    let endpoint = get("AWS_ENDPOINT_URL").or_else(|| get("AWS_ENDPOINT"));
-    if let Some(endpoint) = &endpoint
-        && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
-    {
-        return Err(ConfigError {
-            var: "AWS_ENDPOINT_URL",
-            message: format!("{endpoint:?} must start with http:// or https://"),
-        });
-    }
-    let presign_secs = match get("STILLREEL_STORAGE_PRESIGN_SECS") {
-        None => 3600,
-        // S3 signs links for at most seven days.
-        Some(text) => text
-            .parse::<u64>()
-            .ok()
-            .filter(|&s| (1..=604_800).contains(&s))
-            .ok_or_else(|| ConfigError {
-                var: "STILLREEL_STORAGE_PRESIGN_SECS",
-                message: format!("{text:?} is not a whole number of seconds from 1 to 604800"),
-            })?,
-    };
-    Ok(StorageConfig::S3(S3Settings {
-        bucket: bucket.to_owned(),
-        prefix: prefix.to_owned(),
-        region: get("AWS_REGION").or_else(|| get("AWS_DEFAULT_REGION")),
-        endpoint,
-        access_key_id,
-        secret_access_key,
-        session_token: get("AWS_SESSION_TOKEN"),
-        allow_http: flag("AWS_ALLOW_HTTP")?,
-        presign_expiry: Duration::from_secs(presign_secs),
-    }))
-}
-
-/// Every `*.json` file in `dir`, in name order, checked by the core against the built-in
-/// catalog and the files before it. A bad file is an error: a deployment that silently lost
-/// a template would render requests naming it with nothing, or refuse them.
-pub fn load_templates(dir: &std::path::Path) -> Result<Vec<Template>, String> {
-    let entries = std::fs::read_dir(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
-        .collect();
-    files.sort();
-    let mut known = stillreel_core::catalog::builtin_templates().to_vec();
-    let builtin = known.len();
-    for path in files {
-        let text =
-            std::fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
-        let name = path.display().to_string();
-        let template = stillreel_core::template_file::parse_template_file(&name, &text, &known)
-            .map_err(|err| err.to_string())?;
-        known.push(template);
-    }
-    Ok(known.split_off(builtin))
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
+    use std::num::NonZeroU32;
 
     use super::*;
 
