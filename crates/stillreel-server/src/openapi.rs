@@ -31,7 +31,7 @@ pub enum WebhookEventType {
 
 /// The body of every webhook delivery, signed per Standard Webhooks (`webhook-id`,
 /// `webhook-timestamp`, `webhook-signature` headers; see docs/WEBHOOKS.md).
-// Schema only: webhook.rs builds this body as JSON.
+// Schema only: the worker builds this body as JSON (`worker/webhook.rs`).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WebhookEvent {
     #[serde(rename = "type")]
