@@ -1,6 +1,6 @@
 //! The render job queue, in the `jobs` table of the same database as the videos.
 //!
-//! Life of a job: [`enqueue`] (inside the transaction that creates its video, or that records
+//! Life of a job: [`enqueue_in`] (inside the transaction that creates its video, or that records
 //! the step before it, so no step is ever lost between two jobs) → [`claim`] by a worker,
 //! which takes a lease with a fresh random token → [`heartbeat`] while it works, outside any
 //! transaction → [`complete`] or [`fail`], each applied only if the job is still held under
@@ -35,7 +35,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::db::{Db, DbError, Tx, now_ms, on_tx};
+use crate::db::{Backend, Batch, Db, DbError, Tx, now_ms, on_tx};
 
 /// What a job does. A `create_video` video is a small graph of jobs (see `docs/RENDER.md`):
 /// [`JobKind::Prepare`] → one [`JobKind::Clip`] per image → [`JobKind::Stitch`] →
@@ -156,46 +156,99 @@ fn new_token() -> String {
 
 /// Tells idle workers on PostgreSQL that a job was queued (delivered at commit, dropped on
 /// rollback). Nothing on SQLite: one process, polling is enough.
-pub async fn notify_in(tx: &mut Tx) -> Result<(), DbError> {
-    if let Tx::Postgres(t) = tx {
-        sqlx::query("SELECT pg_notify($1, '')")
-            .bind(NOTIFY_CHANNEL)
-            .execute(&mut **t)
-            .await?;
+fn notify_in(batch: &mut Batch) {
+    batch
+        .statement_on(Backend::Postgres, "SELECT pg_notify(?, '')")
+        .bind(NOTIFY_CHANNEL);
+}
+
+/// A job to add to the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewJob {
+    pub video_id: Uuid,
+    pub kind: JobKind,
+    /// The clip a [`JobKind::Clip`] job renders.
+    pub clip_index: Option<usize>,
+    /// The attempt limit; `None`: the table's default (3).
+    pub max_attempts: Option<i32>,
+}
+
+impl NewJob {
+    pub fn new(video_id: Uuid, kind: JobKind) -> Self {
+        Self {
+            video_id,
+            kind,
+            clip_index: None,
+            max_attempts: None,
+        }
     }
-    Ok(())
+
+    /// The job of clip `index` of `video_id`.
+    pub fn clip(video_id: Uuid, index: usize) -> Self {
+        Self {
+            clip_index: Some(index),
+            ..Self::new(video_id, JobKind::Clip)
+        }
+    }
+
+    /// With its own attempt limit (webhook deliveries retry on their own schedule).
+    pub fn with_max_attempts(self, max_attempts: i32) -> Self {
+        Self {
+            max_attempts: Some(max_attempts),
+            ..self
+        }
+    }
 }
 
-/// Adds a runnable job for `video_id` inside `tx`; returns its id.
-pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<i64, DbError> {
-    let now = now_ms();
-    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
-        "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
-         VALUES ($1, $2, 'queued', $3, $3, $3) RETURNING id",
-    )
-    .bind(video_id)
-    .bind(kind.as_str())
-    .bind(now)
-    .fetch_one(conn)
-    .await?);
-    notify_in(tx).await?;
-    Ok(id)
+/// Adds `jobs`, runnable from `now`, to `batch`: the jobs rows (one multi-row insert for the
+/// jobs with the default attempt limit) and the wake-up for idle workers. Every job of the
+/// service is queued through here, whether in a new video's batch or by a step that queues
+/// the next ones, so this is the only SQL that writes a jobs row.
+pub fn enqueue_in(batch: &mut Batch, jobs: &[NewJob], now: i64) {
+    let row = |batch: &mut Batch, job: &NewJob| {
+        batch
+            .bind(job.video_id)
+            .bind(job.kind.as_str())
+            .bind(job.clip_index.map(|i| i32::try_from(i).unwrap_or(i32::MAX)));
+    };
+    let (limited, default): (Vec<&NewJob>, Vec<&NewJob>) =
+        jobs.iter().partition(|job| job.max_attempts.is_some());
+    if !default.is_empty() {
+        batch.statement(
+            "INSERT INTO jobs (video_id, kind, clip_index, state, run_after, created_at, updated_at)
+             VALUES ",
+        );
+        for (n, job) in default.into_iter().enumerate() {
+            batch.sql(if n == 0 { "" } else { ", " });
+            batch.sql("(?, ?, ?, 'queued', ?, ?, ?)");
+            row(batch, job);
+            batch.bind(now).bind(now).bind(now);
+        }
+    }
+    for job in limited {
+        batch.statement(
+            "INSERT INTO jobs (video_id, kind, clip_index, state, max_attempts, run_after,
+                               created_at, updated_at)
+             VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+        );
+        row(batch, job);
+        batch.bind(job.max_attempts).bind(now).bind(now).bind(now);
+    }
+    if !jobs.is_empty() {
+        notify_in(batch);
+    }
 }
 
-/// Adds the clip job of clip `index` of `video_id` inside `tx`; returns its id.
-pub async fn enqueue_clip(tx: &mut Tx, video_id: Uuid, index: usize) -> Result<i64, DbError> {
-    let now = now_ms();
-    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
-        "INSERT INTO jobs (video_id, kind, clip_index, state, run_after, created_at, updated_at)
-         VALUES ($1, 'clip', $2, 'queued', $3, $3, $3) RETURNING id",
-    )
-    .bind(video_id)
-    .bind(i32::try_from(index).unwrap_or(i32::MAX))
-    .bind(now)
-    .fetch_one(conn)
-    .await?);
-    notify_in(tx).await?;
-    Ok(id)
+/// Adds `jobs` inside `tx`, in one round trip on SQLite.
+pub async fn enqueue_jobs(tx: &mut Tx, jobs: &[NewJob]) -> Result<(), DbError> {
+    let mut batch = Batch::new();
+    enqueue_in(&mut batch, jobs, now_ms());
+    batch.run(tx).await
+}
+
+/// Adds a runnable job for `video_id` inside `tx`.
+pub async fn enqueue(tx: &mut Tx, video_id: Uuid, kind: JobKind) -> Result<(), DbError> {
+    enqueue_jobs(tx, &[NewJob::new(video_id, kind)]).await
 }
 
 /// [`enqueue`] with its own attempt limit (webhook deliveries retry on their own schedule).
@@ -204,20 +257,12 @@ pub async fn enqueue_with_max_attempts(
     video_id: Uuid,
     kind: JobKind,
     max_attempts: i32,
-) -> Result<i64, DbError> {
-    let now = now_ms();
-    let id: i64 = on_tx!(&mut *tx, conn => sqlx::query_scalar(
-        "INSERT INTO jobs (video_id, kind, state, max_attempts, run_after, created_at, updated_at)
-         VALUES ($1, $2, 'queued', $3, $4, $4, $4) RETURNING id",
+) -> Result<(), DbError> {
+    enqueue_jobs(
+        tx,
+        &[NewJob::new(video_id, kind).with_max_attempts(max_attempts)],
     )
-    .bind(video_id)
-    .bind(kind.as_str())
-    .bind(max_attempts)
-    .bind(now)
-    .fetch_one(conn)
-    .await?);
-    notify_in(tx).await?;
-    Ok(id)
+    .await
 }
 
 /// Running jobs per account, and the first runnable job of an account under `$4`, fewest
