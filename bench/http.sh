@@ -6,6 +6,12 @@
 #
 #   bash bench/http.sh            # 3 rounds of 10 s each per target
 #   ROUNDS=5 DURATION=20s bash bench/http.sh
+#   BASELINE_BIN=/path/to/old/stillreel bash bench/http.sh
+#
+# With BASELINE_BIN (a `stillreel` binary of an earlier commit, built --release), that binary
+# is served too, on its own fresh data dir, and each round also runs get_video and
+# create_video against it, interleaved with the others; the table adds the two and their
+# ratios new/baseline, measured side by side.
 #
 # Targets (docs/BENCHMARKS.md): get_video >= 40 % of bare req/s; create_video >= 2000 req/s with
 # p99 <= 50 ms; peak RSS <= 100 MB.
@@ -56,6 +62,20 @@ bpid=$!; pids+=("$bpid")
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$bport/api/v1/get_video" >/dev/null 2>&1 && break; sleep 0.1; done
 echo "record body: $(wc -c <"$work/record.json") bytes; server pid $spid, bare pid $bpid"
 
+# The baseline server, if any: same settings, its own data dir, its own account and video.
+if [ -n "${BASELINE_BIN:-}" ]; then
+  oport=$(free_port)
+  okey=$(STILLREEL_DATA_DIR="$work/base-data" "$BASELINE_BIN" accounts create bench \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
+  STILLREEL_DATA_DIR="$work/base-data" STILLREEL_LISTEN="127.0.0.1:$oport" "$BASELINE_BIN" serve \
+    >"$work/base.out" 2>"$work/base.log" &
+  opid=$!; pids+=("$opid")
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$oport/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  ovideo=$(curl -sf "http://127.0.0.1:$oport/api/v1/create_video" -H "Authorization: $okey" \
+    -H 'content-type: application/json' -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["uuid"])')
+  echo "baseline: $BASELINE_BIN (pid $opid)"
+fi
+
 # run NAME URL [wrk args...]: appends "NAME rps p99_ms non200" to $work/results
 run() {
   local name=$1 url=$2; shift 2
@@ -82,6 +102,10 @@ for round in $(seq 1 "$ROUNDS"); do
   run get_video "http://127.0.0.1:$sport/api/v1/get_video?uuid=$video" -s bench/get_video.lua
   run get_uncached "http://127.0.0.1:$uport/api/v1/get_video?uuid=$video" -s bench/get_video.lua
   run create_video "http://127.0.0.1:$sport/api/v1/create_video" -s bench/create_video.lua
+  if [ -n "${BASELINE_BIN:-}" ]; then
+    STILLREEL_BENCH_KEY="$okey" run base_get_video "http://127.0.0.1:$oport/api/v1/get_video?uuid=$ovideo" -s bench/get_video.lua
+    STILLREEL_BENCH_KEY="$okey" run base_create_video "http://127.0.0.1:$oport/api/v1/create_video" -s bench/create_video.lua
+  fi
 done
 
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$spid/status")
@@ -104,6 +128,10 @@ ratio = get / bare
 print(f"get_video / bare: {ratio:.1%} (target >= 40%); uncached (cache off): {med('get_uncached', 1) / bare:.1%}")
 print(f"create_video: {create:.0f} req/s, p99 {med('create_video', 2):.1f} ms (target >= 2000 req/s, p99 <= 50 ms)")
 print(f"server peak RSS (VmHWM): {rss:.1f} MB (target <= 100 MB); bare: {bare_rss:.1f} MB")
+if any(r[0] == "base_get_video" for r in rows):
+    print(f"{'baseline get':<14}{med('base_get_video', 1):>10.0f}{med('base_get_video', 2):>10.2f}{bad('base_get_video'):>9}")
+    print(f"{'baseline create':<14}{med('base_create_video', 1):>10.0f}{med('base_create_video', 2):>10.2f}{bad('base_create_video'):>9}")
+    print(f"new / baseline: get_video {get / med('base_get_video', 1):.2f} x, create_video {create / med('base_create_video', 1):.2f} x")
 ok = ratio >= 0.40 and create >= 2000 and med("create_video", 2) <= 50 and rss <= 100 and bad("get_video") == 0 and bad("create_video") == 0
 print("targets:", "met" if ok else "NOT met")
 PY

@@ -16,6 +16,10 @@ cargo fmt --all --check
 step "cargo clippy (native)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "module structure (no import cycle; long files say why)"
+python3 scripts/module_cycles.py crates/*/src >target/module-structure.log || { cat target/module-structure.log; exit 1; }
+tail -n 1 target/module-structure.log
+
 step "cargo check stillreel-core for wasm32"
 cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
 

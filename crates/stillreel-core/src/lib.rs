@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod error;
 mod json;
 pub mod limits;
+pub mod options;
 mod path;
 mod reader;
 pub mod rules;

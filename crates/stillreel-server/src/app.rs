@@ -26,7 +26,6 @@ use crate::error::{ApiError, envelope_response};
 use crate::metrics::Metrics;
 use crate::openapi;
 use crate::rate_limit::AccountLimiter;
-use crate::repo::group_commit::CreateWriter;
 use crate::routes::{self, files, ops};
 use crate::state::{AppState, AuthCache};
 use crate::storage::{self, Storage};
@@ -56,8 +55,7 @@ impl AppState {
     /// [`AppState::new`] with the given storage (what [`storage::open`] made of the config).
     pub fn with_storage(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
         let templates = with_extra_templates(&config.extra_templates);
-        let create_writer =
-            (db.backend() == crate::db::Backend::Sqlite).then(|| CreateWriter::spawn(db.clone()));
+        let videos = crate::repo::videos::Writer::new(db.clone());
         let rate_limiter = config
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
@@ -70,7 +68,7 @@ impl AppState {
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
             metrics: Arc::new(Metrics::default()),
             auth_cache,
-            create_writer,
+            videos,
             rate_limiter,
         }
     }

@@ -6,7 +6,8 @@
 //! differ anyway (`FOR UPDATE SKIP LOCKED` against `BEGIN IMMEDIATE`). With the enum, most
 //! statements are written once and compiled twice by [`on_db!`]/[`on_tx!`] (sqlx's SQLite
 //! driver accepts PostgreSQL's `$1` placeholders), and the few that differ say so where they
-//! are written.
+//! are written. Inserts that go together (a new video's rows, a step's next jobs) are built
+//! as one [`Batch`] instead: one round trip on SQLite, written once for both.
 //!
 //! SQLite gets two pools: many readers and **one writer**. SQLite allows one writer at a time
 //! anyway; queueing writers in the pool instead of in SQLite's busy handler keeps latency
@@ -24,6 +25,10 @@ use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 
 use crate::cache::VideoCache;
 use crate::config::DatabaseConfig;
+
+mod batch;
+
+pub use batch::{Batch, Value};
 
 /// How long a SQLite connection waits for another process's write lock.
 const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -243,6 +248,14 @@ impl Db {
 }
 
 impl Tx {
+    /// The backend this transaction runs on.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Tx::Sqlite(_) => Backend::Sqlite,
+            Tx::Postgres(_) => Backend::Postgres,
+        }
+    }
+
     /// Commits the transaction.
     pub async fn commit(self) -> Result<(), DbError> {
         match self {

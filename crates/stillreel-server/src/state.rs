@@ -12,7 +12,7 @@ use crate::db::{Db, DbError};
 use crate::metrics::Metrics;
 use crate::rate_limit::AccountLimiter;
 use crate::repo::accounts::{self, AccountCtx};
-use crate::repo::group_commit::CreateWriter;
+use crate::repo::videos;
 use crate::storage::Storage;
 
 /// Shared application state. Cheap to clone.
@@ -28,8 +28,8 @@ pub struct AppState {
     pub available_vfx: Arc<RwLock<Vec<VfxType>>>,
     pub metrics: Arc<Metrics>,
     pub auth_cache: Arc<AuthCache>,
-    /// The group-commit writer for `create_video` (SQLite only).
-    pub create_writer: Option<CreateWriter>,
+    /// Where new videos are stored (group commit on SQLite).
+    pub videos: videos::Writer,
     /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
     pub rate_limiter: Option<Arc<AccountLimiter>>,
 }

@@ -62,7 +62,7 @@ macro_rules! string_enum {
         #[cfg(feature = "schema")]
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                $crate::schema::string_enum(&[$($doc),*], Self::NAMES)
+                $crate::types::schema_parts::string_enum(&[$($doc),*], Self::NAMES)
             }
         }
 

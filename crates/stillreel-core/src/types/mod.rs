@@ -3,6 +3,8 @@
 pub(crate) mod enums;
 mod request;
 mod response;
+#[cfg(feature = "schema")]
+pub(crate) mod schema_parts;
 mod template;
 mod vfx;
 

@@ -114,7 +114,7 @@ pub struct CombineVideoClipsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::schema::CombineBranding>))]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::types::schema_parts::CombineBranding>))]
     pub branding: Option<BrandingRequest>,
     /// Where the completion events of this video are sent (see `webhooks`); same URL rules as
     /// `image_url`.

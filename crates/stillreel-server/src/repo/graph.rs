@@ -12,7 +12,7 @@ use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_db, on_tx};
-use crate::queue::{self, Job, JobKind};
+use crate::queue::{self, Job, JobKind, NewJob};
 use crate::webhook::Event;
 
 /// Share of the video's progress bar for prepare; the clips have the next 90, the stitch the
@@ -104,17 +104,15 @@ pub async fn finish_prepare(
     .rows_affected())
         > 0;
     if running {
-        if left.is_empty() {
-            queue::enqueue(&mut tx, job.video_id, JobKind::Stitch).await?;
-        }
-        for position in left {
-            queue::enqueue_clip(
-                &mut tx,
-                job.video_id,
-                usize::try_from(position).unwrap_or(0),
-            )
-            .await?;
-        }
+        // The next jobs, in one round trip: every clip still to render, or the stitch.
+        let next: Vec<NewJob> = if left.is_empty() {
+            vec![NewJob::new(job.video_id, JobKind::Stitch)]
+        } else {
+            left.iter()
+                .map(|&position| NewJob::clip(job.video_id, usize::try_from(position).unwrap_or(0)))
+                .collect()
+        };
+        queue::enqueue_jobs(&mut tx, &next).await?;
     }
     tx.commit().await?;
     db.invalidate_video(job.video_id);

@@ -2,7 +2,7 @@
 //!
 //! The first request with a key inserts a row with no response ([`begin`] → `Fresh`); a
 //! duplicate arriving meanwhile sees it and gets 409. The video transaction fills in the
-//! response ([`finish`], same transaction as the video, so a stored video always has its
+//! response ([`finish_in`], same transaction as the video, so a stored video always has its
 //! answer). A request that fails before that deletes its row ([`abandon`]) so the client can
 //! retry with the same key. Only successful answers are replayed; a failure is not an outcome
 //! worth pinning for 24 h (the project it named may exist a minute later).
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::db::{Db, DbError, Tx, now_ms, on_tx};
+use crate::db::{Batch, Db, DbError, now_ms, on_tx};
 
 /// How long a key is remembered.
 pub const RETENTION: Duration = Duration::from_secs(24 * 3600);
@@ -23,7 +23,7 @@ pub const ABANDONED_AFTER: Duration = Duration::from_secs(60);
 /// What to do with a request carrying a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Begin {
-    /// First use: handle the request, then [`finish`] or [`abandon`].
+    /// First use: handle the request, then [`finish_in`] or [`abandon`].
     Fresh,
     /// Same key, same body, finished: answer this stored body.
     Replay(String),
@@ -105,23 +105,14 @@ pub async fn begin(
     })
 }
 
-/// Stores the answer of a key's first request, inside the transaction that created the video.
-pub async fn finish(
-    tx: &mut Tx,
-    account: Uuid,
-    key: &str,
-    response_body: &str,
-) -> Result<(), DbError> {
-    on_tx!(tx, conn => sqlx::query(
-        "UPDATE idempotency_keys SET response_body = $3 WHERE account_id = $1 AND key = $2",
-    )
-    .bind(account)
-    .bind(key)
-    .bind(response_body)
-    .execute(conn)
-    .await
-    .map(drop)?);
-    Ok(())
+/// Adds the storing of `response_body` as the answer of `key` to `batch`, the batch that
+/// stores the video, so a stored video always has its answer.
+pub fn finish_in(batch: &mut Batch, account: Uuid, key: &str, response_body: &str) {
+    batch
+        .statement("UPDATE idempotency_keys SET response_body = ? WHERE account_id = ? AND key = ?")
+        .bind(response_body)
+        .bind(account)
+        .bind(key);
 }
 
 /// Forgets a key whose request failed, so it can be retried.

@@ -1,8 +1,9 @@
 //! Every SQL statement of the server except the queue's, grouped by what they touch.
 //!
 //! - [`accounts`]: accounts, API keys and projects (the CLI and authentication).
-//! - [`videos`]: creating videos with their clips, branding and job in one transaction, and
-//!   reading video records back.
+//! - [`videos`]: the one write path of new videos (their clips, branding, first job and
+//!   idempotency answer in one transaction, group-committed on SQLite), and reading video
+//!   records back.
 //! - [`render`]: what the render worker calls: its input, and status/progress updates that
 //!   only ever move forward (`queued → in_progress → complete | error`, progress never down).
 //! - [`graph`]: what the steps of the job graph record (prepare's facts, each clip, the
@@ -10,11 +11,9 @@
 //! - [`idempotency`]: `Idempotency-Key` records.
 //! - [`sweep`]: jobs whose lease ran out, and the records they leave unfinished.
 //! - [`webhooks`]: the webhook outbox: events, their delivery jobs and attempts.
-//! - [`group_commit`]: `create_video` inserts batched into shared transactions (SQLite).
 
 pub mod accounts;
 pub mod graph;
-pub mod group_commit;
 pub mod idempotency;
 pub mod render;
 pub mod sweep;

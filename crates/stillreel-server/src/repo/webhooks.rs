@@ -8,7 +8,7 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_db, on_tx};
-use crate::queue::{self, JobKind};
+use crate::queue::{self, JobKind, NewJob};
 use crate::webhook::{AttemptResult, Event, NoRandomness, Verdict, judge, subject_of};
 
 /// `max_attempts` of a delivery job. The delivery itself decides when to give up (from the
@@ -47,19 +47,12 @@ pub async fn record_event(tx: &mut Tx, video: Uuid, event: Event) -> Result<bool
     if inserted == 0 {
         return Ok(false);
     }
-    queue::enqueue_with_max_attempts(tx, video, event.job_kind(), JOB_MAX_ATTEMPTS).await?;
+    queue::enqueue_jobs(
+        tx,
+        &[NewJob::new(video, event.job_kind()).with_max_attempts(JOB_MAX_ATTEMPTS)],
+    )
+    .await?;
     Ok(true)
-}
-
-/// Stores the request's `webhook_url` on a video being created, inside its transaction.
-pub async fn set_url(tx: &mut Tx, video: Uuid, url: &str) -> Result<(), DbError> {
-    on_tx!(tx, conn => sqlx::query("UPDATE videos SET webhook_url = $1 WHERE id = $2")
-        .bind(url)
-        .bind(video)
-        .execute(conn)
-        .await
-        .map(drop)?);
-    Ok(())
 }
 
 /// One outbox row with what signing it needs: its account's secrets.

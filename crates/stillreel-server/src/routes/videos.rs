@@ -14,9 +14,8 @@ use super::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, IdempotencyKey, JsonBody};
 use crate::repo::accounts::{self, AccountCtx};
-use crate::repo::group_commit::NewVideo;
 use crate::repo::idempotency::{self, Begin};
-use crate::repo::videos;
+use crate::repo::videos::{self, NewVideo, Source};
 use crate::state::AppState;
 
 /// A JSON body that is already serialized.
@@ -153,24 +152,13 @@ pub async fn create_video(
             let options = rule_options(&state, &ctx, &vfx);
             let request = validate_create_video(&body, &options)?;
             let project = project_of(&state, ctx, request.project).await?;
-            if let Some(writer) = &state.create_writer {
-                let new = NewVideo {
-                    account: ctx.account_id,
-                    project,
-                    request,
-                    idempotency_key: key,
-                };
-                let (_, json) = writer.create(new).await?;
-                return Ok(json);
-            }
-            let mut tx = state.db.begin().await?;
-            let video = videos::insert_create(&mut tx, ctx.account_id, project, &request).await?;
-            let json = to_json(&video)?;
-            if let Some(key) = key {
-                idempotency::finish(&mut tx, ctx.account_id, &key, &json).await?;
-            }
-            tx.commit().await?;
-            Ok(json)
+            let video = NewVideo {
+                account: ctx.account_id,
+                project,
+                source: Source::Images(request),
+                idempotency_key: key,
+            };
+            Ok(state.videos.create(video).await?)
         },
     )
     .await
@@ -250,16 +238,17 @@ pub async fn combine_video_clips(
             .iter()
             .filter_map(|c| c.record(&state.config.public_url))
             .collect();
-        let mut tx = state.db.begin().await?;
-        let video =
-            videos::insert_combine(&mut tx, ctx.account_id, project, &request, engine, records)
-                .await?;
-        let json = to_json(&video)?;
-        if let Some(key) = key {
-            idempotency::finish(&mut tx, ctx.account_id, &key, &json).await?;
-        }
-        tx.commit().await?;
-        Ok(json)
+        let video = NewVideo {
+            account: ctx.account_id,
+            project,
+            source: Source::Clips {
+                request,
+                engine,
+                clips: records,
+            },
+            idempotency_key: key,
+        };
+        Ok(state.videos.create(video).await?)
     })
     .await
 }

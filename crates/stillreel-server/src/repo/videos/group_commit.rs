@@ -1,4 +1,4 @@
-//! Group commit for `create_video` on SQLite.
+//! Group commit for new videos on SQLite.
 //!
 //! SQLite has one writer. Committing each video on its own costs a transaction per request:
 //! two extra round trips to sqlx's connection thread, and a WAL append of every page the
@@ -12,35 +12,23 @@
 //! the others. PostgreSQL has concurrent writers and does not use this.
 
 use futures_util::FutureExt;
-use stillreel_core::{CreateVideoRequest, Video};
 use tokio::sync::{mpsc, oneshot};
-use uuid::Uuid;
 
+use super::write::{NewVideo, store};
 use crate::db::{Db, DbError};
-use crate::repo::{idempotency, videos};
 
-/// Most creates committed together.
+/// Most videos committed together.
 pub const MAX_BATCH: usize = 64;
 
-/// One create to store.
-#[derive(Debug)]
-pub struct NewVideo {
-    pub account: Uuid,
-    pub project: Uuid,
-    pub request: CreateVideoRequest,
-    /// The request's `Idempotency-Key`, whose answer is stored with the video.
-    pub idempotency_key: Option<String>,
-}
-
-type Reply = Result<(Video, String), DbError>;
+type Reply = Result<String, DbError>;
 
 /// Handle to the writer task. Cheap to clone; the task ends when every handle is gone.
 #[derive(Debug, Clone)]
-pub struct CreateWriter {
+pub(super) struct GroupCommit {
     queue: mpsc::Sender<(NewVideo, oneshot::Sender<Reply>)>,
 }
 
-impl CreateWriter {
+impl GroupCommit {
     /// Starts the writer task on `db` (call inside a Tokio runtime).
     pub fn spawn(db: Db) -> Self {
         let (queue, rx) = mpsc::channel(1024);
@@ -48,7 +36,7 @@ impl CreateWriter {
         Self { queue }
     }
 
-    /// Stores `video` (in some batch) and returns its `queued` record and that record's JSON.
+    /// Stores `video` (in some batch) and returns its `queued` record's JSON.
     pub async fn create(&self, video: NewVideo) -> Reply {
         let (reply, answer) = oneshot::channel();
         self.queue
@@ -95,7 +83,7 @@ async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>)
 }
 
 /// [`store`], with a panic turned into an error.
-async fn guarded_store(db: &Db, items: &[&NewVideo]) -> Result<Vec<(Video, String)>, DbError> {
+async fn guarded_store(db: &Db, items: &[&NewVideo]) -> Result<Vec<String>, DbError> {
     guarded(items.len(), store(db, items)).await
 }
 
@@ -111,24 +99,6 @@ async fn guarded<T>(
             tracing::error!(size, "the create writer panicked storing a batch");
             Err(DbError::Corrupt("the create writer panicked".to_owned()))
         })
-}
-
-/// Inserts `items` in one transaction.
-async fn store(db: &Db, items: &[&NewVideo]) -> Result<Vec<(Video, String)>, DbError> {
-    let mut tx = db.begin().await?;
-    let mut records = Vec::with_capacity(items.len());
-    for item in items {
-        let video =
-            videos::insert_create(&mut tx, item.account, item.project, &item.request).await?;
-        let json = serde_json::to_string(&video)
-            .map_err(|err| DbError::Corrupt(format!("serialize: {err}")))?;
-        if let Some(key) = &item.idempotency_key {
-            idempotency::finish(&mut tx, item.account, key, &json).await?;
-        }
-        records.push((video, json));
-    }
-    tx.commit().await?;
-    Ok(records)
 }
 
 #[cfg(test)]

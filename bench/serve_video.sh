@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# One video end to end through plain `stillreel serve`, the single-machine default (SQLite,
+# local files, the render workers in the same process): the five bundled stills at 720p with
+# the default engine, from POST /create_video to `complete` in GET /get_video (polled every
+# 50 ms). Each run starts a fresh data dir and server, so no run is warmed by another.
+#
+#   bash bench/serve_video.sh                                  # RUNS=3
+#   BASELINE_BIN=/path/to/old/stillreel bash bench/serve_video.sh
+#
+# With BASELINE_BIN (a release `stillreel` of an earlier commit) the runs alternate between
+# the two binaries, and the summary gives both medians and their ratio (new / baseline).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS="${RUNS:-3}"
+RESOLUTION="${RESOLUTION:-720p}"
+cargo build -q --release --locked -p stillreel-server --bin stillreel
+bin="$PWD/target/release/stillreel"
+
+work=$(mktemp -d)
+spid=""
+cleanup() {
+  [ -n "$spid" ] && { kill "$spid" 2>/dev/null || true; wait "$spid" 2>/dev/null || true; }
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# once NAME BINARY: one fresh server, one video; appends "NAME seconds" to $work/results.
+once() {
+  local name=$1 binary=$2 port data key
+  port=$(free_port); data="$work/data-$name-$RANDOM"
+  export STILLREEL_DATA_DIR="$data" STILLREEL_LISTEN="127.0.0.1:$port" \
+    STILLREEL_PUBLIC_URL="http://127.0.0.1:$port" STILLREEL_SAMPLES_DIR="$PWD/samples" \
+    STILLREEL_WEB_DIR="$work/no-web" RUST_LOG=warn
+  unset STILLREEL_DATABASE_URL STILLREEL_STORAGE_URL STILLREEL_WORKERS
+  key=$("$binary" accounts create bench | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
+  "$binary" serve >"$work/$name.out" 2>>"$work/$name.log" &
+  spid=$!
+  for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+  python3 - "$name" "$port" "$key" "$RESOLUTION" >>"$work/results" <<'PY'
+import json, sys, time, urllib.request
+name, port, key, resolution = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+base = f"http://127.0.0.1:{port}"
+images = ["house-colonial.jpg", "house-bungalow.jpg", "living-room.png",
+          "house-townhouse-portrait.jpg", "house-farm-exif-rotated.jpg"]
+body = {"image_inputs": [{"image_url": f"{base}/samples/{i}", "camera_motion": "push-in"} for i in images],
+        "resolution": resolution}
+def call(path, data=None):
+    req = urllib.request.Request(base + path, data=json.dumps(data).encode() if data else None,
+                                 headers={"Authorization": key, "content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.load(r)
+start = time.monotonic()
+uuid = call("/api/v1/create_video", body)["uuid"]
+while True:
+    video = call(f"/api/v1/get_video?uuid={uuid}")
+    if video["status"] in ("complete", "error"):
+        break
+    time.sleep(0.05)
+took = time.monotonic() - start
+if video["status"] != "complete":
+    sys.exit(f"{name}: the video ended in error: {video.get('error')}")
+print(name, f"{took:.2f}")
+PY
+  kill "$spid"; wait "$spid" 2>/dev/null || true; spid=""
+  tail -1 "$work/results"
+}
+
+for run in $(seq 1 "$RUNS"); do
+  echo "run $run/$RUNS"
+  once new "$bin"
+  if [ -n "${BASELINE_BIN:-}" ]; then once baseline "$BASELINE_BIN"; fi
+done
+
+python3 - "$work/results" "$RUNS" "$RESOLUTION" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+times = {}
+for name, t in rows:
+    times.setdefault(name, []).append(float(t))
+print(f"\none 5-image {sys.argv[3]} video through `stillreel serve`, medians of {sys.argv[2]} runs")
+for name, ts in times.items():
+    print(f"{name:<9} {statistics.median(ts):7.2f} s  (runs {' / '.join(f'{t:.2f}' for t in ts)})")
+if "baseline" in times:
+    print(f"new / baseline: {statistics.median(times['new']) / statistics.median(times['baseline']):.2f} x")
+PY

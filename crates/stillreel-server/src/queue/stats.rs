@@ -1,0 +1,101 @@
+//! Reading the queue: depth for `/metrics`, a video's jobs for tests and diagnostics.
+
+use uuid::Uuid;
+
+use super::{JOB_STATES, JobKind};
+use crate::db::{Db, DbError};
+
+/// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).
+pub async fn depth_by_state(db: &Db) -> Result<Vec<(&'static str, i64)>, DbError> {
+    let rows: Vec<(String, i64)> = crate::db::on_db!(db, pool => {
+        sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetch_all(pool).await?
+    });
+    Ok(JOB_STATES
+        .iter()
+        .map(|&state| {
+            (
+                state,
+                rows.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n),
+            )
+        })
+        .collect())
+}
+
+/// Jobs still to do (`queued`, `running`) by kind and state, for `/metrics`. Kinds as
+/// stored, so a kind this build does not know still shows.
+pub async fn depth_by_kind(db: &Db) -> Result<Vec<(String, String, i64)>, DbError> {
+    let rows: Vec<(String, String, i64)> = crate::db::on_db!(db, pool => {
+        sqlx::query_as(
+            "SELECT kind, state, COUNT(*) FROM jobs WHERE state IN ('queued', 'running')
+             GROUP BY kind, state ORDER BY kind, state",
+        )
+        .fetch_all(pool)
+        .await?
+    });
+    Ok(rows)
+}
+
+/// The state and last error of every job of a video, oldest first (tests and diagnostics).
+pub async fn jobs_of_video(
+    db: &Db,
+    video_id: Uuid,
+) -> Result<Vec<(JobKind, String, Option<String>)>, DbError> {
+    Ok(graph_of_video(db, video_id)
+        .await?
+        .into_iter()
+        .map(|j| (j.kind, j.state, j.last_error))
+        .collect())
+}
+
+/// One job of a video as [`graph_of_video`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSummary {
+    pub id: i64,
+    pub kind: JobKind,
+    pub clip_index: Option<usize>,
+    pub state: String,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// Every job of a video, oldest first, with its clip index and times (tests, diagnostics).
+pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, DbError> {
+    type Row = (
+        i64,
+        String,
+        Option<i32>,
+        String,
+        i32,
+        Option<String>,
+        i64,
+        i64,
+    );
+    let rows: Vec<Row> = crate::db::on_db!(db, pool => {
+        sqlx::query_as(
+            "SELECT id, kind, clip_index, state, attempts, last_error, created_at, updated_at
+             FROM jobs WHERE video_id = $1 ORDER BY id",
+        )
+        .bind(video_id)
+        .fetch_all(pool)
+        .await?
+    });
+    rows.into_iter()
+        .map(
+            |(id, kind, clip_index, state, attempts, last_error, created_at, updated_at)| {
+                Ok(JobSummary {
+                    id,
+                    kind: JobKind::parse(&kind)
+                        .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?,
+                    clip_index: clip_index.and_then(|i| usize::try_from(i).ok()),
+                    state,
+                    attempts,
+                    last_error,
+                    created_at,
+                    updated_at,
+                })
+            },
+        )
+        .collect()
+}

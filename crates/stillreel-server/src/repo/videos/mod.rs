@@ -1,0 +1,48 @@
+//! Videos: the one path that stores a new one, and reading records back.
+//!
+//! Both endpoints and both backends store a video the same way: the handler hands a
+//! [`NewVideo`] to [`Writer::create`] and gets the `queued` record's JSON. The writer builds
+//! the video's rows as one batch ([`write`]) and decides how to commit them: on SQLite,
+//! whose single writer makes a transaction per request the bottleneck, concurrent videos
+//! share one transaction ([`group_commit`]); on PostgreSQL, which has concurrent writers,
+//! each video commits on its own. Reads ([`read`]) are separate: they never wait for the
+//! writer.
+
+mod group_commit;
+mod read;
+mod write;
+
+pub use read::{StoredClip, clips_of_account, get_video};
+pub use write::{NewVideo, Source};
+
+use crate::db::{Backend, Db, DbError};
+
+/// Where new videos are stored. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    db: Db,
+    /// The group-commit task, on SQLite.
+    group: Option<group_commit::GroupCommit>,
+}
+
+impl Writer {
+    /// A writer on `db` (call inside a Tokio runtime: on SQLite it starts the group-commit
+    /// task).
+    pub fn new(db: Db) -> Self {
+        let group =
+            (db.backend() == Backend::Sqlite).then(|| group_commit::GroupCommit::spawn(db.clone()));
+        Self { db, group }
+    }
+
+    /// Stores `video` with its clips, branding record, first job and idempotency answer, all
+    /// in one transaction; returns its `queued` record's JSON.
+    pub async fn create(&self, video: NewVideo) -> Result<String, DbError> {
+        match &self.group {
+            Some(group) => group.create(video).await,
+            None => write::store(&self.db, &[&video])
+                .await?
+                .pop()
+                .ok_or_else(|| DbError::Corrupt("a stored video has no record".to_owned())),
+        }
+    }
+}

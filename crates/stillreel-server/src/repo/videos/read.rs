@@ -1,0 +1,278 @@
+//! Reading video records back: `get_video` (what clients poll) and the clips a combine names.
+
+use std::collections::HashMap;
+
+use sqlx::types::Json;
+use stillreel_core::{
+    Branding, BrandingTemplates, Engine, JobError, Orientation, Resolution, Status, Vfx, Video,
+    VideoClip, Webhook, WebhookStatus,
+};
+use uuid::Uuid;
+
+use crate::db::{Db, DbError, on_db, rfc3339};
+use crate::repo::parse_enum;
+use crate::storage::public_url;
+
+/// A stored clip, as combine looks it up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredClip {
+    pub id: Uuid,
+    pub image_url: String,
+    pub camera_motion: stillreel_core::CameraMotion,
+    pub vfx: Option<Vfx>,
+    pub orientation: Orientation,
+    pub resolution: Resolution,
+    pub engine: Engine,
+    /// Storage key of the rendered clip; `None` until rendered.
+    pub clip_key: Option<String>,
+}
+
+impl StoredClip {
+    /// The clip record, for a rendered clip.
+    pub fn record(&self, base_url: &str) -> Option<VideoClip> {
+        let key = self.clip_key.as_deref()?;
+        Some(VideoClip {
+            uuid: self.id,
+            image_url: self.image_url.clone(),
+            clip_url: public_url(base_url, key),
+            camera_motion: self.camera_motion,
+            orientation: self.orientation,
+            resolution: self.resolution,
+            ai_engine: self.engine,
+            vfx: self.vfx.clone(),
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct ClipRow {
+    id: Uuid,
+    image_url: String,
+    camera_motion: String,
+    vfx: Option<Json<Vfx>>,
+    orientation: String,
+    resolution: String,
+    engine: String,
+    clip_key: Option<String>,
+}
+
+impl TryFrom<ClipRow> for StoredClip {
+    type Error = DbError;
+    fn try_from(row: ClipRow) -> Result<Self, DbError> {
+        Ok(StoredClip {
+            id: row.id,
+            image_url: row.image_url,
+            camera_motion: parse_enum(&row.camera_motion, "camera motion")?,
+            vfx: row.vfx.map(|Json(v)| v),
+            orientation: parse_enum(&row.orientation, "orientation")?,
+            resolution: parse_enum(&row.resolution, "resolution")?,
+            engine: parse_enum(&row.engine, "engine")?,
+            clip_key: row.clip_key,
+        })
+    }
+}
+
+const CLIP_COLUMNS: &str =
+    "c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key";
+
+/// The clips of `account` among `ids` (duplicates allowed), keyed by id. Clips of other
+/// accounts are simply absent, so they look exactly like unknown ones.
+pub async fn clips_of_account(
+    db: &Db,
+    account: Uuid,
+    ids: &[Uuid],
+) -> Result<HashMap<Uuid, StoredClip>, DbError> {
+    let mut found = HashMap::new();
+    for id in ids {
+        if found.contains_key(id) {
+            continue;
+        }
+        let row: Option<ClipRow> = on_db!(db, pool => sqlx::query_as(
+            sqlx::AssertSqlSafe(format!("SELECT {CLIP_COLUMNS} FROM clips c WHERE c.id = $1 AND c.account_id = $2")),
+        )
+        .bind(*id)
+        .bind(account)
+        .fetch_optional(pool)
+        .await?);
+        if let Some(row) = row {
+            found.insert(*id, StoredClip::try_from(row)?);
+        }
+    }
+    Ok(found)
+}
+
+#[derive(sqlx::FromRow)]
+struct VideoRow {
+    id: Uuid,
+    project_id: Uuid,
+    kind: String,
+    orientation: String,
+    resolution: String,
+    engine: String,
+    status: String,
+    progress: i32,
+    video_key: Option<String>,
+    error_code: Option<String>,
+    error_message: Option<String>,
+    error_field: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+    b_templates: Option<Json<BrandingTemplates>>,
+    b_speed_ramp: Option<bool>,
+    b_status: Option<String>,
+    b_video_key: Option<String>,
+    b_error_code: Option<String>,
+    b_error_message: Option<String>,
+    b_error_field: Option<String>,
+    c_id: Option<Uuid>,
+    c_image_url: Option<String>,
+    c_camera_motion: Option<String>,
+    c_vfx: Option<Json<Vfx>>,
+    c_orientation: Option<String>,
+    c_resolution: Option<String>,
+    c_engine: Option<String>,
+    c_clip_key: Option<String>,
+    webhook_url: Option<String>,
+    w_status: Option<String>,
+    w_attempts: Option<i32>,
+    w_last_status: Option<i32>,
+}
+
+impl VideoRow {
+    /// The clip joined onto this row, if any.
+    fn take_clip(&mut self) -> Option<ClipRow> {
+        Some(ClipRow {
+            id: self.c_id.take()?,
+            image_url: self.c_image_url.take()?,
+            camera_motion: self.c_camera_motion.take()?,
+            vfx: self.c_vfx.take(),
+            orientation: self.c_orientation.take()?,
+            resolution: self.c_resolution.take()?,
+            engine: self.c_engine.take()?,
+            clip_key: self.c_clip_key.take(),
+        })
+    }
+}
+
+fn job_error(
+    code: Option<String>,
+    message: Option<String>,
+    field: Option<String>,
+) -> Option<JobError> {
+    code.map(|code| JobError {
+        code,
+        message: message.unwrap_or_default(),
+        field,
+    })
+}
+
+/// The video record of `id` as `account` sees it: `None` when it does not exist or belongs to
+/// another account. URLs are built on `base_url`.
+pub async fn get_video(
+    db: &Db,
+    account: Uuid,
+    id: Uuid,
+    base_url: &str,
+) -> Result<Option<Video>, DbError> {
+    // One round trip in the common case: the video, its branding and (for a create video) its
+    // rendered clips, one row per clip. `get_video` is what clients poll.
+    let mut rows: Vec<VideoRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT v.id, v.project_id, v.kind, v.orientation, v.resolution, v.engine, v.status, v.progress,
+                v.video_key, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
+                b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status,
+                b.video_key AS b_video_key, b.error_code AS b_error_code,
+                b.error_message AS b_error_message, b.error_field AS b_error_field,
+                c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
+                c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
+                c.clip_key AS c_clip_key,
+                v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
+         FROM videos v
+         LEFT JOIN brandings b ON b.video_id = v.id
+         LEFT JOIN webhook_deliveries w ON w.video_id = v.id
+              AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
+         LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL
+         WHERE v.id = $1 AND v.account_id = $2
+         ORDER BY c.position",
+    )
+    .bind(id)
+    .bind(account)
+    .fetch_all(pool)
+    .await?);
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    // A clip is listed once its clip_url is set, in input order
+    // (docs/API-DESIGN.md#records-and-endpoints).
+    let mut clip_rows: Vec<ClipRow> = rows.iter_mut().filter_map(VideoRow::take_clip).collect();
+    let row = rows.swap_remove(0);
+    if row.kind == "combine" {
+        // A combined video owns no clips; it lists the ones it is made of.
+        clip_rows = on_db!(db, pool => sqlx::query_as(
+            "SELECT c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key
+             FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
+             WHERE cc.video_id = $1 AND c.clip_key IS NOT NULL ORDER BY cc.position",
+        )
+        .bind(id)
+        .fetch_all(pool)
+        .await?);
+    }
+    let mut video_clips = Vec::with_capacity(clip_rows.len());
+    for clip in clip_rows {
+        if let Some(record) = StoredClip::try_from(clip)?.record(base_url) {
+            video_clips.push(record);
+        }
+    }
+
+    let status: Status = parse_enum(&row.status, "video status")?;
+    let branding = match (row.b_templates, row.b_status) {
+        (Some(Json(templates)), Some(b_status)) => {
+            let b_status: Status = parse_enum(&b_status, "branding status")?;
+            Some(Branding {
+                status: b_status,
+                video_url: match (b_status, &row.b_video_key) {
+                    (Status::Complete, Some(key)) => public_url(base_url, key),
+                    _ => String::new(),
+                },
+                templates,
+                speed_ramp: row.b_speed_ramp.unwrap_or(false),
+                error: job_error(row.b_error_code, row.b_error_message, row.b_error_field)
+                    .filter(|_| b_status == Status::Error),
+            })
+        }
+        _ => None,
+    };
+    Ok(Some(Video {
+        uuid: row.id,
+        project: row.project_id,
+        status,
+        video_url: match (status, &row.video_key) {
+            (Status::Complete, Some(key)) => public_url(base_url, key),
+            _ => String::new(),
+        },
+        video_clips,
+        orientation: parse_enum(&row.orientation, "orientation")?,
+        resolution: parse_enum(&row.resolution, "resolution")?,
+        ai_engine: parse_enum(&row.engine, "engine")?,
+        branding,
+        progress: u8::try_from(row.progress.clamp(0, 100)).unwrap_or(0),
+        created_at: rfc3339(row.created_at),
+        updated_at: rfc3339(row.updated_at),
+        error: job_error(row.error_code, row.error_message, row.error_field)
+            .filter(|_| status == Status::Error),
+        // The latest event's delivery: 'branding' sorts before 'video', and a branded
+        // render's event always comes after its video's.
+        webhook: row.webhook_url.map(|url| Webhook {
+            url,
+            status: row
+                .w_status
+                .as_deref()
+                .and_then(WebhookStatus::parse)
+                .unwrap_or(WebhookStatus::Pending),
+            attempts: row
+                .w_attempts
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(0),
+            last_status: row.w_last_status.and_then(|n| u16::try_from(n).ok()),
+        }),
+    }))
+}
