@@ -108,6 +108,7 @@ for round in $(seq 1 "$ROUNDS"); do
   fi
 done
 
+echo "per round (target req/s p99_ms non-200):"; cat "$work/results"
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$spid/status")
 bare_rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$bpid/status")
 python3 - "$work/results" "$rss_kb" "$bare_rss_kb" "$ROUNDS" "$DURATION" <<'PY'

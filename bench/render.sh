@@ -6,6 +6,7 @@
 # runs per measurement, median reported. Usage: bench/render.sh
 #   BASELINE_RENDER_BENCH=/path/to/old/render_bench bench/render.sh   # also an earlier build, side by side
 #   SKIP_MOVIEPY=1 bench/render.sh                                     # without the MoviePy run
+#   RESOLUTIONS=720p RUNS=5 bench/render.sh                            # one resolution only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -28,9 +29,9 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
 peak() { sort -n "$1" | tail -1; }
 
-for res in 720p 1080p; do
+for res in ${RESOLUTIONS:-720p 1080p}; do
   size=1280x720; [ "$res" = 1080p ] && size=1920x1080
-  : > "$OUT/ours-$res.txt"; : > "$OUT/base-$res.txt"; : > "$OUT/comb-$res.txt"; : > "$OUT/old-$res.txt"
+  : > "$OUT/ours-$res.txt"; : > "$OUT/base-$res.txt"; : > "$OUT/comb-$res.txt"; : > "$OUT/old-$res.txt"; : > "$OUT/oldcomb-$res.txt"
   export PEAK_LOG="$OUT/peak-ours-$res.log"; : > "$PEAK_LOG"
   for _ in $(seq "$RUNS"); do
     json=$(STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" "$BIN" "$OUT" "$res" "${IMAGES[@]}")
@@ -39,15 +40,16 @@ for res in 720p 1080p; do
     PEAK_LOG="$OUT/peak-base-$res.log" wall env FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
       bench/baseline-ffmpeg.sh "$size" "$OUT/baseline-$res.mp4" "${IMAGES[@]}" >> "$OUT/base-$res.txt"
     if [ -n "${BASELINE_RENDER_BENCH:-}" ]; then
-      "$BASELINE_RENDER_BENCH" "$OUT" "$res" "${IMAGES[@]}" \
-        | python3 -c 'import json,sys; print(json.load(sys.stdin)["render_wall"])' >> "$OUT/old-$res.txt"
+      oj=$("$BASELINE_RENDER_BENCH" "$OUT" "$res" "${IMAGES[@]}")
+      echo "$oj" | python3 -c 'import json,sys; print(json.load(sys.stdin)["render_wall"])' >> "$OUT/old-$res.txt"
+      echo "$oj" | python3 -c 'import json,sys; print(json.load(sys.stdin)["combine_wall"])' >> "$OUT/oldcomb-$res.txt"
     fi
   done
   ours=$(median < "$OUT/ours-$res.txt"); base=$(median < "$OUT/base-$res.txt"); comb=$(median < "$OUT/comb-$res.txt")
   old=""
   if [ -s "$OUT/old-$res.txt" ]; then
     o=$(median < "$OUT/old-$res.txt")
-    old=" earlier_build=$o ours/earlier=$(echo "$ours / $o" | bc -l | cut -c1-5)"
+    old=" earlier_build=$o ours/earlier=$(echo "$ours / $o" | bc -l | cut -c1-5) earlier_combine=$(median < "$OUT/oldcomb-$res.txt")"
   fi
   echo "$res ours=$ours base=$base$old combine=$comb peak_ours_kib=$(peak "$OUT/peak-ours-$res.log") peak_base_kib=$(peak "$OUT/peak-base-$res.log")" | tee -a "$OUT/summary.txt"
 done
