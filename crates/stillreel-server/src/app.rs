@@ -55,7 +55,8 @@ impl AppState {
     /// [`AppState::new`] with the given storage (what [`storage::open`] made of the config).
     pub fn with_storage(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
         let templates = with_extra_templates(&config.extra_templates);
-        let videos = crate::repo::videos::Writer::new(db.clone());
+        let jobs_queued = Arc::new(tokio::sync::Notify::new());
+        let videos = crate::repo::videos::Writer::new(db.clone(), Arc::clone(&jobs_queued));
         let rate_limiter = config
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
@@ -69,6 +70,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             auth_cache,
             videos,
+            jobs_queued,
             rate_limiter,
         }
     }

@@ -44,6 +44,9 @@ pub enum DatabaseConfig {
     Postgres(String),
 }
 
+/// `STILLREEL_WORKERS` when unset.
+pub const DEFAULT_WORKERS: usize = 2;
+
 /// The whole configuration of `stillreel`.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -58,7 +61,8 @@ pub struct Config {
     /// `STILLREEL_FETCH_ALLOW`: hosts/IPs/CIDRs exempt from the public-address rule (used by the
     /// renderer's media fetcher; kept here as the raw comma-separated entries).
     pub fetch_allow: Vec<String>,
-    /// `STILLREEL_WORKERS`: render jobs run at once by this process; 0 = API node only.
+    /// `STILLREEL_WORKERS`: render jobs (one ffmpeg each) run at once by this process;
+    /// 0 = API node only. Default [`DEFAULT_WORKERS`].
     pub workers: usize,
     /// `STILLREEL_DEFAULT_ENGINE`: engine when a request names none.
     pub default_engine: Engine,
@@ -165,7 +169,9 @@ impl Config {
             })
             .unwrap_or_default();
         let workers = match get("STILLREEL_WORKERS") {
-            None => 1,
+            // Two slots: two ffmpeg at once, what one process always ran (one video, its
+            // clips two at a time) before a slot became one clip (docs/API-DESIGN.md#configuration).
+            None => DEFAULT_WORKERS,
             Some(text) => text.parse().map_err(|_| ConfigError {
                 var: "STILLREEL_WORKERS",
                 message: format!("{text:?} is not a whole number"),
@@ -319,7 +325,7 @@ mod tests {
         );
         assert_eq!(c.public_url, "http://127.0.0.1:8080");
         assert!(c.fetch_allow.is_empty());
-        assert_eq!(c.workers, 1);
+        assert_eq!(c.workers, DEFAULT_WORKERS);
         assert_eq!(c.default_engine, Engine::V25);
         assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
         assert_eq!(c.web_dir, PathBuf::from("./web/dist"));

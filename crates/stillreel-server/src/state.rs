@@ -30,6 +30,10 @@ pub struct AppState {
     pub auth_cache: Arc<AuthCache>,
     /// Where new videos are stored (group commit on SQLite).
     pub videos: videos::Writer,
+    /// Rung after this process commits new jobs (a video stored, a step that queued the
+    /// next): this process's idle job loops claim at once instead of at their next poll.
+    /// Other processes hear of jobs through PostgreSQL's `NOTIFY`; polling stays the truth.
+    pub jobs_queued: Arc<tokio::sync::Notify>,
     /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
     pub rate_limiter: Option<Arc<AccountLimiter>>,
 }

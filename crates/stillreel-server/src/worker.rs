@@ -197,7 +197,8 @@ struct Ctx {
     scratch: scratch::Scratch,
     /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
     webhooks: Fetcher,
-    /// Woken when PostgreSQL announces a new job: idle loops poll at once.
+    /// Rung when this process queued jobs, or PostgreSQL announces some: idle loops poll at
+    /// once (`AppState::jobs_queued`).
     wake: Arc<Notify>,
 }
 
@@ -227,7 +228,7 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
             }
         });
         let webhooks = webhook_fetcher(&state.config);
-        let wake = Arc::new(Notify::new());
+        let wake = Arc::clone(&state.jobs_queued);
         if let Db::Postgres(pool) = &state.db {
             tasks.push(tokio::spawn(listen_loop(
                 pool.clone(),

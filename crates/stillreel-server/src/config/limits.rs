@@ -29,7 +29,8 @@ pub struct JobLimits {
     /// `STILLREEL_FETCH_CONCURRENCY`: downloads of one job at once.
     pub fetch_concurrency: usize,
     /// `STILLREEL_ACCOUNT_MAX_RUNNING`: jobs of one account running at once, across every
-    /// process sharing the database. Unset: half of `STILLREEL_WORKERS`, at least one.
+    /// process sharing the database. Unset: half of `STILLREEL_WORKERS`, at least two (so
+    /// one video's clips render two at a time when nothing else waits).
     pub account_max_running: usize,
 }
 
@@ -108,7 +109,7 @@ impl JobLimits {
                 })?,
         };
         let account_max_running = match get("STILLREEL_ACCOUNT_MAX_RUNNING") {
-            None => (workers / 2).max(1),
+            None => (workers / 2).max(2),
             Some(text) => digits(&text)
                 .filter(|&n| n > 0)
                 .and_then(|n| usize::try_from(n).ok())
@@ -181,10 +182,11 @@ mod tests {
         assert_eq!(l.fetch_rate_window, Duration::from_secs(10));
         assert_eq!(l.fetch_concurrency, 4);
         assert_eq!(l.account_max_running, 2);
-        // Half the slots, at least one.
-        assert_eq!(read(&[], 1).expect("one").account_max_running, 1);
-        assert_eq!(read(&[], 0).expect("none").account_max_running, 1);
+        // Half the slots, at least two.
+        assert_eq!(read(&[], 1).expect("one").account_max_running, 2);
+        assert_eq!(read(&[], 0).expect("none").account_max_running, 2);
         assert_eq!(read(&[], 5).expect("five").account_max_running, 2);
+        assert_eq!(read(&[], 8).expect("eight").account_max_running, 4);
     }
 
     #[test]

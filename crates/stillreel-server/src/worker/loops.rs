@@ -74,7 +74,12 @@ pub(super) async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: 
                 .record_claim(asked.elapsed(), job.is_some());
         }
         match claimed {
-            Ok(Some(job)) => run_job(&ctx, &worker_id, job, stop.clone()).await,
+            Ok(Some(job)) => {
+                run_job(&ctx, &worker_id, job, stop.clone()).await;
+                // The job's outcome may have queued the next ones (a prepare its clips, the
+                // last clip the stitch): the other idle slots of this process take them now.
+                ctx.wake.notify_waiters();
+            }
             Ok(None) => {
                 tokio::select! {
                     () = tokio::time::sleep(ctx.settings.idle_poll) => {}

@@ -15,6 +15,10 @@ mod write;
 pub use read::{StoredClip, clips_of_account, get_video};
 pub use write::{NewVideo, Source};
 
+use std::sync::Arc;
+
+use tokio::sync::Notify;
+
 use crate::db::{Backend, Db, DbError};
 
 /// Where new videos are stored. Cheap to clone.
@@ -23,26 +27,34 @@ pub struct Writer {
     db: Db,
     /// The group-commit task, on SQLite.
     group: Option<group_commit::GroupCommit>,
+    /// Rung once a video (and so its first job) is committed.
+    jobs_queued: Arc<Notify>,
 }
 
 impl Writer {
-    /// A writer on `db` (call inside a Tokio runtime: on SQLite it starts the group-commit
-    /// task).
-    pub fn new(db: Db) -> Self {
+    /// A writer on `db` that rings `jobs_queued` after each commit (call inside a Tokio
+    /// runtime: on SQLite it starts the group-commit task).
+    pub fn new(db: Db, jobs_queued: Arc<Notify>) -> Self {
         let group =
             (db.backend() == Backend::Sqlite).then(|| group_commit::GroupCommit::spawn(db.clone()));
-        Self { db, group }
+        Self {
+            db,
+            group,
+            jobs_queued,
+        }
     }
 
     /// Stores `video` with its clips, branding record, first job and idempotency answer, all
     /// in one transaction; returns its `queued` record's JSON.
     pub async fn create(&self, video: NewVideo) -> Result<String, DbError> {
-        match &self.group {
-            Some(group) => group.create(video).await,
+        let record = match &self.group {
+            Some(group) => group.create(video).await?,
             None => write::store(&self.db, &[&video])
                 .await?
                 .pop()
-                .ok_or_else(|| DbError::Corrupt("a stored video has no record".to_owned())),
-        }
+                .ok_or_else(|| DbError::Corrupt("a stored video has no record".to_owned()))?,
+        };
+        self.jobs_queued.notify_waiters();
+        Ok(record)
     }
 }
