@@ -152,12 +152,15 @@ pub async fn claim_fair(
             // gone and drops the work, as after a lost lease. Nothing else is written in this
             // transaction, and every later synchronous commit flushes it anyway. That halves
             // the fsyncs of a claim + completion. Sent with the BEGIN, in one round trip.
-            let mut tx = pool
-                .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
-                .await?;
             let mut row = None;
-            // Both tries in one transaction: an idle poll costs one round of BEGIN/COMMIT.
+            // Each try in a transaction of its own: the first try may lock an account's row
+            // and then find none of its jobs free; holding that lock while the second try
+            // waits for another account's lock lets two claimers wait for each other
+            // (PostgreSQL reported it as a deadlock at 32 claimers).
             for claim in [CLAIM_POSTGRES_SKIP, CLAIM_POSTGRES_WAIT] {
+                let mut tx = pool
+                    .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
+                    .await?;
                 row = sqlx::query_as(claim)
                     .bind(worker_id)
                     .bind(expires)
@@ -166,11 +169,11 @@ pub async fn claim_fair(
                     .bind(&token)
                     .fetch_optional(&mut *tx)
                     .await?;
+                tx.commit().await?;
                 if row.is_some() {
                     break;
                 }
             }
-            tx.commit().await?;
             row
         }
     };
