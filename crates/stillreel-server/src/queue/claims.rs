@@ -60,26 +60,13 @@ const CLAIM_SQLITE: &str = concat!(
 /// transaction; then that account's next job in job order. The account's counts are kept by
 /// triggers, so `jobs_running < $4` read under the row lock is exact: two claims can never
 /// both take an account's last free place, and claims of different accounts run side by
-/// side. `$lock` is `SKIP LOCKED` for the first try (take another account than the one a claim
-/// in flight holds) and empty for the second (wait for it: when every account with work is
-/// held, waiting briefly beats going back to sleep with work in the queue).
+/// side. `$account` is the CTE `acct` that picks and locks the account (below).
 macro_rules! claim_postgres {
-    ($lock:literal) => {
+    ($account:expr) => {
         concat!(
-            "WITH acct AS MATERIALIZED (
-                SELECT a.id FROM accounts a
-                WHERE a.jobs_queued > 0 AND a.jobs_running < $4
-                  AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
-                              AND q.state = 'queued' AND q.run_after <= $3)
-                ORDER BY a.jobs_running,
-                         NOT EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
-                                     AND f.state = 'queued' AND f.claim_rank = 0
-                                     AND f.run_after <= $3),
-                         COALESCE(a.last_claim_at, 0), a.id
-                LIMIT 1
-                FOR UPDATE ",
-            $lock,
-            "), next AS MATERIALIZED (
+            "WITH ",
+            $account,
+            ", next AS MATERIALIZED (
                 SELECT j.id FROM jobs j JOIN acct ON j.account_id = acct.id
                 WHERE j.state = 'queued' AND j.run_after <= $3
                 ORDER BY j.claim_rank, j.video_created_at, j.clip_index, j.run_after, j.id
@@ -97,8 +84,44 @@ macro_rules! claim_postgres {
     };
 }
 
-const CLAIM_POSTGRES_SKIP: &str = claim_postgres!("SKIP LOCKED");
-const CLAIM_POSTGRES_WAIT: &str = claim_postgres!("");
+/// The accounts with a job to run, in claim order. A macro so the statements stay literals.
+macro_rules! accounts_in_order {
+    () => {
+        "SELECT a.id FROM accounts a
+         WHERE a.jobs_queued > 0 AND a.jobs_running < $4
+           AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
+                       AND q.state = 'queued' AND q.run_after <= $3)
+         ORDER BY a.jobs_running,
+                  NOT EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
+                              AND f.state = 'queued' AND f.claim_rank = 0
+                              AND f.run_after <= $3),
+                  COALESCE(a.last_claim_at, 0), a.id
+         LIMIT 1"
+    };
+}
+
+/// First try: the first account in order whose row no claim in flight holds. It never waits.
+const CLAIM_POSTGRES_SKIP: &str = claim_postgres!(concat!(
+    "acct AS MATERIALIZED (",
+    accounts_in_order!(),
+    " FOR UPDATE SKIP LOCKED)"
+));
+
+/// Second try, when every account with work was held: the first account in order, read
+/// without a lock, then its one row locked, waiting for the claim that holds it (waiting
+/// briefly beats going back to sleep with work in the queue), its conditions checked again
+/// on the row as it is then. It locks one row and waits for one row, holding nothing else:
+/// a `FOR UPDATE` over the ordered list would keep the lock on each row whose recheck failed
+/// while waiting for the next, and two such claims (or a claim and a completion, whose
+/// trigger updates the account) deadlocked at 32 claimers.
+const CLAIM_POSTGRES_WAIT: &str = claim_postgres!(concat!(
+    "best AS MATERIALIZED (",
+    accounts_in_order!(),
+    "), acct AS MATERIALIZED (
+        SELECT a.id FROM accounts a JOIN best ON a.id = best.id
+        WHERE a.jobs_queued > 0 AND a.jobs_running < $4
+        FOR UPDATE OF a)"
+));
 
 /// Stamps the claimed job's account with the claim time, in the claim's transaction, so the
 /// next claim serves another account first (SQLite; on PostgreSQL a trigger does it).
