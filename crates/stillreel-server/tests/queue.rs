@@ -62,19 +62,37 @@ async fn a_deep_queue_drains_under_32_claimers_without_a_deadlock_on_postgres() 
         .fetch_one(pool)
         .await
         .expect("count");
-    let claimers: Vec<_> = (0..32)
+    let done = drain(app.db(), 32).await.len();
+    assert_eq!(
+        i64::try_from(done).expect("count"),
+        total,
+        "every queued job done exactly once"
+    );
+}
+
+const LEASE: Duration = Duration::from_secs(30);
+
+/// Runs `claimers` claimers that claim (cap 2) and complete at once until the queue stays
+/// empty for five tries in a row (a claimer that finds nothing may only be early: the rest
+/// held by claims in flight), all starting at one barrier. Returns the video of every job
+/// completed; any failed claim fails the test.
+async fn drain(db: &stillreel_server::Db, claimers: usize) -> Vec<Uuid> {
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(claimers));
+    let tasks: Vec<_> = (0..claimers)
         .map(|n| {
-            let db = app.db().clone();
+            let db = db.clone();
+            let barrier = std::sync::Arc::clone(&barrier);
             tokio::spawn(async move {
+                barrier.wait().await;
                 let worker = format!("w{n}");
-                let mut done = 0_i64;
+                let mut done = Vec::new();
                 let mut idle = 0;
                 while idle < 5 {
                     match queue::claim_fair(&db, &worker, LEASE, 2).await {
                         Ok(Some(job)) => {
                             idle = 0;
                             assert!(queue::complete(&db, &job, &worker).await.expect("complete"));
-                            done += 1;
+                            done.push(job.video_id);
                         }
                         Ok(None) => {
                             idle += 1;
@@ -87,14 +105,12 @@ async fn a_deep_queue_drains_under_32_claimers_without_a_deadlock_on_postgres() 
             })
         })
         .collect();
-    let mut done = 0;
-    for claimer in claimers {
-        done += claimer.await.expect("a claimer failed");
+    let mut done = Vec::new();
+    for task in tasks {
+        done.extend(task.await.expect("a claimer failed"));
     }
-    assert_eq!(done, total, "every queued job done exactly once");
+    done
 }
-
-const LEASE: Duration = Duration::from_secs(30);
 
 async fn new_video(app: &TestApp, key: &str) -> Uuid {
     let r = app.post("/api/v1/create_video", key, &create_body(1)).await;
@@ -580,40 +596,7 @@ async fn claimers_that_complete_as_they_go_drain_the_queue_without_an_error(app:
             videos.insert(new_video(&app, &acct.api_key).await);
         }
     }
-    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(24));
-    let claimers: Vec<_> = (0..24)
-        .map(|n| {
-            let db = app.db().clone();
-            let barrier = std::sync::Arc::clone(&barrier);
-            tokio::spawn(async move {
-                barrier.wait().await;
-                let worker = format!("w{n}");
-                let mut done = Vec::new();
-                let mut idle = 0;
-                // A claimer that finds nothing may only be early (the rest held by
-                // claims in flight): it stops after a few empty tries in a row.
-                while idle < 5 {
-                    match queue::claim_fair(&db, &worker, LEASE, 2).await {
-                        Ok(Some(job)) => {
-                            idle = 0;
-                            assert!(queue::complete(&db, &job, &worker).await.expect("complete"));
-                            done.push(job.video_id);
-                        }
-                        Ok(None) => {
-                            idle += 1;
-                            tokio::time::sleep(Duration::from_millis(20)).await;
-                        }
-                        Err(err) => panic!("claim failed: {err}"),
-                    }
-                }
-                done
-            })
-        })
-        .collect();
-    let mut done = Vec::new();
-    for claimer in claimers {
-        done.extend(claimer.await.expect("a claimer failed"));
-    }
+    let done = drain(app.db(), 24).await;
     assert_eq!(done.len(), videos.len(), "every job done exactly once");
     assert_eq!(done.into_iter().collect::<HashSet<_>>(), videos);
 }

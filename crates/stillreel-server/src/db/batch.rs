@@ -179,35 +179,26 @@ impl Batch {
     /// Runs every statement in `tx`.
     pub async fn run(&self, tx: &mut Tx) -> Result<(), DbError> {
         for (sql, values) in self.plan(tx.backend())? {
+            // The same binding for both drivers: `query` is a different type on each.
+            macro_rules! bound {
+                ($conn:expr) => {{
+                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                    for value in values {
+                        query = match value.clone() {
+                            Value::Uuid(v) => query.bind(v),
+                            Value::Text(v) => query.bind(v),
+                            Value::I64(v) => query.bind(v),
+                            Value::I32(v) => query.bind(v),
+                            Value::Bool(v) => query.bind(v),
+                            Value::Json(v) => query.bind(v.map(Json)),
+                        };
+                    }
+                    query.execute($conn).await?;
+                }};
+            }
             match tx {
-                Tx::Sqlite(t) => {
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for value in values {
-                        query = match value.clone() {
-                            Value::Uuid(v) => query.bind(v),
-                            Value::Text(v) => query.bind(v),
-                            Value::I64(v) => query.bind(v),
-                            Value::I32(v) => query.bind(v),
-                            Value::Bool(v) => query.bind(v),
-                            Value::Json(v) => query.bind(v.map(Json)),
-                        };
-                    }
-                    query.execute(&mut **t).await?;
-                }
-                Tx::Postgres(t) => {
-                    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-                    for value in values {
-                        query = match value.clone() {
-                            Value::Uuid(v) => query.bind(v),
-                            Value::Text(v) => query.bind(v),
-                            Value::I64(v) => query.bind(v),
-                            Value::I32(v) => query.bind(v),
-                            Value::Bool(v) => query.bind(v),
-                            Value::Json(v) => query.bind(v.map(Json)),
-                        };
-                    }
-                    query.execute(&mut **t).await?;
-                }
+                Tx::Sqlite(t) => bound!(&mut **t),
+                Tx::Postgres(t) => bound!(&mut **t),
             }
         }
         Ok(())
