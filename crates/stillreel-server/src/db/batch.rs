@@ -38,11 +38,6 @@ impl From<&str> for Value {
         Value::Text(Some(v.to_owned()))
     }
 }
-impl From<String> for Value {
-    fn from(v: String) -> Self {
-        Value::Text(Some(v))
-    }
-}
 impl From<Option<&str>> for Value {
     fn from(v: Option<&str>) -> Self {
         Value::Text(v.map(str::to_owned))
@@ -130,12 +125,6 @@ impl Batch {
         if let Some(last) = self.statements.last_mut() {
             last.values.push(value.into());
         }
-        self
-    }
-
-    /// Adds every statement of `other` after this batch's.
-    pub fn append(&mut self, other: Batch) -> &mut Self {
-        self.statements.extend(other.statements);
         self
     }
 
