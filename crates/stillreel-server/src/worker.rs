@@ -27,6 +27,7 @@ mod files;
 mod job;
 mod loops;
 mod observer;
+mod outcome;
 mod scratch;
 mod settle;
 mod steps;

@@ -1,116 +1,18 @@
 //! One claimed job from claim to record: the heartbeat that keeps its lease while the work
-//! runs, the per-job time limit, the panic guard, the shutdown hand-back, and the types its
-//! work ends with ([`Outcome`], [`Done`], [`Failure`]). The work itself is dispatched in
-//! `steps.rs`; the outcome is recorded by `settle.rs`.
-
-use std::time::Duration;
+//! runs, the per-job time limit, the panic guard, the shutdown hand-back. The work itself is
+//! dispatched in `steps.rs`; the outcome (`outcome.rs`) is recorded by `settle.rs`.
 
 use futures_util::FutureExt;
-use stillreel_core::JobError;
-use stillreel_render::{JobFailure, Prepared, StoredClip, StoredVideo};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use uuid::Uuid;
 
 use super::Ctx;
+use super::outcome::{Failure, Outcome, render_failed};
+#[cfg(test)]
+use super::outcome::Done;
 use super::settle::settle;
 use super::steps::process;
-use crate::db::DbError;
 use crate::queue::{self, Job};
-use crate::webhook::AttemptResult;
-
-/// Why a job did not produce its output.
-#[derive(Debug)]
-pub(super) enum Failure {
-    /// The renderer's verdict.
-    Job(JobFailure),
-    /// The database failed around the step: worth another attempt.
-    Db(DbError),
-    /// The job cannot be done and retrying will not help.
-    Permanent(JobError),
-    /// The step ran past the per-job time limit and was stopped (its ffmpeg killed).
-    TimedOut(Duration),
-}
-
-impl From<DbError> for Failure {
-    fn from(err: DbError) -> Self {
-        Failure::Db(err)
-    }
-}
-
-impl Failure {
-    pub(super) fn is_transient(&self) -> bool {
-        match self {
-            Failure::Job(f) => f.is_transient(),
-            Failure::Db(_) | Failure::TimedOut(_) => true,
-            Failure::Permanent(_) => false,
-        }
-    }
-
-    pub(super) fn job_error(&self) -> JobError {
-        match self {
-            Failure::Job(f) => JobError {
-                code: f.code().to_owned(),
-                message: f.user_message(),
-                field: f.field().map(str::to_owned),
-            },
-            Failure::Db(_) => render_failed("the video could not be rendered"),
-            Failure::Permanent(e) => e.clone(),
-            Failure::TimedOut(_) => render_failed("the render took too long and was stopped"),
-        }
-    }
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Job(e) => write!(f, "{e}"),
-            Failure::Db(e) => write!(f, "database: {e}"),
-            Failure::Permanent(e) => write!(f, "{}: {}", e.code, e.message),
-            Failure::TimedOut(limit) => {
-                write!(f, "the job ran past its {} s limit", limit.as_secs())
-            }
-        }
-    }
-}
-
-pub(super) fn render_failed(message: &str) -> JobError {
-    JobError {
-        code: "render_failed".to_owned(),
-        message: message.to_owned(),
-        field: None,
-    }
-}
-
-/// What a finished step leaves to record.
-#[derive(Debug)]
-pub(super) enum Done {
-    /// Nothing to record but the job's completion; `branding`: make sure the complete
-    /// video's branded render is queued.
-    Nothing { branding: bool },
-    /// Prepare stored the checked inputs.
-    Prepared(Prepared),
-    /// A clip was rendered, checked and stored.
-    Clip { clip_id: Uuid, clip: StoredClip },
-    /// The stitch stored the video.
-    Stitched(StoredVideo),
-    /// A combine stored the video.
-    Combined(StoredVideo),
-    /// The branded render was stored.
-    Branded(StoredVideo),
-}
-
-/// How a job ended.
-pub(super) enum Outcome {
-    Done(Done),
-    Failed(Failure),
-    /// Another worker may own the job now: touch nothing.
-    LeaseLost,
-    /// Shutting down and the grace period ran out: give the job back.
-    HandBack,
-    /// A webhook delivery attempt was made (or was not needed).
-    Webhook(AttemptResult),
-}
 
 pub(super) async fn run_job(ctx: &Ctx, worker_id: &str, job: Job, mut stop: watch::Receiver<bool>) {
     let started = std::time::Instant::now();

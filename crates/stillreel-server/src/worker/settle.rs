@@ -8,7 +8,7 @@ use std::sync::Arc;
 use uuid::Uuid;
 
 use super::Ctx;
-use super::job::{Done, Outcome};
+use super::outcome::{Done, Outcome};
 use crate::db::{Db, DbError};
 use crate::queue::{self, Job};
 use crate::repo::graph::{self, ClipRecorded};

@@ -10,7 +10,7 @@ use stillreel_render::{
 use uuid::Uuid;
 
 use super::Ctx;
-use super::job::{Done, Failure, Outcome, render_failed};
+use super::outcome::{Done, Failure, Outcome, render_failed};
 use super::observer::{self, DbObserver};
 use super::webhook;
 use crate::queue::{Job, JobKind};
