@@ -8,12 +8,17 @@ each) sharing only a fresh PostgreSQL database and a fresh moto bucket.
   tail     stitch tail of every video above: its last clip record written -> video complete
            (PostgreSQL timestamps: max(clips.updated_at) -> videos.updated_at)
 
+Each worker is pinned to a core of its own (`taskset -c n`; the ffmpeg it starts inherits the
+mask), which is how a worker on a machine of its own behaves, instead of N workers fighting
+over every core; with more workers than cores they share round robin. PIN=0 turns it off.
+
 Prints one line per run and a summary with medians; everything from the environment:
-STILLREEL_BIN, MOTO_SERVER, PG_ADMIN_URL, SAMPLES_DIR, ROUNDS, BATCH_ROUNDS, PARTS.
+STILLREEL_BIN, MOTO_SERVER, PG_ADMIN_URL, SAMPLES_DIR, ROUNDS, BATCH_ROUNDS, PARTS, PIN.
 """
 import json
 import os
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -33,6 +38,8 @@ PARTS = os.environ.get("PARTS", "one batch").split()
 IMAGES = ["house-colonial.jpg", "house-bungalow.jpg", "house-modern.webp", "living-room.png",
           "house-farm-exif-rotated.jpg", "house-townhouse-portrait.jpg"]
 CLIPS = 6
+CORES = os.cpu_count() or 1
+PIN = os.environ.get("PIN", "1") != "0" and shutil.which("taskset") is not None
 
 
 def free_port():
@@ -119,7 +126,8 @@ class Deployment:
             wport = free_port()
             w = dict(env, STILLREEL_DATA_DIR=f"{self.dir}/worker-{n}", STILLREEL_WORKERS="1",
                      STILLREEL_WORKER_LISTEN=f"127.0.0.1:{wport}")
-            p = self.spawn([BIN, "worker"], w, f"worker-{n}.log")
+            pin = ["taskset", "-c", str(n % CORES)] if PIN else []
+            p = self.spawn(pin + [BIN, "worker"], w, f"worker-{n}.log")
             wait_up(f"http://127.0.0.1:{wport}/healthz", f"worker {n}", p,
                     f"{self.dir}/worker-{n}.log")
 
@@ -213,6 +221,7 @@ def run(workers, videos):
 def main():
     tails = []
     summary = []
+    print(f"workers pinned: {'one core each (taskset), ' + str(CORES) + ' cores' if PIN else 'no'}")
     if "one" in PARTS:
         times = {1: [], 2: []}
         for r in range(ROUNDS):

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Scale-out benchmarks, figures in docs/BENCHMARKS.md ("Scale-out"):
 #   (i)   queue claims per second with no-op jobs on PostgreSQL, 1 / 8 / 32 concurrent
-#         claimers (crates/stillreel-server/examples/claims.rs: queue::claim_fair + complete)
+#         claimers (crates/stillreel-server/examples/claims.rs: queue::claim_fair + complete),
+#         beside the floor of a bare FOR UPDATE SKIP LOCKED claim and its completion run by
+#         pgbench on the same server (bench/claim_floor.sql), and ours / floor
 #   (ii)  one 6-clip 720p video with 2 worker processes (one slot each) against 1
 #   (iii) 8 videos x 6 clips with 1, 2 and 3 workers
 #   (iv)  stitch tail (last clip recorded -> video complete), from PostgreSQL's timestamps
 # (ii)-(iv) run real processes (bench/scale.py): one API with STILLREEL_WORKERS=0 and N
-# `stillreel worker`s sharing a fresh database and a fresh moto bucket.
+# `stillreel worker`s sharing a fresh database and a fresh moto bucket, each worker pinned to
+# a core of its own with taskset (PIN=0: unpinned).
 #
 #   bash bench/scale.sh                       # everything: ~15 min on 2 cores
 #   PARTS="claims" bash bench/scale.sh        # only (i); also: one, batch
@@ -40,8 +43,28 @@ echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)'
 
 if [[ " $PARTS " == *" claims "* ]]; then
   echo "== (i) queue claims per second ($CLAIM_JOBS no-op jobs a round, $ROUNDS rounds)"
-  STILLREEL_BENCH_PG_URL="$STILLREEL_TEST_PG_URL" \
-    "$target/examples/claims" "$CLAIM_JOBS" "$ROUNDS" 1 8 32
+  ours="$(STILLREEL_BENCH_PG_URL="$STILLREEL_TEST_PG_URL" \
+    "$target/examples/claims" "$CLAIM_JOBS" "$ROUNDS" 1 8 32 | tee /dev/stderr)"
+  echo "== (i) the floor: pgbench, bench/claim_floor.sql ($CLAIM_JOBS jobs a round, $ROUNDS rounds)"
+  floor_url="$(python3 -c 'import sys, re; u = sys.argv[1]; b, _, q = u.partition("?"); print(re.sub(r"/[^/]*$", "/stillreel_floor", b) + ("?" + q if q else ""))' "$STILLREEL_TEST_PG_URL")"
+  psql "$STILLREEL_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS stillreel_floor" -c "CREATE DATABASE stillreel_floor"
+  psql "$floor_url" -q -c "CREATE TABLE floor_jobs (id bigserial PRIMARY KEY, state text NOT NULL,
+                                                   lease_token text)" \
+    -c "CREATE INDEX floor_jobs_queued ON floor_jobs (id) WHERE state = 'queued'"
+  for c in 1 8 32; do
+    rates=()
+    for _ in $(seq "$ROUNDS"); do
+      psql "$floor_url" -q -c "TRUNCATE floor_jobs" \
+        -c "INSERT INTO floor_jobs (state) SELECT 'queued' FROM generate_series(1, $CLAIM_JOBS + $c)" \
+        -c "VACUUM ANALYZE floor_jobs"
+      rates+=("$(pgbench -n -f bench/claim_floor.sql -c "$c" -j "$c" -t $((CLAIM_JOBS / c)) "$floor_url" 2>/dev/null \
+        | awk '/^tps/ {print $3; exit}')")
+    done
+    floor="$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+    mine="$(sed -n "s/^claims claimers=$c median=\([0-9.]*\).*/\1/p" <<<"$ours")"
+    echo "floor clients=$c median=$floor/s ($(IFS=/; echo "${rates[*]}")); ours=$mine/s; ours/floor=$(awk -v a="$mine" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')"
+  done
+  psql "$STILLREEL_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS stillreel_floor"
 fi
 
 rest=""

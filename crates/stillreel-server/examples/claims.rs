@@ -65,8 +65,8 @@ async fn fill(pool: &sqlx::PgPool, videos: &[Uuid], jobs: usize) {
         .expect("empty jobs");
     let now = stillreel_server::db::now_ms();
     sqlx::query(
-        "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
-         SELECT ($1::uuid[])[1 + (g % cardinality($1::uuid[]))], 'render', 'queued', $2, $2, $2
+        "INSERT INTO jobs (video_id, kind, claim_rank, state, run_after, created_at, updated_at)
+         SELECT ($1::uuid[])[1 + (g % cardinality($1::uuid[]))], 'prepare', 2, 'queued', $2, $2, $2
          FROM generate_series(0, $3 - 1) AS g",
     )
     .bind(videos)

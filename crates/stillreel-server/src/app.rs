@@ -185,6 +185,16 @@ fn api() -> Router<AppState> {
         .fallback(route_not_found)
 }
 
+/// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`: `/healthz` and
+/// `/metrics` (queue depth included), nothing of the API. Here, beside the API's router, so
+/// the worker depends on nothing of the HTTP side.
+pub fn worker_health_router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/metrics", get(ops::metrics))
+        .with_state(state)
+}
+
 /// The whole application: API, operations endpoints, media files, web form; with request ids,
 /// tracing, metrics, envelopes for every error, and a panic guard.
 pub fn router(state: AppState) -> Router {

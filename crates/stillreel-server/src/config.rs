@@ -44,6 +44,9 @@ pub enum DatabaseConfig {
     Postgres(String),
 }
 
+/// `STILLREEL_DATABASE_POOL_SIZE` when unset.
+pub const DEFAULT_DATABASE_POOL_SIZE: u32 = 16;
+
 /// `STILLREEL_WORKERS` when unset.
 pub const DEFAULT_WORKERS: usize = 2;
 
@@ -56,6 +59,9 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// `STILLREEL_DATABASE_URL`: SQLite file in the data dir unless a `postgres://` URL.
     pub database: DatabaseConfig,
+    /// `STILLREEL_DATABASE_POOL_SIZE` (default [`DEFAULT_DATABASE_POOL_SIZE`], 1 to 1000):
+    /// connections this process opens to PostgreSQL at most (SQLite has its own pools).
+    pub database_pool_size: u32,
     /// `STILLREEL_PUBLIC_URL`: base of every URL in responses, without a trailing slash.
     pub public_url: String,
     /// `STILLREEL_FETCH_ALLOW`: hosts/IPs/CIDRs exempt from the public-address rule (used by the
@@ -168,6 +174,17 @@ impl Config {
                     .collect()
             })
             .unwrap_or_default();
+        let database_pool_size = match get("STILLREEL_DATABASE_POOL_SIZE") {
+            None => DEFAULT_DATABASE_POOL_SIZE,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|n| (1..=1000).contains(n))
+                .ok_or_else(|| ConfigError {
+                    var: "STILLREEL_DATABASE_POOL_SIZE",
+                    message: format!("{text:?} is not a whole number from 1 to 1000"),
+                })?,
+        };
         let workers = match get("STILLREEL_WORKERS") {
             // Two slots: two ffmpeg at once, what one process always ran (one video, its
             // clips two at a time) before a slot became one clip (docs/API-DESIGN.md#configuration).
@@ -273,6 +290,7 @@ impl Config {
             database,
             public_url,
             fetch_allow,
+            database_pool_size,
             workers,
             default_engine,
             ffmpeg,

@@ -45,8 +45,28 @@ pub enum DbError {
         path: String,
         source: std::io::Error,
     },
+    /// A storage key about to be recorded is not a valid key (a bug in the code that made it).
+    #[error("storage key: {0}")]
+    StorageKey(#[from] crate::storage::StorageError),
+    /// Stored data contradicts itself or the schema (an unknown enum value, a stored request
+    /// that no longer parses): only for what was read from the database.
     #[error("stored data is inconsistent: {0}")]
     Corrupt(String),
+    /// The task that stores new videos (group commit) stopped, dropped a request or panicked.
+    #[error("the create writer {0}")]
+    Writer(&'static str),
+    /// The system gave no randomness (for a key or a secret).
+    #[error("no randomness: {0}")]
+    NoRandomness(String),
+    /// A value could not be encoded for storage (JSON).
+    #[error("cannot encode a value for storage: {0}")]
+    Encode(String),
+    /// A statement was built wrong (a bug): placeholders and values do not match.
+    #[error("a statement was built wrong: {0}")]
+    BadStatement(String),
+    /// A value does not fit its column.
+    #[error("out of range: {0}")]
+    OutOfRange(&'static str),
 }
 
 /// Which backend a [`Db`] talks to.
@@ -109,8 +129,15 @@ pub use {on_db, on_tx};
 
 impl Db {
     /// Connects, creating the SQLite file (and its directory) when needed, and applies the
-    /// migrations of the backend.
+    /// migrations of the backend; a PostgreSQL pool of the default size
+    /// ([`crate::config::DEFAULT_DATABASE_POOL_SIZE`]).
     pub async fn connect(config: &DatabaseConfig) -> Result<Self, DbError> {
+        Self::connect_with(config, crate::config::DEFAULT_DATABASE_POOL_SIZE).await
+    }
+
+    /// [`Db::connect`] with at most `pool_size` PostgreSQL connections
+    /// (`STILLREEL_DATABASE_POOL_SIZE`).
+    pub async fn connect_with(config: &DatabaseConfig, pool_size: u32) -> Result<Self, DbError> {
         let db = match config {
             DatabaseConfig::Sqlite(path) => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -166,7 +193,7 @@ impl Db {
             DatabaseConfig::Postgres(url) => {
                 let options = PgConnectOptions::from_str(url)?;
                 let pool = PgPoolOptions::new()
-                    .max_connections(16)
+                    .max_connections(pool_size.max(1))
                     .acquire_timeout(Duration::from_secs(10))
                     .connect_with(options)
                     .await?;

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use stillreel_server::config::{DatabaseConfig, StorageConfig};
-use stillreel_server::{AppState, Config, Db, repo, serve, storage, worker};
+use stillreel_server::{AppState, Config, Db, app, repo, serve, storage, worker};
 use tracing_subscriber::EnvFilter;
 
 const DEFAULT_CLIP_LIMIT: u16 = stillreel_core::limits::DEFAULT_CLIP_LIMIT as u16;
@@ -126,7 +126,7 @@ async fn create_account(
     name: &str,
     clip_limit: usize,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let account = repo::accounts::create(&db, name, clip_limit).await?;
     db.close().await;
     println!("{}", serde_json::to_string(&account)?);
@@ -135,7 +135,7 @@ async fn create_account(
 
 #[expect(clippy::print_stdout, reason = "the CLI's output is its interface")]
 async fn add_key(config: Config, account: uuid::Uuid) -> Result<(), Box<dyn std::error::Error>> {
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let added = repo::accounts::add_key(&db, account).await?;
     db.close().await;
     let key = added.ok_or_else(|| format!("no account {account}"))?;
@@ -148,7 +148,7 @@ async fn rotate_webhook_secret(
     config: Config,
     account: uuid::Uuid,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let rotated = repo::accounts::rotate_webhook_secret(&db, account).await?;
     db.close().await;
     let rotated = rotated.ok_or_else(|| format!("no account {account}"))?;
@@ -168,7 +168,7 @@ async fn revoke_key(config: Config, api_key: &str) -> Result<(), Box<dyn std::er
     if key.is_empty() {
         return Err("no API key given".into());
     }
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let revoked = repo::accounts::revoke_key(&db, &key).await?;
     db.close().await;
     if !revoked {
@@ -183,7 +183,7 @@ async fn revoke_key(config: Config, api_key: &str) -> Result<(), Box<dyn std::er
     reason = "the first key is shown once, to the operator"
 )]
 async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     if let Some(account) = serve::ensure_first_account(&db).await? {
         println!("stillreel: created a local account (this key is shown once; keep it):");
         println!("{}", serde_json::to_string(&account)?);
@@ -240,7 +240,7 @@ async fn run_worker(config: Config) -> Result<(), Box<dyn std::error::Error>> {
             "worker storage is a local folder: the API must see the same folder, or set STILLREEL_STORAGE_URL=s3://..."
         );
     }
-    let db = Db::connect(&config.database).await?;
+    let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let storage = storage::open(&config).await?;
     let state = AppState::with_storage(db, config, storage);
     let renderer = worker::build_renderer(&state)?;
@@ -250,7 +250,7 @@ async fn run_worker(config: Config) -> Result<(), Box<dyn std::error::Error>> {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .map_err(|e| format!("STILLREEL_WORKER_LISTEN: cannot listen on {addr}: {e}"))?;
-            let app = worker::health_router(state.clone());
+            let app = app::worker_health_router(state.clone());
             Some(tokio::spawn(async move {
                 if let Err(err) = axum::serve(listener, app).await {
                     tracing::warn!(error = %err, "worker health endpoint stopped");

@@ -5,8 +5,8 @@
 //! Life of an event: `repo::webhooks::record_event` (inside the transaction that settles a
 //! video or its branded render: one `webhook_deliveries` row and its delivery job, or nothing
 //! when the request named no `webhook_url`) → a worker claims the job and runs its attempt
-//! (`worker/webhook.rs`) → the worker's `settle_webhook` records the answer
-//! (`repo::webhooks::record_attempt`, judged by [`judge`]) and either completes the job or
+//! (`worker/kinds/webhook.rs`) → the kind's `record` records the answer
+//! (`repo::webhooks::record_attempt_in`, judged by [`judge`]) and either completes the job or
 //! puts it back with the next delay of the retry schedule. Every attempt of one event carries
 //! the same `webhook-id` and the same body, so a receiver can drop duplicates; only
 //! `webhook-timestamp` (and so the signature) changes.
@@ -61,18 +61,20 @@ impl Event {
     /// The kind of the job that delivers the event.
     pub const fn job_kind(self) -> JobKind {
         match self {
-            Event::VideoCompleted | Event::VideoFailed => JobKind::VideoWebhook,
-            Event::BrandingCompleted | Event::BrandingFailed => JobKind::BrandingWebhook,
+            Event::VideoCompleted | Event::VideoFailed => JobKind::VIDEO_WEBHOOK,
+            Event::BrandingCompleted | Event::BrandingFailed => JobKind::BRANDING_WEBHOOK,
         }
     }
 }
 
 /// The outbox subject a delivery job works on (`None` for a job that delivers nothing).
 pub fn subject_of(kind: JobKind) -> Option<&'static str> {
-    match kind {
-        JobKind::VideoWebhook => Some("video"),
-        JobKind::BrandingWebhook => Some("branding"),
-        _ => None,
+    if kind == JobKind::VIDEO_WEBHOOK {
+        Some("video")
+    } else if kind == JobKind::BRANDING_WEBHOOK {
+        Some("branding")
+    } else {
+        None
     }
 }
 

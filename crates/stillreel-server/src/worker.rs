@@ -1,37 +1,40 @@
-//! The render worker: `STILLREEL_WORKERS` loops per process that claim jobs from the queue
-//! and drive `stillreel-render` for them.
+//! The worker: `STILLREEL_WORKERS` loops per process that claim jobs from the queue and run
+//! them, whatever their kind.
 //!
-//! Any loop takes any job and dispatches on its kind: a `create_video` video is the job
-//! graph prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
-//! renderer that reads its inputs from storage and leaves its outputs there; `combine` stays
-//! one job.
+//! A kind of job is one file in `kinds/` implementing [`Kind`] (its name and claim rank, its
+//! share of the video's progress, its time limit and retry policy, `run` and `record`),
+//! registered with one line in [`kinds::builtin`]. A `create_video` video is the job graph
+//! prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
+//! renderer that reads its inputs from storage and leaves its outputs there; `combine` is
+//! one job; webhook deliveries are jobs too.
 //!
-//! One job, one lease: claimed with a lease and a random token, renewed by a heartbeat task
-//! while the step runs (outside any transaction), and settled in one transaction that
-//! completes the job only if the token still matches (`repo::graph`), so a job rescued by
-//! another process never completes twice and a worker paused past its lease records nothing.
-//! A clip's file carries the token in its key; the upload of a worker that lost its lease is
-//! an orphan and is removed. The record moves `queued → in_progress → complete | error`
+//! One job, one lease, one runner (`runner.rs`) for every kind: claimed with a lease and a
+//! random token, renewed by a heartbeat while `run` works (outside any transaction), and
+//! settled in one transaction that completes the job only if the token still matches, has
+//! the kind record its result and queues the follow-up jobs; so a job rescued by another
+//! process never completes twice and a worker paused past its lease records nothing. A clip's
+//! or a stitch's file carries the token in its key; the upload of a worker that lost its
+//! lease is an orphan and is removed. Records move `queued → in_progress → complete | error`
 //! through conditional updates, which also make a step that runs twice harmless.
 //!
 //! Transient failures (a fetch timeout, a full disk, a database hiccup, a step over its time
 //! limit) go back to the queue with back-off while attempts remain; anything else fails the
-//! video at once, cancelling its queued siblings.
+//! job for good with the kind's `fail` (a video step fails its video, cancelling its queued
+//! siblings).
 //!
-//! The parts: `loops.rs` claims jobs and rescues expired leases; `job.rs` runs one job
-//! (heartbeat, time limit, panic guard); `steps.rs` does its work by kind, `webhook.rs` a
-//! delivery attempt; `settle.rs` records how it ended; `observer.rs` writes progress,
-//! `scratch.rs` owns the scratch folders, `files.rs` serves the fetcher the server's own files.
+//! The parts: `loops.rs` claims jobs and rescues expired leases; `runner.rs` runs and settles
+//! one job; `kind.rs` is the trait and the list of kinds; `kinds/` the kinds; `failure.rs`
+//! why a run failed; `observer.rs` writes progress, `scratch.rs` owns the scratch folders,
+//! `files.rs` serves the fetcher the server's own files.
 
+mod failure;
 mod files;
-mod job;
+mod kind;
+pub mod kinds;
 mod loops;
 mod observer;
-mod outcome;
+mod runner;
 mod scratch;
-mod settle;
-mod steps;
-mod webhook;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -48,8 +51,11 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::state::AppState;
 
+pub use self::failure::{Failure, render_failed};
 pub use self::files::ServerFiles;
+pub use self::kind::{JobCtx, Kind, Kinds, Settle};
 use self::loops::{job_loop, listen_loop, rescue_loop};
+pub use self::runner::{Failed, Recorded, fail, record};
 
 /// How long running renders may go on after SIGTERM before they are handed back to the queue.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
@@ -188,8 +194,9 @@ impl Workers {
 /// What every loop shares.
 #[derive(Debug)]
 struct Ctx {
-    db: Db,
     state: AppState,
+    /// The kinds of job this process runs.
+    kinds: Kinds,
     renderer: Renderer,
     settings: WorkerSettings,
     /// Distinguishes this process's leases from other processes'.
@@ -203,8 +210,19 @@ struct Ctx {
     wake: Arc<Notify>,
 }
 
-/// Starts `settings.workers` job loops (and the lease rescuer) on `state`.
+/// Starts `settings.workers` job loops (and the lease rescuer) on `state`, running the
+/// service's own kinds of job.
 pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> Workers {
+    start_with(state, renderer, settings, kinds::builtin())
+}
+
+/// [`start`], running `kinds`.
+pub fn start_with(
+    state: AppState,
+    renderer: Renderer,
+    settings: WorkerSettings,
+    kinds: Kinds,
+) -> Workers {
     let (stop, stopped) = watch::channel(false);
     let mut tasks = Vec::new();
     if settings.workers > 0 {
@@ -238,8 +256,8 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
             )));
         }
         let ctx = Arc::new(Ctx {
-            db: state.db.clone(),
             state,
+            kinds,
             renderer,
             settings,
             node,
@@ -258,16 +276,6 @@ pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> W
         );
     }
     Workers { stop, tasks }
-}
-
-/// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`: `/healthz` and
-/// `/metrics` (queue depth included), nothing of the API.
-pub fn health_router(state: AppState) -> axum::Router {
-    use crate::routes::ops;
-    axum::Router::new()
-        .route("/healthz", axum::routing::get(ops::healthz))
-        .route("/metrics", axum::routing::get(ops::metrics))
-        .with_state(state)
 }
 
 /// Where jobs' scratch files go: one folder per process below it (`worker/scratch.rs`).

@@ -384,11 +384,11 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
     assert_eq!(
         kinds,
         vec![
-            JobKind::Prepare,
-            JobKind::Clip,
-            JobKind::Clip,
-            JobKind::Clip,
-            JobKind::Stitch
+            JobKind::PREPARE,
+            JobKind::CLIP,
+            JobKind::CLIP,
+            JobKind::CLIP,
+            JobKind::STITCH
         ],
         "{jobs:?}"
     );
@@ -456,9 +456,9 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     assert_eq!(
         states,
         vec![
-            (JobKind::Prepare, "done"),
-            (JobKind::Clip, "done"),
-            (JobKind::Stitch, "queued")
+            (JobKind::PREPARE, "done"),
+            (JobKind::CLIP, "done"),
+            (JobKind::STITCH, "queued")
         ],
         "finished before exit: {jobs:?}\n{}",
         show_log()

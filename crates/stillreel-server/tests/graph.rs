@@ -15,13 +15,15 @@ use common::{TestApp, create_body};
 use serde_json::{Value, json};
 use stillreel_core::JobError;
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::{Prepared, StoredInput};
+use stillreel_render::plan::Motion;
+use stillreel_render::{Prepared, StoredClip, StoredInput, StoredVideo};
 use stillreel_server::config::Config;
 use stillreel_server::db::Db;
-use stillreel_server::queue::{self, Job, JobKind};
-use stillreel_server::repo::graph::{self, ClipRecorded};
+use stillreel_server::queue::{self, Job, JobKind, NewJob};
+use stillreel_server::repo::graph;
 use stillreel_server::repo::render;
-use stillreel_server::worker::{self, WorkerSettings};
+use stillreel_server::worker::kinds::{self, RenderedClip};
+use stillreel_server::worker::{self, Failed, Failure, Recorded, WorkerSettings};
 use uuid::Uuid;
 
 both_backends!(
@@ -161,11 +163,11 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
     assert_eq!(
         kinds,
         vec![
-            (JobKind::Prepare, None, "done"),
-            (JobKind::Clip, Some(0), "done"),
-            (JobKind::Clip, Some(1), "done"),
-            (JobKind::Clip, Some(2), "done"),
-            (JobKind::Stitch, None, "done"),
+            (JobKind::PREPARE, None, "done"),
+            (JobKind::CLIP, Some(0), "done"),
+            (JobKind::CLIP, Some(1), "done"),
+            (JobKind::CLIP, Some(2), "done"),
+            (JobKind::STITCH, None, "done"),
         ],
         "{jobs:?}"
     );
@@ -241,7 +243,9 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
     );
 
     // Prepare's checked copies are removed once the video is stitched.
-    let inputs = graph::prepared_keys(app.db(), id).await.expect("keys");
+    let mut tx = app.db().begin().await.expect("tx");
+    let inputs = graph::prepared_keys_in(&mut tx, id).await.expect("keys");
+    drop(tx);
     assert_eq!(inputs.len(), 3, "{inputs:?}");
     let started = Instant::now();
     while inputs
@@ -264,7 +268,7 @@ async fn prepared_video(app: &TestApp, key: &str, n: usize) -> Uuid {
     let r = app.post("/api/v1/create_video", key, &create_body(n)).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
-    let job = claim_kind(app, "prep", JobKind::Prepare, video).await;
+    let job = claim_kind(app, "prep", JobKind::PREPARE, video).await;
     assert!(render::start_video(app.db(), video).await.expect("start"));
     let prepared = Prepared {
         inputs: (0..n)
@@ -279,12 +283,49 @@ async fn prepared_video(app: &TestApp, key: &str, n: usize) -> Uuid {
             .collect(),
         music: None,
     };
-    assert!(
-        graph::finish_prepare(app.db(), &job, "prep", &prepared)
-            .await
-            .expect("finish prepare")
-    );
+    let recorded = worker::record(&app.state, &job, "prep", &kinds::Prepare, Some(prepared))
+        .await
+        .expect("finish prepare");
+    assert!(matches!(recorded, Recorded::Done { .. }), "{recorded:?}");
     video
+}
+
+/// Settles a claimed clip job as the runner does after its run rendered `key`.
+async fn record_clip(
+    app: &TestApp,
+    job: &Job,
+    worker_id: &str,
+    clip_id: Uuid,
+    key: &str,
+    motion: Option<Motion>,
+) -> Recorded {
+    let clip = StoredClip {
+        index: job.clip_index.expect("index"),
+        key: key.to_owned(),
+        url_path: String::new(),
+        motion,
+        seconds: 5.0,
+    };
+    worker::record(
+        &app.state,
+        job,
+        worker_id,
+        &kinds::Clip,
+        Some(RenderedClip { clip_id, clip }),
+    )
+    .await
+    .expect("record clip")
+}
+
+/// What settling a clip queues: the stitch, when it was the last.
+fn then_stitch(video: Uuid, last: bool) -> Recorded {
+    Recorded::Done {
+        next: if last {
+            vec![NewJob::new(video, JobKind::STITCH)]
+        } else {
+            Vec::new()
+        },
+    }
 }
 
 /// Claims jobs until one of `kind` for `video` comes; the others go back to the queue.
@@ -324,7 +365,7 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
     let jobs = queue::graph_of_video(db, video).await.expect("jobs");
     let clips: Vec<Option<usize>> = jobs
         .iter()
-        .filter(|j| j.kind == JobKind::Clip)
+        .filter(|j| j.kind == JobKind::CLIP)
         .map(|j| j.clip_index)
         .collect();
     assert_eq!(clips, vec![Some(0), Some(1), Some(2)], "{jobs:?}");
@@ -373,28 +414,22 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
     let mut last = progress_of(&app, &key, video).await;
     for (n, job) in claimed.iter().enumerate() {
         let index = job.clip_index.expect("index");
-        let recorded = graph::finish_clip(
-            db,
+        let recorded = record_clip(
+            &app,
             job,
             &format!("m{n}"),
             clip_ids[n],
             &format!("videos/{video}/clip-{index:03}-{}.mp4", job.token),
-            Some(stillreel_core::CameraMotion::PushOut),
+            Some(Motion::PushOut),
         )
-        .await
-        .expect("finish clip");
+        .await;
         let last_one = n == 2;
-        assert_eq!(
-            recorded,
-            ClipRecorded::Recorded {
-                stitch_enqueued: last_one
-            }
-        );
+        assert_eq!(recorded, then_stitch(video, last_one));
         let stitches = queue::graph_of_video(db, video)
             .await
             .expect("jobs")
             .into_iter()
-            .filter(|j| j.kind == JobKind::Stitch)
+            .filter(|j| j.kind == JobKind::STITCH)
             .count();
         assert_eq!(stitches, usize::from(last_one), "after clip {n}");
         let now = progress_of(&app, &key, video).await;
@@ -406,7 +441,7 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
         .await
         .expect("claim")
         .expect("stitch");
-    assert_eq!((stitch.kind, stitch.video_id), (JobKind::Stitch, video));
+    assert_eq!((stitch.kind, stitch.video_id), (JobKind::STITCH, video));
     let (keys, music) = graph::stitch_input(db, video).await.expect("stitch input");
     assert_eq!(keys.len(), 3);
     assert!(keys.iter().enumerate().all(|(i, k)| {
@@ -414,10 +449,17 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
             .is_some_and(|k| k.contains(&format!("clip-{i:03}-")))
     }));
     assert_eq!(music, None);
-    assert!(
-        graph::finish_stitch(db, &stitch, "s", &format!("videos/{video}/video.mp4"))
+    let stitched = StoredVideo {
+        key: format!("videos/{video}/video.mp4"),
+        url_path: String::new(),
+        seconds: 15.0,
+        clips: Vec::new(),
+    };
+    assert_eq!(
+        worker::record(&app.state, &stitch, "s", &kinds::Stitch, Some(stitched))
             .await
-            .expect("stitch")
+            .expect("stitch"),
+        Recorded::Done { next: Vec::new() }
     );
     let r = app
         .get(&format!("/api/v1/get_video?uuid={video}"), &key)
@@ -444,7 +486,7 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
         .await
         .expect("claim")
         .expect("clip");
-    assert_eq!(paused.kind, JobKind::Clip);
+    assert_eq!(paused.kind, JobKind::CLIP);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         stillreel_server::repo::sweep::expired_leases(db)
@@ -470,10 +512,8 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
         "stale heartbeat"
     );
     assert_eq!(
-        graph::finish_clip(db, &paused, "w", clip, &stale_key, None)
-            .await
-            .expect("finish"),
-        ClipRecorded::LeaseLost,
+        record_clip(&app, &paused, "w", clip, &stale_key, None).await,
+        Recorded::LeaseLost,
         "the paused worker's completion is rejected"
     );
     assert!(!queue::complete(db, &paused, "w").await.expect("complete"));
@@ -487,12 +527,8 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
 
     let good_key = format!("videos/{video}/clip-000-{}.mp4", current.token);
     assert_eq!(
-        graph::finish_clip(db, &current, "w", clip, &good_key, None)
-            .await
-            .expect("finish"),
-        ClipRecorded::Recorded {
-            stitch_enqueued: true
-        }
+        record_clip(&app, &current, "w", clip, &good_key, None).await,
+        then_stitch(video, true)
     );
     let (keys, _) = graph::stitch_input(db, video).await.expect("keys");
     assert_eq!(keys, vec![Some(good_key)]);
@@ -510,10 +546,10 @@ async fn claims_finish_started_videos_first(app: TestApp) {
         .await;
     let fresh = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
     let mut tx = db.begin().await.expect("tx");
-    queue::enqueue(&mut tx, newer, JobKind::Stitch)
+    queue::enqueue(&mut tx, newer, JobKind::STITCH)
         .await
         .expect("stitch");
-    queue::enqueue(&mut tx, older, JobKind::Branding)
+    queue::enqueue(&mut tx, older, JobKind::BRANDING)
         .await
         .expect("branding");
     tx.commit().await.expect("commit");
@@ -526,15 +562,15 @@ async fn claims_finish_started_videos_first(app: TestApp) {
         order,
         vec![
             // Stitch and branding first: they finish videos that are nearly done.
-            (JobKind::Branding, older, None),
-            (JobKind::Stitch, newer, None),
+            (JobKind::BRANDING, older, None),
+            (JobKind::STITCH, newer, None),
             // Clips of the older video before the newer one's, in index order.
-            (JobKind::Clip, older, Some(0)),
-            (JobKind::Clip, older, Some(1)),
-            (JobKind::Clip, newer, Some(0)),
-            (JobKind::Clip, newer, Some(1)),
+            (JobKind::CLIP, older, Some(0)),
+            (JobKind::CLIP, older, Some(1)),
+            (JobKind::CLIP, newer, Some(0)),
+            (JobKind::CLIP, newer, Some(1)),
             // A video not started yet comes last.
-            (JobKind::Prepare, fresh, None),
+            (JobKind::PREPARE, fresh, None),
         ]
     );
 }
@@ -552,23 +588,25 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .expect("claim")
         .expect("clip 1");
     assert_eq!(failing.clip_index, Some(1));
-    let error = JobError {
+    let refused = Failure::Permanent(JobError {
         code: "render_failed".to_owned(),
         message: "image_inputs[1].vfx: the provider refused".to_owned(),
         field: Some("image_inputs[1].vfx".to_owned()),
-    };
+    });
     // A stale token cannot fail it either.
     let mut stale = failing.clone();
     stale.token = "0".repeat(32);
-    assert!(
-        !render::fail_job_for_good(db, &stale, "b", "x", &error)
+    assert_eq!(
+        worker::fail(&app.state, &stale, "b", &kinds::Clip, &refused)
             .await
-            .expect("fail")
+            .expect("fail"),
+        Failed::LeaseLost
     );
-    assert!(
-        render::fail_job_for_good(db, &failing, "b", "provider refused", &error)
+    assert_eq!(
+        worker::fail(&app.state, &failing, "b", &kinds::Clip, &refused)
             .await
-            .expect("fail")
+            .expect("fail"),
+        Failed::ForGood
     );
 
     let r = app
@@ -581,7 +619,7 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::Clip)
+        .filter(|j| j.kind == JobKind::CLIP)
         .map(|j| (j.clip_index, j.state))
         .collect();
     assert_eq!(
@@ -598,22 +636,16 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .expect("input")
         .expect("clip")
         .clip_id;
-    let recorded = graph::finish_clip(
-        db,
+    let recorded = record_clip(
+        &app,
         &first,
         "a",
         clip0,
         &format!("videos/{video}/clip-000-x.mp4"),
         None,
     )
-    .await
-    .expect("finish");
-    assert_eq!(
-        recorded,
-        ClipRecorded::Recorded {
-            stitch_enqueued: false
-        }
-    );
+    .await;
+    assert_eq!(recorded, then_stitch(video, false));
     assert!(
         queue::claim(db, "c", LEASE).await.expect("claim").is_none(),
         "nothing left to run"
@@ -652,7 +684,7 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::Clip)
+        .filter(|j| j.kind == JobKind::CLIP)
         .map(|j| j.state)
         .collect();
     assert_eq!(left, vec!["failed", "cancelled"]);
@@ -677,22 +709,31 @@ async fn a_queued_render_job_runs_as_a_prepare(app: TestApp) {
         .await
         .expect("claim")
         .expect("job");
-    assert_eq!(job.kind, JobKind::Render);
+    assert_eq!(job.kind.as_str(), "render");
+    assert_eq!(
+        job.kind.claim_rank(),
+        JobKind::PREPARE.claim_rank(),
+        "claimed in a prepare's place"
+    );
+    assert_eq!(
+        kinds::builtin().kind_for(job.kind),
+        Some(JobKind::PREPARE),
+        "prepare runs it (its alias)"
+    );
     assert!(render::start_video(app.db(), video).await.expect("start"));
     let prepared = Prepared {
         inputs: Vec::new(),
         music: None,
     };
-    assert!(
-        graph::finish_prepare(app.db(), &job, "w", &prepared)
-            .await
-            .expect("finish")
-    );
+    let recorded = worker::record(&app.state, &job, "w", &kinds::Prepare, Some(prepared))
+        .await
+        .expect("finish");
+    assert!(matches!(recorded, Recorded::Done { .. }), "{recorded:?}");
     let clips = queue::graph_of_video(app.db(), video)
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::Clip)
+        .filter(|j| j.kind == JobKind::CLIP)
         .count();
     assert_eq!(clips, 2);
 }
@@ -720,7 +761,7 @@ async fn enqueueing_notifies_listeners_on_postgres(app: TestApp) {
     // A rolled-back enqueue says nothing.
     let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
     let mut tx = app.db().begin().await.expect("tx");
-    queue::enqueue(&mut tx, video, JobKind::Stitch)
+    queue::enqueue(&mut tx, video, JobKind::STITCH)
         .await
         .expect("enqueue");
     drop(tx);
@@ -755,7 +796,7 @@ async fn a_clip_over_the_job_time_limit_is_stopped_and_retried(app: TestApp) {
         let jobs = queue::graph_of_video(app.db(), video).await.expect("jobs");
         if let Some(clip) = jobs
             .iter()
-            .find(|j| j.kind == JobKind::Clip && j.state == "queued" && j.last_error.is_some())
+            .find(|j| j.kind == JobKind::CLIP && j.state == "queued" && j.last_error.is_some())
         {
             break clip.clone();
         }

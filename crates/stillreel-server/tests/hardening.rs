@@ -341,12 +341,12 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     let jobs = queue::jobs_of_video(db, id).await.expect("jobs");
     let deliveries: Vec<_> = jobs
         .iter()
-        .filter(|j| j.0 == queue::JobKind::VideoWebhook)
+        .filter(|j| j.0 == queue::JobKind::VIDEO_WEBHOOK)
         .collect();
     assert_eq!(deliveries.len(), 1, "{jobs:?}");
     assert_eq!(deliveries[0].1, "queued", "{jobs:?}");
     assert!(
-        !jobs.iter().any(|j| j.0 == queue::JobKind::BrandingWebhook),
+        !jobs.iter().any(|j| j.0 == queue::JobKind::BRANDING_WEBHOOK),
         "{jobs:?}"
     );
 }

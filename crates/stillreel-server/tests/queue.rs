@@ -50,8 +50,8 @@ async fn a_deep_queue_drains_under_32_claimers_without_a_deadlock_on_postgres() 
     }
     // 40 more jobs per video, straight into the table (the API would take minutes).
     sqlx::query(
-        "INSERT INTO jobs (video_id, kind, state, run_after, created_at, updated_at)
-         SELECT ($1::uuid[])[1 + (g % cardinality($1::uuid[]))], 'render', 'queued', 0, 0, 0
+        "INSERT INTO jobs (video_id, kind, claim_rank, state, run_after, created_at, updated_at)
+         SELECT ($1::uuid[])[1 + (g % cardinality($1::uuid[]))], 'prepare', 2, 'queued', 0, 0, 0
          FROM generate_series(0, 1279) AS g",
     )
     .bind(&videos)
@@ -138,7 +138,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         .expect("claim")
         .expect("a job");
     assert_eq!(job.video_id, first, "oldest first");
-    assert_eq!(job.kind, JobKind::Prepare);
+    assert_eq!(job.kind, JobKind::PREPARE);
     assert_eq!(job.attempts, 1);
     assert!(job.lease_expires_at > stillreel_server::db::now_ms());
     let other = queue::claim(db, "w2", LEASE)
@@ -189,7 +189,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
 
     // A branding job enqueued later by the worker, in its own transaction.
     let mut tx = db.begin().await.expect("tx");
-    queue::enqueue(&mut tx, first, JobKind::Branding)
+    queue::enqueue(&mut tx, first, JobKind::BRANDING)
         .await
         .expect("enqueue");
     tx.commit().await.expect("commit");
@@ -199,7 +199,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         .expect("job");
     assert_eq!(
         (branding.video_id, branding.kind),
-        (first, JobKind::Branding)
+        (first, JobKind::BRANDING)
     );
 }
 

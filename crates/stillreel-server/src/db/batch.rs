@@ -66,7 +66,7 @@ impl Value {
             .map(|v| {
                 serde_json::to_string(v)
                     .and_then(RawValue::from_string)
-                    .map_err(|err| DbError::Corrupt(format!("cannot serialize: {err}")))
+                    .map_err(|err| DbError::Encode(err.to_string()))
             })
             .transpose()?;
         Ok(Value::Json(raw))
@@ -139,7 +139,7 @@ impl Batch {
             }
             let placeholders = statement.sql.matches('?').count();
             if placeholders != statement.values.len() {
-                return Err(DbError::Corrupt(format!(
+                return Err(DbError::BadStatement(format!(
                     "batch statement has {placeholders} placeholders and {} values: {}",
                     statement.values.len(),
                     statement.sql

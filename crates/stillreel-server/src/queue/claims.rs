@@ -34,11 +34,9 @@ macro_rules! runnable {
     LEFT JOIN running ON running.account_id = jv.account_id
     WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
     ORDER BY COALESCE(running.n, 0),
-             CASE j.kind WHEN 'clip' THEN 1 WHEN 'prepare' THEN 1 WHEN 'render' THEN 1
-                         WHEN 'combine' THEN 1 ELSE 0 END,
+             j.claim_rank > 0,
              COALESCE(ja.last_claim_at, 0),
-             CASE j.kind WHEN 'clip' THEN 1 WHEN 'prepare' THEN 2 WHEN 'render' THEN 2
-                         WHEN 'combine' THEN 2 ELSE 0 END,
+             j.claim_rank,
              jv.created_at, COALESCE(j.clip_index, 0), j.run_after, j.id
     LIMIT 1"
     };
@@ -51,7 +49,8 @@ const CLAIM_SQLITE: &str = concat!(
      WHERE id = (",
     runnable!(),
     ")
-     RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token"
+     RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token,
+               claim_rank"
 );
 
 /// The PostgreSQL claim, in the same order as [`runnable!`] but in two steps that each walk an
@@ -79,7 +78,7 @@ macro_rules! claim_postgres {
             FROM next
             WHERE jobs.id = next.id
             RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
-                      jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token"
+                      jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token, jobs.claim_rank"
         )
     };
 }
@@ -200,5 +199,5 @@ pub async fn claim_fair(
             row
         }
     };
-    row.map(Job::try_from).transpose()
+    Ok(row.map(Job::from))
 }

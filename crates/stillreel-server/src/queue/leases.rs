@@ -72,6 +72,33 @@ pub async fn complete_in(tx: &mut Tx, job: &Job, worker_id: &str) -> Result<bool
     Ok(changed == 1)
 }
 
+/// Puts a job that [`complete_in`] has just completed in `tx` back in the queue, to run again
+/// after `delay` (or `failed` for good when its attempts are used up): its kind's record
+/// asked for a retry (a webhook receiver refused the delivery). Within the completing
+/// transaction, so the lease check of the completion covers it.
+pub async fn retry_completed_in(
+    tx: &mut Tx,
+    job: &Job,
+    delay: Duration,
+    note: &str,
+) -> Result<(), DbError> {
+    let now = now_ms();
+    on_tx!(tx, conn => sqlx::query(
+        "UPDATE jobs
+         SET state = CASE WHEN attempts < max_attempts THEN 'queued' ELSE 'failed' END,
+             run_after = $1, last_error = $2, updated_at = $3
+         WHERE id = $4 AND state = 'done'",
+    )
+    .bind(now.saturating_add(ms(delay)))
+    .bind(note)
+    .bind(now)
+    .bind(job.id)
+    .execute(conn)
+    .await
+    .map(drop)?);
+    Ok(())
+}
+
 /// Records a failed attempt, if `worker_id` still holds the job. With `retry_after` and
 /// attempts left, the job runs again after that delay; otherwise it is `failed` for good.
 /// `false`: the lease was lost.

@@ -35,72 +35,20 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::db::DbError;
-
 mod claims;
+mod kind;
 mod leases;
 mod new_jobs;
 mod stats;
 
 pub use claims::{claim, claim_fair};
+pub use kind::{ClaimRank, JobKind};
 pub use leases::{
     backoff, cancel_siblings_in, complete, complete_in, fail, fail_expired_in, fail_for_good_in,
-    heartbeat, release, requeue_expired,
+    heartbeat, release, requeue_expired, retry_completed_in,
 };
 pub use new_jobs::{NewJob, enqueue, enqueue_in, enqueue_jobs};
 pub use stats::{JobSummary, depth_by_kind, depth_by_state, graph_of_video, jobs_of_video};
-
-/// What a job does. A `create_video` video is a small graph of jobs (see `docs/RENDER.md`):
-/// [`JobKind::Prepare`] → one [`JobKind::Clip`] per image → [`JobKind::Stitch`] →
-/// [`JobKind::Branding`]. Any worker takes any job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobKind {
-    /// The single render job of before the job graph; a queued one runs as a prepare.
-    Render,
-    /// Fetch and check every input of a video once and store the checked copies.
-    Prepare,
-    /// Render one clip (its index in `Job::clip_index`) from its stored input.
-    Clip,
-    /// Join a video's clips, in index order, and mix its music or silence.
-    Stitch,
-    /// Join the existing clips of a `combine_video_clips` video.
-    Combine,
-    /// Render the branded version of a completed video.
-    Branding,
-    /// Deliver the webhook event of a settled video (`webhook.rs`).
-    VideoWebhook,
-    /// Deliver the webhook event of a settled branded render.
-    BrandingWebhook,
-}
-
-impl JobKind {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            JobKind::Render => "render",
-            JobKind::Prepare => "prepare",
-            JobKind::Clip => "clip",
-            JobKind::Stitch => "stitch",
-            JobKind::Combine => "combine",
-            JobKind::Branding => "branding",
-            JobKind::VideoWebhook => "video_webhook",
-            JobKind::BrandingWebhook => "branding_webhook",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "render" => Some(JobKind::Render),
-            "prepare" => Some(JobKind::Prepare),
-            "clip" => Some(JobKind::Clip),
-            "stitch" => Some(JobKind::Stitch),
-            "combine" => Some(JobKind::Combine),
-            "branding" => Some(JobKind::Branding),
-            "video_webhook" => Some(JobKind::VideoWebhook),
-            "branding_webhook" => Some(JobKind::BrandingWebhook),
-            _ => None,
-        }
-    }
-}
 
 /// States of a job; `/metrics` reports the queue depth by state. `cancelled`: a sibling of a
 /// clip that failed for good, never to run.
@@ -116,7 +64,7 @@ pub struct Job {
     pub id: i64,
     pub video_id: Uuid,
     pub kind: JobKind,
-    /// The clip a [`JobKind::Clip`] job renders.
+    /// The clip a [`JobKind::CLIP`] job renders.
     pub clip_index: Option<usize>,
     /// Attempts so far, this one included.
     pub attempts: i32,
@@ -139,47 +87,25 @@ struct JobRow {
     max_attempts: i32,
     lease_expires_at: Option<i64>,
     lease_token: Option<String>,
+    claim_rank: i16,
 }
 
-impl TryFrom<JobRow> for Job {
-    type Error = DbError;
-    fn try_from(row: JobRow) -> Result<Self, DbError> {
-        Ok(Job {
+impl From<JobRow> for Job {
+    fn from(row: JobRow) -> Self {
+        Job {
             id: row.id,
             video_id: row.video_id,
-            kind: JobKind::parse(&row.kind)
-                .ok_or_else(|| DbError::Corrupt(format!("job kind {:?}", row.kind)))?,
+            kind: JobKind::from_stored(&row.kind, row.claim_rank),
             clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
             attempts: row.attempts,
             max_attempts: row.max_attempts,
             lease_expires_at: row.lease_expires_at.unwrap_or_default(),
             token: row.lease_token.unwrap_or_default(),
-        })
+        }
     }
 }
 
 /// `d` in milliseconds, saturating.
 fn ms(d: Duration) -> i64 {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kinds_round_trip() {
-        for kind in [
-            JobKind::Render,
-            JobKind::Prepare,
-            JobKind::Clip,
-            JobKind::Stitch,
-            JobKind::Combine,
-            JobKind::Branding,
-            JobKind::VideoWebhook,
-            JobKind::BrandingWebhook,
-        ] {
-            assert_eq!(JobKind::parse(kind.as_str()), Some(kind));
-        }
-    }
 }

@@ -18,7 +18,7 @@ fn notify_in(batch: &mut Batch) {
 pub struct NewJob {
     pub video_id: Uuid,
     pub kind: JobKind,
-    /// The clip a [`JobKind::Clip`] job renders.
+    /// The clip a [`JobKind::CLIP`] job renders.
     pub clip_index: Option<usize>,
     /// The attempt limit; `None`: the table's default (3).
     pub max_attempts: Option<i32>,
@@ -38,7 +38,7 @@ impl NewJob {
     pub fn clip(video_id: Uuid, index: usize) -> Self {
         Self {
             clip_index: Some(index),
-            ..Self::new(video_id, JobKind::Clip)
+            ..Self::new(video_id, JobKind::CLIP)
         }
     }
 
@@ -60,27 +60,29 @@ pub fn enqueue_in(batch: &mut Batch, jobs: &[NewJob], now: i64) {
         batch
             .bind(job.video_id)
             .bind(job.kind.as_str())
+            .bind(Some(i32::from(job.kind.claim_rank().value())))
             .bind(job.clip_index.map(|i| i32::try_from(i).unwrap_or(i32::MAX)));
     };
     let (limited, default): (Vec<&NewJob>, Vec<&NewJob>) =
         jobs.iter().partition(|job| job.max_attempts.is_some());
     if !default.is_empty() {
         batch.statement(
-            "INSERT INTO jobs (video_id, kind, clip_index, state, run_after, created_at, updated_at)
+            "INSERT INTO jobs (video_id, kind, claim_rank, clip_index, state, run_after, created_at,
+                               updated_at)
              VALUES ",
         );
         for (n, job) in default.into_iter().enumerate() {
             batch.sql(if n == 0 { "" } else { ", " });
-            batch.sql("(?, ?, ?, 'queued', ?, ?, ?)");
+            batch.sql("(?, ?, ?, ?, 'queued', ?, ?, ?)");
             row(batch, job);
             batch.bind(now).bind(now).bind(now);
         }
     }
     for job in limited {
         batch.statement(
-            "INSERT INTO jobs (video_id, kind, clip_index, state, max_attempts, run_after,
-                               created_at, updated_at)
-             VALUES (?, ?, ?, 'queued', ?, ?, ?, ?)",
+            "INSERT INTO jobs (video_id, kind, claim_rank, clip_index, state, max_attempts,
+                               run_after, created_at, updated_at)
+             VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
         );
         row(batch, job);
         batch.bind(job.max_attempts).bind(now).bind(now).bind(now);

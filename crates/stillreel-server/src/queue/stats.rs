@@ -60,42 +60,43 @@ pub struct JobSummary {
     pub updated_at: i64,
 }
 
+/// A jobs row as [`graph_of_video`] reads it.
+#[derive(sqlx::FromRow)]
+struct SummaryRow {
+    id: i64,
+    kind: String,
+    claim_rank: i16,
+    clip_index: Option<i32>,
+    state: String,
+    attempts: i32,
+    last_error: Option<String>,
+    created_at: i64,
+    updated_at: i64,
+}
+
 /// Every job of a video, oldest first, with its clip index and times (tests, diagnostics).
 pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, DbError> {
-    type Row = (
-        i64,
-        String,
-        Option<i32>,
-        String,
-        i32,
-        Option<String>,
-        i64,
-        i64,
-    );
-    let rows: Vec<Row> = crate::db::on_db!(db, pool => {
+    let rows: Vec<SummaryRow> = crate::db::on_db!(db, pool => {
         sqlx::query_as(
-            "SELECT id, kind, clip_index, state, attempts, last_error, created_at, updated_at
+            "SELECT id, kind, claim_rank, clip_index, state, attempts, last_error, created_at,
+                    updated_at
              FROM jobs WHERE video_id = $1 ORDER BY id",
         )
         .bind(video_id)
         .fetch_all(pool)
         .await?
     });
-    rows.into_iter()
-        .map(
-            |(id, kind, clip_index, state, attempts, last_error, created_at, updated_at)| {
-                Ok(JobSummary {
-                    id,
-                    kind: JobKind::parse(&kind)
-                        .ok_or_else(|| DbError::Corrupt(format!("job kind {kind:?}")))?,
-                    clip_index: clip_index.and_then(|i| usize::try_from(i).ok()),
-                    state,
-                    attempts,
-                    last_error,
-                    created_at,
-                    updated_at,
-                })
-            },
-        )
-        .collect()
+    Ok(rows
+        .into_iter()
+        .map(|row| JobSummary {
+            id: row.id,
+            kind: JobKind::from_stored(&row.kind, row.claim_rank),
+            clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
+            state: row.state,
+            attempts: row.attempts,
+            last_error: row.last_error,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+        })
+        .collect())
 }

@@ -36,7 +36,7 @@ pub fn hash_key(key: &str) -> [u8; 32] {
 /// A fresh key: the prefix and 32 random bytes in hex.
 pub fn generate_key() -> Result<String, DbError> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|err| DbError::Corrupt(format!("no randomness: {err}")))?;
+    getrandom::fill(&mut bytes).map_err(|err| DbError::NoRandomness(err.to_string()))?;
     let mut key = String::with_capacity(KEY_PREFIX.len() + 64);
     key.push_str(KEY_PREFIX);
     for b in bytes {
@@ -52,8 +52,7 @@ pub async fn create(db: &Db, name: &str, clip_limit: usize) -> Result<NewAccount
     let api_key = generate_key()?;
     let webhook_secret = crate::webhook::generate_secret()?;
     let now = now_ms();
-    let limit = i32::try_from(clip_limit)
-        .map_err(|_| DbError::Corrupt("clip limit too large".to_owned()))?;
+    let limit = i32::try_from(clip_limit).map_err(|_| DbError::OutOfRange("clip limit"))?;
     let mut tx = db.begin().await?;
     on_tx!(&mut tx, conn => {
         sqlx::query("INSERT INTO accounts (id, name, clip_limit, created_at, webhook_secret) VALUES ($1, $2, $3, $4, $5)")

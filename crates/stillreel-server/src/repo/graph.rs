@@ -1,10 +1,11 @@
 //! What the steps of the job graph read and write (prepare → clip × n → stitch).
 //!
-//! Every step's result is recorded in one transaction together with the completion of its
-//! job, which matches the job's lease token ([`queue::complete_in`]): a worker that lost its
-//! lease records nothing. The clip completion that records the last clip also enqueues the
-//! stitch, in the same transaction, through the `videos.clips_left` counter; so the stitch
-//! exists exactly once and only once every clip is recorded, and no job waits for another.
+//! Each `record_*_in` runs inside the transaction in which the worker's runner completes the
+//! step's job by its lease token (`worker/runner.rs`), and returns the jobs to queue next in
+//! that same transaction: a worker that lost its lease records nothing. The clip that records
+//! the last clip also returns the stitch, through the `videos.clips_left` counter; so the
+//! stitch exists exactly once and only once every clip is recorded, and no job waits for
+//! another.
 
 use stillreel_core::CameraMotion;
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
@@ -12,50 +13,61 @@ use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_db, on_tx};
-use crate::queue::{self, Job, JobKind, NewJob};
-use crate::webhook::Event;
+use crate::queue::{JobKind, NewJob};
 
-/// Share of the video's progress bar for prepare; the clips have the next 90, the stitch the
-/// last 5 (of which it reports 4: 100 comes with completion).
+/// The video's progress bar (0–100), shared by the steps of its graph: prepare fills the
+/// first [`PREPARE_SHARE`] points, the clips together the next [`CLIPS_SHARE`] (from the mean
+/// of their own progress, in [`RAISE_FROM_CLIPS`]), the stitch the last [`STITCH_SHARE`] (of
+/// which it reports all but one: 100 comes with completion).
 pub const PREPARE_SHARE: u8 = 5;
-pub const STITCH_FROM: u8 = 95;
+pub const CLIPS_SHARE: u8 = 90;
+pub const STITCH_SHARE: u8 = 100 - PREPARE_SHARE - CLIPS_SHARE;
+/// Where the stitch's share starts.
+pub const STITCH_FROM: u8 = PREPARE_SHARE + CLIPS_SHARE;
 
-/// The video's progress from its clips' (`PREPARE_SHARE` + 90 × mean clip progress), in
-/// integer SQL that reads the same on both backends. Only ever raises the stored value.
+/// The video's progress from its clips' ($3 = [`PREPARE_SHARE`] + $4 = [`CLIPS_SHARE`] × mean
+/// clip progress), in integer SQL that reads the same on both backends. Only ever raises the
+/// stored value.
 const RAISE_FROM_CLIPS: &str = "UPDATE videos SET progress = (
-         SELECT 5 + (90 * SUM(c.progress)) / (100 * COUNT(*)) FROM clips c WHERE c.video_id = videos.id),
+         SELECT $3 + ($4 * SUM(c.progress)) / (100 * COUNT(*)) FROM clips c WHERE c.video_id = videos.id),
          updated_at = $1
      WHERE id = $2 AND status = 'in_progress'
-       AND progress < (SELECT 5 + (90 * SUM(c.progress)) / (100 * COUNT(*)) FROM clips c WHERE c.video_id = videos.id)";
+       AND progress < (SELECT $3 + ($4 * SUM(c.progress)) / (100 * COUNT(*)) FROM clips c WHERE c.video_id = videos.id)";
 
-/// How a clip completion ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClipRecorded {
-    /// The clip is recorded; `stitch_enqueued` when it was the last one.
-    Recorded { stitch_enqueued: bool },
-    /// The job is done but the clip already had a file (an attempt whose completion was lost
-    /// after recording it): the new upload is an orphan.
-    AlreadyRecorded,
-    /// The lease (token) was no longer this worker's: nothing was written.
-    LeaseLost,
+/// Runs [`RAISE_FROM_CLIPS`] for `video_id` in `tx`; whether it raised the progress.
+async fn raise_from_clips_in(tx: &mut Tx, video_id: Uuid, now: i64) -> Result<bool, DbError> {
+    Ok(on_tx!(tx, conn => sqlx::query(RAISE_FROM_CLIPS)
+        .bind(now)
+        .bind(video_id)
+        .bind(i64::from(PREPARE_SHARE))
+        .bind(i64::from(CLIPS_SHARE))
+        .execute(conn)
+        .await?
+        .rows_affected())
+        > 0)
 }
 
-/// Records what prepare stored and queues the clips still to render (or the stitch, when an
-/// earlier `render` job had rendered them all), with the completion of `job`. `false`: the
-/// lease was lost and nothing was written.
-pub async fn finish_prepare(
-    db: &Db,
-    job: &Job,
-    worker_id: &str,
+/// How recording a rendered clip ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClipRecorded {
+    /// The clip is recorded; `next` holds the stitch when it was the last one.
+    Recorded { next: Vec<NewJob> },
+    /// The clip already had a file (an attempt whose completion was lost after recording
+    /// it): the new upload is an orphan.
+    AlreadyRecorded,
+}
+
+/// Records what prepare stored in `tx`; returns the clips still to render (or the stitch,
+/// when an earlier attempt had rendered them all), nothing when the video is no longer
+/// running.
+pub async fn record_prepare_in(
+    tx: &mut Tx,
+    video_id: Uuid,
     prepared: &Prepared,
-) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    if !queue::complete_in(&mut tx, job, worker_id).await? {
-        return Ok(false);
-    }
+) -> Result<Vec<NewJob>, DbError> {
     let now = now_ms();
     for input in &prepared.inputs {
-        on_tx!(&mut tx, conn => sqlx::query(
+        on_tx!(&mut *tx, conn => sqlx::query(
             "UPDATE clips SET input_key = $1, input_format = $2, input_width = $3, input_height = $4,
                  input_orientation = $5, input_digest = $6, updated_at = $7
              WHERE video_id = $8 AND position = $9",
@@ -68,27 +80,27 @@ pub async fn finish_prepare(
         // The digest's bits, as the signed integer both databases store.
         .bind(i64::from_ne_bytes(input.digest.to_ne_bytes()))
         .bind(now)
-        .bind(job.video_id)
+        .bind(video_id)
         .bind(i64::try_from(input.index).unwrap_or(i64::MAX))
         .execute(conn)
         .await
         .map(drop)?);
     }
     // Clips an earlier attempt rendered count as done.
-    on_tx!(&mut tx, conn => sqlx::query(
+    on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE clips SET progress = 100 WHERE video_id = $1 AND clip_key IS NOT NULL",
     )
-    .bind(job.video_id)
+    .bind(video_id)
     .execute(conn)
     .await
     .map(drop)?);
-    let left: Vec<i64> = on_tx!(&mut tx, conn => sqlx::query_scalar(
+    let left: Vec<i64> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT position FROM clips WHERE video_id = $1 AND clip_key IS NULL ORDER BY position",
     )
-    .bind(job.video_id)
+    .bind(video_id)
     .fetch_all(conn)
     .await?);
-    let running = on_tx!(&mut tx, conn => sqlx::query(
+    let running = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE videos SET clips_left = $1, music_key = $2, music_format = $3,
              progress = CASE WHEN progress < $4 THEN $4 ELSE progress END, updated_at = $5
          WHERE id = $6 AND status = 'in_progress'",
@@ -98,25 +110,22 @@ pub async fn finish_prepare(
     .bind(prepared.music.as_ref().map(|m| m.format.extension()))
     .bind(i32::from(PREPARE_SHARE))
     .bind(now)
-    .bind(job.video_id)
+    .bind(video_id)
     .execute(conn)
     .await?
     .rows_affected())
         > 0;
-    if running {
-        // The next jobs, in one round trip: every clip still to render, or the stitch.
-        let next: Vec<NewJob> = if left.is_empty() {
-            vec![NewJob::new(job.video_id, JobKind::Stitch)]
-        } else {
-            left.iter()
-                .map(|&position| NewJob::clip(job.video_id, usize::try_from(position).unwrap_or(0)))
-                .collect()
-        };
-        queue::enqueue_jobs(&mut tx, &next).await?;
+    if !running {
+        return Ok(Vec::new());
     }
-    tx.commit().await?;
-    db.invalidate_video(job.video_id);
-    Ok(true)
+    // The next jobs: every clip still to render, or the stitch.
+    Ok(if left.is_empty() {
+        vec![NewJob::new(video_id, JobKind::STITCH)]
+    } else {
+        left.iter()
+            .map(|&position| NewJob::clip(video_id, usize::try_from(position).unwrap_or(0)))
+            .collect()
+    })
 }
 
 /// What a clip job needs of its clip.
@@ -130,16 +139,18 @@ pub struct ClipInput {
     pub clip_key: Option<String>,
 }
 
-type InputRow = (
-    Uuid,
-    Option<String>,
-    Option<String>,
-    Option<i32>,
-    Option<i32>,
-    Option<i32>,
-    Option<i64>,
-    Option<String>,
-);
+/// A clip's row as [`clip_input`] reads it.
+#[derive(sqlx::FromRow)]
+struct InputRow {
+    id: Uuid,
+    input_key: Option<String>,
+    input_format: Option<String>,
+    input_width: Option<i32>,
+    input_height: Option<i32>,
+    input_orientation: Option<i32>,
+    input_digest: Option<i64>,
+    clip_key: Option<String>,
+}
 
 /// The stored input of clip `index` of `video_id`.
 pub async fn clip_input(
@@ -156,48 +167,50 @@ pub async fn clip_input(
     .bind(i64::try_from(index).unwrap_or(i64::MAX))
     .fetch_optional(pool)
     .await?);
-    let Some((clip_id, key, format, width, height, orientation, digest, clip_key)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let input = match (key, format.as_deref().and_then(MediaFormat::from_extension)) {
+    let format = row
+        .input_format
+        .as_deref()
+        .and_then(MediaFormat::from_extension);
+    let input = match (row.input_key, format) {
         (Some(key), Some(format)) => Some(StoredInput {
             index,
             key,
             format,
-            upright: width
-                .zip(height)
+            upright: row
+                .input_width
+                .zip(row.input_height)
                 .and_then(|(w, h)| Some((u32::try_from(w).ok()?, u32::try_from(h).ok()?))),
             orientation: ExifOrientation(
-                orientation.and_then(|o| u8::try_from(o).ok()).unwrap_or(1),
+                row.input_orientation
+                    .and_then(|o| u8::try_from(o).ok())
+                    .unwrap_or(1),
             ),
-            digest: u64::from_ne_bytes(digest.unwrap_or_default().to_ne_bytes()),
+            digest: u64::from_ne_bytes(row.input_digest.unwrap_or_default().to_ne_bytes()),
         }),
         _ => None,
     };
     Ok(Some(ClipInput {
-        clip_id,
+        clip_id: row.id,
         input,
-        clip_key,
+        clip_key: row.clip_key,
     }))
 }
 
-/// Records a rendered clip (its key and the camera motion really used) with the completion of
-/// `job`, counts it off `videos.clips_left`, and enqueues the stitch when it was the last.
-pub async fn finish_clip(
-    db: &Db,
-    job: &Job,
-    worker_id: &str,
+/// Records a rendered clip (its key and the camera motion really used) in `tx` and counts it
+/// off `videos.clips_left`; returns the stitch when it was the last.
+pub async fn record_clip_in(
+    tx: &mut Tx,
+    video_id: Uuid,
     clip_id: Uuid,
     clip_key: &str,
     motion: Option<CameraMotion>,
 ) -> Result<ClipRecorded, DbError> {
-    crate::storage::check_key(clip_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    let mut tx = db.begin().await?;
-    if !queue::complete_in(&mut tx, job, worker_id).await? {
-        return Ok(ClipRecorded::LeaseLost);
-    }
+    crate::storage::check_key(clip_key)?;
     let now = now_ms();
-    let recorded = on_tx!(&mut tx, conn => sqlx::query(
+    let recorded = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE clips SET clip_key = $1, camera_motion = COALESCE($2, camera_motion), progress = 100,
              updated_at = $3
          WHERE id = $4 AND clip_key IS NULL",
@@ -211,33 +224,28 @@ pub async fn finish_clip(
     .rows_affected())
         > 0;
     if !recorded {
-        tx.commit().await?;
         return Ok(ClipRecorded::AlreadyRecorded);
     }
     // The decrement and the test of its result are one statement, so two clips completing at
     // once on two machines cannot both see 0 (the row lock serializes them).
-    let left: Option<(i32, String)> = on_tx!(&mut tx, conn => sqlx::query_as(
+    let left: Option<(i32, String)> = on_tx!(&mut *tx, conn => sqlx::query_as(
         "UPDATE videos SET clips_left = clips_left - 1, updated_at = $1
          WHERE id = $2 AND clips_left > 0
          RETURNING clips_left, status",
     )
     .bind(now)
-    .bind(job.video_id)
+    .bind(video_id)
     .fetch_optional(conn)
     .await?);
-    on_tx!(&mut tx, conn => sqlx::query(RAISE_FROM_CLIPS)
-        .bind(now)
-        .bind(job.video_id)
-        .execute(conn)
-        .await
-        .map(drop)?);
-    let stitch_enqueued = matches!(&left, Some((0, status)) if status == "in_progress");
-    if stitch_enqueued {
-        queue::enqueue(&mut tx, job.video_id, JobKind::Stitch).await?;
-    }
-    tx.commit().await?;
-    db.invalidate_video(job.video_id);
-    Ok(ClipRecorded::Recorded { stitch_enqueued })
+    raise_from_clips_in(tx, video_id, now).await?;
+    let last = matches!(&left, Some((0, status)) if status == "in_progress");
+    Ok(ClipRecorded::Recorded {
+        next: if last {
+            vec![NewJob::new(video_id, JobKind::STITCH)]
+        } else {
+            Vec::new()
+        },
+    })
 }
 
 /// Raises the progress of clip `clip_id` and, from all its siblings', of its video.
@@ -258,16 +266,7 @@ pub async fn set_clip_progress(
     .await?
     .rows_affected())
         > 0;
-    let mut changed = false;
-    if raised {
-        changed = on_tx!(&mut tx, conn => sqlx::query(RAISE_FROM_CLIPS)
-            .bind(now)
-            .bind(video_id)
-            .execute(conn)
-            .await?
-            .rows_affected())
-            > 0;
-    }
+    let changed = raised && raise_from_clips_in(&mut tx, video_id, now).await?;
     tx.commit().await?;
     if changed {
         db.invalidate_video(video_id);
@@ -302,41 +301,22 @@ pub async fn stitch_input(
     Ok((keys, music))
 }
 
-/// Completes the video with its stitched file, with the completion of `job`, and queues its
-/// branded render when it has one. `false`: the lease was lost and nothing was written.
-pub async fn finish_stitch(
-    db: &Db,
-    job: &Job,
-    worker_id: &str,
+/// Completes the video with its file (stitched or combined) in `tx` (the webhook event with it); returns
+/// its branded render when it has one to make.
+pub async fn record_video_in(
+    tx: &mut Tx,
+    video_id: Uuid,
     video_key: &str,
-) -> Result<bool, DbError> {
-    crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    let mut tx = db.begin().await?;
-    if !queue::complete_in(&mut tx, job, worker_id).await? {
-        return Ok(false);
+) -> Result<Vec<NewJob>, DbError> {
+    if crate::repo::render::complete_video_in(tx, video_id, video_key).await? {
+        branding_follow_up_in(tx, video_id).await
+    } else {
+        Ok(Vec::new())
     }
-    let completed = on_tx!(&mut tx, conn => sqlx::query(
-        "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
-         WHERE id = $3 AND status = 'in_progress'",
-    )
-    .bind(video_key)
-    .bind(now_ms())
-    .bind(job.video_id)
-    .execute(conn)
-    .await?
-    .rows_affected())
-        > 0;
-    if completed {
-        crate::repo::webhooks::record_event(&mut tx, job.video_id, Event::VideoCompleted).await?;
-        enqueue_branding_in(&mut tx, job.video_id).await?;
-    }
-    tx.commit().await?;
-    db.invalidate_video(job.video_id);
-    Ok(true)
 }
 
-/// Queues the branded render of a video that has a branding record, unless already queued.
-pub async fn enqueue_branding_in(tx: &mut Tx, video_id: Uuid) -> Result<bool, DbError> {
+/// The branded render of a complete video, when it asked for one and none is queued yet.
+pub async fn branding_follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<NewJob>, DbError> {
     let wanted: bool = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM brandings WHERE video_id = $1)
             AND NOT EXISTS (SELECT 1 FROM jobs WHERE video_id = $1 AND kind = 'branding')",
@@ -344,26 +324,27 @@ pub async fn enqueue_branding_in(tx: &mut Tx, video_id: Uuid) -> Result<bool, Db
     .bind(video_id)
     .fetch_one(conn)
     .await?);
-    if wanted {
-        queue::enqueue(tx, video_id, JobKind::Branding).await?;
-    }
-    Ok(wanted)
+    Ok(if wanted {
+        vec![NewJob::new(video_id, JobKind::BRANDING)]
+    } else {
+        Vec::new()
+    })
 }
 
 /// The storage keys of what prepare stored for a video (its checked inputs and music): once
-/// the video is stitched nothing reads them again, and the worker removes them.
-pub async fn prepared_keys(db: &Db, video_id: Uuid) -> Result<Vec<String>, DbError> {
-    let mut keys: Vec<String> = on_db!(db, pool => sqlx::query_scalar(
+/// the video is stitched nothing reads them again, and they are removed.
+pub async fn prepared_keys_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let mut keys: Vec<String> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT input_key FROM clips WHERE video_id = $1 AND input_key IS NOT NULL ORDER BY position",
     )
     .bind(video_id)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await?);
-    let music: Option<Option<String>> = on_db!(db, pool => sqlx::query_scalar(
+    let music: Option<Option<String>> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT music_key FROM videos WHERE id = $1",
     )
     .bind(video_id)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await?);
     keys.extend(music.flatten());
     Ok(keys)

@@ -19,7 +19,7 @@ const JOB_MAX_ATTEMPTS: i32 = 100;
 /// store's failure, as when the secret was made here.
 impl From<NoRandomness> for DbError {
     fn from(err: NoRandomness) -> Self {
-        DbError::Corrupt(err.to_string())
+        DbError::NoRandomness(err.to_string())
     }
 }
 
@@ -135,10 +135,12 @@ pub async fn keep_payload(
     Ok(stored.unwrap_or(body))
 }
 
-/// Records an attempt on its outbox row: one more attempt, the answer, the new status.
-/// Returns the attempt count, this one included.
-pub async fn record_attempt(
-    db: &Db,
+/// Records an attempt on its outbox row inside `tx` (the transaction that settles its delivery
+/// job): one more attempt, the answer, the new status. Returns the attempt count, this one
+/// included, and the verdict; `None` when there is nothing to record (no such delivery, or
+/// one already settled).
+pub async fn record_attempt_in(
+    tx: &mut Tx,
     video: Uuid,
     kind: JobKind,
     result: &AttemptResult,
@@ -147,12 +149,12 @@ pub async fn record_attempt(
     let Some(subject) = subject_of(kind) else {
         return Ok(None);
     };
-    let attempts: Option<i32> = on_db!(db, pool => sqlx::query_scalar(
+    let attempts: Option<i32> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT attempts FROM webhook_deliveries WHERE video_id = $1 AND subject = $2",
     )
     .bind(video)
     .bind(subject)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await?);
     let Some(attempts) = attempts else {
         return Ok(None);
@@ -161,34 +163,19 @@ pub async fn record_attempt(
     let Some(verdict) = judge(result, attempts, schedule) else {
         return Ok(None);
     };
-    let sql = "UPDATE webhook_deliveries
-               SET attempts = attempts + 1, status = $1, last_status = $2, last_error = $3, updated_at = $4
-               WHERE video_id = $5 AND subject = $6 AND status = 'pending'";
-    let last_status = verdict.last_status.map(i32::from);
-    match db {
-        Db::Sqlite { write, .. } => {
-            sqlx::query(sql)
-                .bind(verdict.status)
-                .bind(last_status)
-                .bind(verdict.error.as_deref())
-                .bind(now_ms())
-                .bind(video)
-                .bind(subject)
-                .execute(write)
-                .await?;
-        }
-        Db::Postgres(pool) => {
-            sqlx::query(sql)
-                .bind(verdict.status)
-                .bind(last_status)
-                .bind(verdict.error.as_deref())
-                .bind(now_ms())
-                .bind(video)
-                .bind(subject)
-                .execute(pool)
-                .await?;
-        }
-    }
-    db.invalidate_video(video);
+    on_tx!(&mut *tx, conn => sqlx::query(
+        "UPDATE webhook_deliveries
+         SET attempts = attempts + 1, status = $1, last_status = $2, last_error = $3, updated_at = $4
+         WHERE video_id = $5 AND subject = $6 AND status = 'pending'",
+    )
+    .bind(verdict.status)
+    .bind(verdict.last_status.map(i32::from))
+    .bind(verdict.error.as_deref())
+    .bind(now_ms())
+    .bind(video)
+    .bind(subject)
+    .execute(conn)
+    .await
+    .map(drop)?);
     Ok(Some((attempts, verdict)))
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::sync::{Notify, watch};
 
 use super::Ctx;
-use super::job::run_job;
+use super::runner::run_job;
 use crate::queue;
 
 /// Listens for [`queue::NOTIFY_CHANNEL`] and wakes the idle loops. Only a hint: a lost
@@ -51,7 +51,7 @@ pub(super) async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) 
             _ = tick.tick() => {}
             _ = stop.changed() => return,
         }
-        match crate::repo::sweep::expired_leases(&ctx.db).await {
+        match crate::repo::sweep::expired_leases(&ctx.state.db).await {
             Ok(0) => {}
             Ok(n) => {
                 ctx.state.metrics.record_lease_expiries(n);
@@ -67,19 +67,14 @@ pub(super) async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: 
     while !*stop.borrow() {
         let cap = ctx.settings.account_max_running;
         let asked = std::time::Instant::now();
-        let claimed = queue::claim_fair(&ctx.db, &worker_id, ctx.settings.lease, cap).await;
+        let claimed = queue::claim_fair(&ctx.state.db, &worker_id, ctx.settings.lease, cap).await;
         if let Ok(job) = &claimed {
             ctx.state
                 .metrics
                 .record_claim(asked.elapsed(), job.is_some());
         }
         match claimed {
-            Ok(Some(job)) => {
-                run_job(&ctx, &worker_id, job, stop.clone()).await;
-                // The job's outcome may have queued the next ones (a prepare its clips, the
-                // last clip the stitch): the other idle slots of this process take them now.
-                ctx.wake.notify_waiters();
-            }
+            Ok(Some(job)) => run_job(&ctx, &worker_id, job, stop.clone()).await,
             Ok(None) => {
                 tokio::select! {
                     () = tokio::time::sleep(ctx.settings.idle_poll) => {}

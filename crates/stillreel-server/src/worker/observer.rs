@@ -31,15 +31,22 @@ pub enum Target {
 #[derive(Debug)]
 pub struct DbObserver {
     tx: mpsc::UnboundedSender<u8>,
+    writer: JoinHandle<()>,
 }
 
 impl DbObserver {
-    /// The observer and the task that writes its notes; the task ends once the observer is
-    /// dropped and every note is written.
-    pub fn spawn(db: Db, target: Target) -> (DbObserver, JoinHandle<()>) {
+    /// The observer, with the task that writes its notes.
+    pub fn spawn(db: Db, target: Target) -> DbObserver {
         let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_notes(db, target, rx));
-        (DbObserver { tx }, writer)
+        DbObserver { tx, writer }
+    }
+
+    /// Waits until every note is written.
+    pub async fn finish(self) {
+        let DbObserver { tx, writer } = self;
+        drop(tx);
+        let _ = writer.await;
     }
 }
 

@@ -61,7 +61,7 @@ pub async fn set_video_progress(db: &Db, video_id: Uuid, progress: u8) -> Result
 /// Records a rendered clip of a `create_video` video; from now on it is listed with its
 /// `clip_url`. Only the first key sticks (a job run twice cannot swap files under a client).
 pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result<bool, DbError> {
-    crate::storage::check_key(clip_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
+    crate::storage::check_key(clip_key)?;
     let sql = "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL RETURNING video_id";
     let video: Option<Uuid> = match db {
         Db::Sqlite { write, .. } => {
@@ -87,40 +87,41 @@ pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result
     Ok(video.is_some())
 }
 
-/// Runs a settling UPDATE of video `$video`'s rows in one transaction with the webhook event
-/// it causes (`webhooks::record_event`, nothing when the video has no `webhook_url`), so a
-/// crash between settling and delivering cannot lose the event. Returns whether the UPDATE
-/// changed a row; only then is the event written and the cached answer dropped.
-macro_rules! settle {
-    ($db:expr, $video:expr, $event:expr, $query:expr) => {{
-        let mut tx = $db.begin().await?;
-        let n = on_tx!(&mut tx, conn => $query.execute(conn).await?.rows_affected());
-        if n > 0 {
-            crate::repo::webhooks::record_event(&mut tx, $video, $event).await?;
-        }
-        tx.commit().await?;
-        if n > 0 {
-            $db.invalidate_video($video);
-        }
-        n > 0
-    }};
+/// `in_progress → complete`, with the stored file and progress 100 (tests drive records with
+/// it; the worker's stitch and combine use [`complete_video_in`]).
+pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
+    let mut tx = db.begin().await?;
+    let changed = complete_video_in(&mut tx, video_id, video_key).await?;
+    tx.commit().await?;
+    db.invalidate_video(video_id);
+    Ok(changed)
 }
 
-/// `in_progress → complete`, with the stored file and progress 100.
-pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
-    crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    Ok(settle!(
-        db,
-        video_id,
-        Event::VideoCompleted,
-        sqlx::query(
-            "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
-             WHERE id = $3 AND status = 'in_progress'",
-        )
-        .bind(video_key)
-        .bind(now_ms())
-        .bind(video_id)
-    ))
+/// The one "video complete" update: `in_progress → complete` with the stored file and
+/// progress 100, and its `video.completed` webhook event (`webhooks::record_event`, nothing
+/// when the video has no `webhook_url`) in the same transaction, so a crash between settling
+/// and delivering cannot lose the event. `false`: the video was not in progress.
+pub async fn complete_video_in(
+    tx: &mut Tx,
+    video_id: Uuid,
+    video_key: &str,
+) -> Result<bool, DbError> {
+    crate::storage::check_key(video_key)?;
+    let changed = on_tx!(&mut *tx, conn => sqlx::query(
+        "UPDATE videos SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
+         WHERE id = $3 AND status = 'in_progress'",
+    )
+    .bind(video_key)
+    .bind(now_ms())
+    .bind(video_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+        > 0;
+    if changed {
+        crate::repo::webhooks::record_event(tx, video_id, Event::VideoCompleted).await?;
+    }
+    Ok(changed)
 }
 
 /// `queued | in_progress → error`. The branded render, unless already final, fails with the
@@ -136,43 +137,9 @@ pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<boo
     Ok(changed)
 }
 
-/// The job that rendered a video or its branding failed for good: the job, the record and
-/// the webhook outbox change in one transaction, and only if `worker_id` still holds the
-/// job's lease (a worker that lost it must not overwrite what its successor does).
-/// `Ok(false)`: the lease was lost, nothing changed.
-pub async fn fail_job_for_good(
-    db: &Db,
-    job: &crate::queue::Job,
-    worker_id: &str,
-    log_error: &str,
-    error: &JobError,
-) -> Result<bool, DbError> {
-    use crate::queue::JobKind;
-    let mut tx = db.begin().await?;
-    if !crate::queue::fail_for_good_in(&mut tx, job, worker_id, log_error).await? {
-        // Dropping the transaction rolls it back.
-        return Ok(false);
-    }
-    let changed = match job.kind {
-        JobKind::Branding => fail_branding_in(&mut tx, job.video_id, error).await?,
-        // One failed step fails the video with its error, and its queued siblings (the other
-        // clips, the stitch) are cancelled in the same transaction.
-        JobKind::Render | JobKind::Prepare | JobKind::Clip | JobKind::Stitch | JobKind::Combine => {
-            let failed = fail_video_in(&mut tx, job.video_id, error).await?;
-            crate::queue::cancel_siblings_in(&mut tx, job.video_id).await?;
-            failed
-        }
-        // A delivery has no record to fail: its event stays as the outbox says.
-        JobKind::VideoWebhook | JobKind::BrandingWebhook => false,
-    };
-    tx.commit().await?;
-    if changed {
-        db.invalidate_video(job.video_id);
-    }
-    Ok(true)
-}
-
-async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+/// `queued | in_progress → error` in `tx`, with the `video.failed` event; the branded render,
+/// unless already final, fails with the same error (that is not an event of its own).
+pub async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
     let now = now_ms();
     let changed = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE videos SET status = 'error', error_code = $1, error_message = $2, error_field = $3, updated_at = $4
@@ -202,7 +169,12 @@ async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<
     Ok(changed)
 }
 
-async fn fail_branding_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
+/// Branding `queued | in_progress → error` in `tx`, with the `branding.failed` event.
+pub async fn fail_branding_in(
+    tx: &mut Tx,
+    video_id: Uuid,
+    error: &JobError,
+) -> Result<bool, DbError> {
     let changed = on_tx!(&mut *tx, conn => sqlx::query(FAIL_BRANDING)
         .bind(&error.code)
         .bind(&error.message)
@@ -248,34 +220,36 @@ pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Res
     ))
 }
 
-/// Branding `in_progress → complete`.
+/// Branding `in_progress → complete` (tests drive records with it; the worker's branding
+/// kind uses [`complete_branding_in`]).
 pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
-    crate::storage::check_key(video_key).map_err(|e| DbError::Corrupt(e.to_string()))?;
-    Ok(settle!(
-        db,
-        video_id,
-        Event::BrandingCompleted,
-        sqlx::query(
-            "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
-             WHERE video_id = $3 AND status = 'in_progress'",
-        )
-        .bind(video_key)
-        .bind(now_ms())
-        .bind(video_id)
-    ))
+    let mut tx = db.begin().await?;
+    let changed = complete_branding_in(&mut tx, video_id, video_key).await?;
+    tx.commit().await?;
+    db.invalidate_video(video_id);
+    Ok(changed)
 }
 
-/// Branding `queued | in_progress → error`.
-pub async fn fail_branding(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
-    Ok(settle!(
-        db,
-        video_id,
-        Event::BrandingFailed,
-        sqlx::query(FAIL_BRANDING)
-            .bind(&error.code)
-            .bind(&error.message)
-            .bind(error.field.as_deref())
-            .bind(now_ms())
-            .bind(video_id)
-    ))
+/// Branding `in_progress → complete` in `tx`, with the `branding.completed` event.
+pub async fn complete_branding_in(
+    tx: &mut Tx,
+    video_id: Uuid,
+    video_key: &str,
+) -> Result<bool, DbError> {
+    crate::storage::check_key(video_key)?;
+    let changed = on_tx!(&mut *tx, conn => sqlx::query(
+        "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
+         WHERE video_id = $3 AND status = 'in_progress'",
+    )
+    .bind(video_key)
+    .bind(now_ms())
+    .bind(video_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+        > 0;
+    if changed {
+        crate::repo::webhooks::record_event(tx, video_id, Event::BrandingCompleted).await?;
+    }
+    Ok(changed)
 }

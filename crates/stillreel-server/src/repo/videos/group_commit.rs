@@ -42,10 +42,10 @@ impl GroupCommit {
         self.queue
             .send((video, reply))
             .await
-            .map_err(|_| DbError::Corrupt("the create writer has stopped".to_owned()))?;
+            .map_err(|_| DbError::Writer("has stopped"))?;
         answer
             .await
-            .map_err(|_| DbError::Corrupt("the create writer dropped a request".to_owned()))?
+            .map_err(|_| DbError::Writer("dropped a request"))?
     }
 }
 
@@ -73,7 +73,7 @@ async fn run(db: Db, mut rx: mpsc::Receiver<(NewVideo, oneshot::Sender<Reply>)>)
                 for (video, reply) in batch.drain(..) {
                     let result = guarded_store(&db, &[&video]).await.and_then(|mut r| {
                         r.pop()
-                            .ok_or_else(|| DbError::Corrupt("empty batch result".to_owned()))
+                            .ok_or_else(|| DbError::Writer("answered an empty batch"))
                     });
                     let _ = reply.send(result);
                 }
@@ -97,7 +97,7 @@ async fn guarded<T>(
         .await
         .unwrap_or_else(|_| {
             tracing::error!(size, "the create writer panicked storing a batch");
-            Err(DbError::Corrupt("the create writer panicked".to_owned()))
+            Err(DbError::Writer("panicked"))
         })
 }
 
@@ -109,7 +109,7 @@ mod tests {
     async fn a_panicking_batch_is_an_error_and_the_next_one_runs() {
         let failed = guarded::<()>(3, async { panic!("a bug in one batch") }).await;
         assert!(
-            matches!(&failed, Err(DbError::Corrupt(m)) if m.contains("panicked")),
+            matches!(&failed, Err(DbError::Writer("panicked"))),
             "{failed:?}"
         );
         assert_eq!(guarded(1, async { Ok(7) }).await.ok(), Some(7));

@@ -66,7 +66,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
             request.ai_engine,
             Vec::new(),
             branding_of(request.branding.as_ref(), request.image_inputs.len()),
-            NewJob::new(id, JobKind::Prepare),
+            NewJob::new(id, JobKind::PREPARE),
         ),
         Source::Clips {
             request,
@@ -81,7 +81,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
             *engine,
             clips.clone(),
             branding_of(request.branding.as_ref(), clips.len()),
-            NewJob::new(id, JobKind::Combine),
+            NewJob::new(id, JobKind::COMBINE),
         ),
     };
     batch
@@ -147,8 +147,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
             last_status: None,
         }),
     };
-    let json = serde_json::to_string(&record)
-        .map_err(|err| DbError::Corrupt(format!("cannot serialize: {err}")))?;
+    let json = serde_json::to_string(&record).map_err(|err| DbError::Encode(err.to_string()))?;
     if let Some(key) = &video.idempotency_key {
         idempotency::finish_in(batch, video.account, key, &json);
     }

@@ -1,19 +1,16 @@
-//! How a job's work ended: the types the work returns and the settling reads, in a module
-//! of their own so that the running (`job.rs`), the work (`steps.rs`) and the settling
-//! (`settle.rs`) all depend on them and not on each other.
+//! Why a job's work did not produce its output ([`Failure`]): what every kind's `run` returns
+//! on failure and the runner's failure path (retry or fail for good) reads.
 
 use std::time::Duration;
 
 use stillreel_core::JobError;
-use stillreel_render::{JobFailure, Prepared, StoredClip, StoredVideo};
-use uuid::Uuid;
+use stillreel_render::JobFailure;
 
 use crate::db::DbError;
-use crate::webhook::AttemptResult;
 
 /// Why a job did not produce its output.
 #[derive(Debug)]
-pub(super) enum Failure {
+pub enum Failure {
     /// The renderer's verdict.
     Job(JobFailure),
     /// The database failed around the step: worth another attempt.
@@ -31,7 +28,7 @@ impl From<DbError> for Failure {
 }
 
 impl Failure {
-    pub(super) fn is_transient(&self) -> bool {
+    pub fn is_transient(&self) -> bool {
         match self {
             Failure::Job(f) => f.is_transient(),
             Failure::Db(_) | Failure::TimedOut(_) => true,
@@ -39,7 +36,7 @@ impl Failure {
         }
     }
 
-    pub(super) fn job_error(&self) -> JobError {
+    pub fn job_error(&self) -> JobError {
         match self {
             Failure::Job(f) => JobError {
                 code: f.code().to_owned(),
@@ -66,41 +63,10 @@ impl std::fmt::Display for Failure {
     }
 }
 
-pub(super) fn render_failed(message: &str) -> JobError {
+pub fn render_failed(message: &str) -> JobError {
     JobError {
         code: "render_failed".to_owned(),
         message: message.to_owned(),
         field: None,
     }
 }
-
-/// What a finished step leaves to record.
-#[derive(Debug)]
-pub(super) enum Done {
-    /// Nothing to record but the job's completion; `branding`: make sure the complete
-    /// video's branded render is queued.
-    Nothing { branding: bool },
-    /// Prepare stored the checked inputs.
-    Prepared(Prepared),
-    /// A clip was rendered, checked and stored.
-    Clip { clip_id: Uuid, clip: StoredClip },
-    /// The stitch stored the video.
-    Stitched(StoredVideo),
-    /// A combine stored the video.
-    Combined(StoredVideo),
-    /// The branded render was stored.
-    Branded(StoredVideo),
-}
-
-/// How a job ended.
-pub(super) enum Outcome {
-    Done(Done),
-    Failed(Failure),
-    /// Another worker may own the job now: touch nothing.
-    LeaseLost,
-    /// Shutting down and the grace period ran out: give the job back.
-    HandBack,
-    /// A webhook delivery attempt was made (or was not needed).
-    Webhook(AttemptResult),
-}
-

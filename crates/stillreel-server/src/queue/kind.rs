@@ -1,0 +1,153 @@
+//! What a job does, as the queue knows it: its kind's name (the `jobs.kind` column) and its
+//! claim rank (the `jobs.claim_rank` column, written with the row). The work of each kind is
+//! in `worker/kinds/`; the queue only stores and orders kinds, so a new kind needs nothing
+//! here (it declares its own [`JobKind`] with [`JobKind::new`]).
+
+use std::sync::Mutex;
+
+/// Where a job stands in the claim order, among the runnable jobs of the account chosen
+/// (see `claims.rs`): jobs that finish a started video first, then clips, then jobs that
+/// start a video. Stored in `jobs.claim_rank` when the job is queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ClaimRank {
+    /// Short work that finishes a started video (a stitch, a branded render, a webhook
+    /// delivery): taken before any long job, whoever's it is.
+    Finishing = 0,
+    /// Long work inside a started video (a clip).
+    Middle = 1,
+    /// Long work that starts a video (a prepare, a combine).
+    Starting = 2,
+}
+
+impl ClaimRank {
+    /// The stored value.
+    pub const fn value(self) -> i16 {
+        self as i16
+    }
+
+    fn from_value(value: i16) -> Self {
+        match value {
+            0 => ClaimRank::Finishing,
+            1 => ClaimRank::Middle,
+            _ => ClaimRank::Starting,
+        }
+    }
+}
+
+/// A kind of job: its stored name and its claim rank. Two kinds are the same kind when their
+/// names are.
+#[derive(Debug, Clone, Copy)]
+pub struct JobKind {
+    name: &'static str,
+    rank: ClaimRank,
+}
+
+impl PartialEq for JobKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for JobKind {}
+
+impl std::hash::Hash for JobKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
+}
+
+impl JobKind {
+    /// Fetch and check every input of a video once and store the checked copies.
+    pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting);
+    /// Render one clip (its index in `Job::clip_index`) from its stored input.
+    pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle);
+    /// Join a video's clips, in index order, and mix its music or silence.
+    pub const STITCH: JobKind = JobKind::new("stitch", ClaimRank::Finishing);
+    /// Join the existing clips of a `combine_video_clips` video.
+    pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting);
+    /// Render the branded version of a completed video.
+    pub const BRANDING: JobKind = JobKind::new("branding", ClaimRank::Finishing);
+    /// Deliver the webhook event of a settled video.
+    pub const VIDEO_WEBHOOK: JobKind = JobKind::new("video_webhook", ClaimRank::Finishing);
+    /// Deliver the webhook event of a settled branded render.
+    pub const BRANDING_WEBHOOK: JobKind = JobKind::new("branding_webhook", ClaimRank::Finishing);
+
+    /// A kind named `name` (lower case, as stored), claimed at `rank`.
+    pub const fn new(name: &'static str, rank: ClaimRank) -> Self {
+        JobKind { name, rank }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        self.name
+    }
+
+    pub const fn claim_rank(self) -> ClaimRank {
+        self.rank
+    }
+
+    /// The kind of a stored row. Any name is accepted (a newer process may queue kinds this
+    /// one does not run; the runner says so when it claims one), and each distinct name is
+    /// kept once for the life of the process.
+    pub fn from_stored(name: &str, rank: i16) -> Self {
+        JobKind {
+            name: intern(name),
+            rank: ClaimRank::from_value(rank),
+        }
+    }
+}
+
+/// The `'static` copy of a stored kind name: the built-in names without allocating, any
+/// other name leaked once (there are a handful of kinds, not a stream of them).
+fn intern(name: &str) -> &'static str {
+    const KNOWN: &[&str] = &[
+        "render",
+        "prepare",
+        "clip",
+        "stitch",
+        "combine",
+        "branding",
+        "video_webhook",
+        "branding_webhook",
+    ];
+    if let Some(known) = KNOWN.iter().find(|k| **k == name) {
+        return known;
+    }
+    static OTHERS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut others = OTHERS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(found) = others.iter().find(|k| **k == name) {
+        return found;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    others.push(leaked);
+    leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_kinds_round_trip_with_their_rank() {
+        for kind in [
+            JobKind::PREPARE,
+            JobKind::CLIP,
+            JobKind::STITCH,
+            JobKind::COMBINE,
+            JobKind::BRANDING,
+            JobKind::VIDEO_WEBHOOK,
+            JobKind::BRANDING_WEBHOOK,
+        ] {
+            let stored = JobKind::from_stored(kind.as_str(), kind.claim_rank().value());
+            assert_eq!(stored, kind);
+            assert_eq!(stored.claim_rank(), kind.claim_rank());
+        }
+        let other = JobKind::from_stored("thumbnail", 1);
+        assert_eq!(other.as_str(), "thumbnail");
+        assert!(std::ptr::eq(
+            other.as_str(),
+            JobKind::from_stored("thumbnail", 1).as_str()
+        ));
+    }
+}

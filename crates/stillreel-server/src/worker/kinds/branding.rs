@@ -1,0 +1,94 @@
+//! Branding: renders the branded copy of a complete video (intro, outro, speed ramp) and
+//! records it.
+
+use stillreel_core::{JobError, TemplateSlot};
+use stillreel_render::{BrandJob, BrandSlot, StoredVideo};
+
+use super::key_prefix;
+use crate::db::{DbError, Tx};
+use crate::queue::{Job, JobKind};
+use crate::repo::render::{self as records, RenderSource};
+use crate::state::AppState;
+use crate::worker::failure::{Failure, render_failed};
+use crate::worker::kind::{JobCtx, Kind, Settle};
+use crate::worker::observer::{DbObserver, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Branding;
+
+impl Kind for Branding {
+    const KIND: JobKind = JobKind::BRANDING;
+    /// Of the branded render's own progress bar.
+    const PROGRESS_SHARE: u8 = 100;
+
+    /// `None`: nothing to brand (the video is gone or asked for no branding).
+    type Output = Option<StoredVideo>;
+
+    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<StoredVideo>, Failure> {
+        let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+            return Ok(None);
+        };
+        let Some(branding) = &input.branding else {
+            return Ok(None);
+        };
+        let Some(main_key) = input.video_key.clone() else {
+            return Err(Failure::Permanent(render_failed(
+                "the main video is not complete, so it cannot be branded",
+            )));
+        };
+        let resolve = |slot: &Option<TemplateSlot>| match slot {
+            None => Ok(None),
+            Some(slot) => BrandSlot::resolve(slot, ctx.state.templates)
+                .map(Some)
+                .ok_or_else(|| {
+                    Failure::Permanent(render_failed(&format!(
+                        "template {:?} is not in this server's catalog",
+                        slot.template
+                    )))
+                }),
+        };
+        let intro = resolve(&branding.templates.intro)?;
+        let outro = resolve(&branding.templates.outro)?;
+        let clip_count = match &input.source {
+            RenderSource::Create { clips, .. } => clips.len(),
+            RenderSource::Combine { clip_keys, .. } => clip_keys.len(),
+        };
+        records::start_branding(ctx.db(), input.video_id).await?;
+        let work = BrandJob {
+            key_prefix: key_prefix(input.video_id),
+            main_key,
+            clip_frames: BrandJob::standard_clips(clip_count),
+            orientation: input.orientation,
+            resolution: input.resolution,
+            intro,
+            outro,
+            speed_ramp: branding.speed_ramp,
+        };
+        let observer = DbObserver::spawn(ctx.db().clone(), Target::Branding(input.video_id));
+        let result = ctx
+            .renderer
+            .render_branded(&work, ctx.work_dir, &observer)
+            .await;
+        observer.finish().await;
+        result.map(|b| Some(b.video)).map_err(Failure::Job)
+    }
+
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        _: &AppState,
+        job: &Job,
+        output: Option<StoredVideo>,
+    ) -> Result<Settle, DbError> {
+        if let Some(video) = output {
+            records::complete_branding_in(tx, job.video_id, &video.key).await?;
+        }
+        Ok(Settle::done())
+    }
+
+    /// The branded render fails; the main video stays complete.
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+        records::fail_branding_in(tx, job.video_id, error).await?;
+        Ok(())
+    }
+}

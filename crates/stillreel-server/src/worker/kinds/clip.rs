@@ -1,0 +1,121 @@
+//! Clip: renders one clip of a `create_video` video from its prepared input; records it, and
+//! queues the stitch when it was the last clip.
+
+use stillreel_core::JobError;
+use stillreel_render::{ClipJob, StoredClip, vfx_stage};
+use uuid::Uuid;
+
+use super::{fail_video, key_prefix};
+use crate::db::{DbError, Tx};
+use crate::queue::{Job, JobKind};
+use crate::repo::graph::{self, ClipRecorded};
+use crate::repo::render::{self as records, RenderSource};
+use crate::state::AppState;
+use crate::worker::failure::{Failure, render_failed};
+use crate::worker::kind::{JobCtx, Kind, Settle};
+use crate::worker::observer::{DbObserver, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Clip;
+
+/// A rendered clip and the id of the clip row it belongs to.
+#[derive(Debug)]
+pub struct RenderedClip {
+    pub clip_id: Uuid,
+    pub clip: StoredClip,
+}
+
+impl Kind for Clip {
+    const KIND: JobKind = JobKind::CLIP;
+    /// Together, over the mean of every clip's own progress (`graph::RAISE_FROM_CLIPS`).
+    const PROGRESS_SHARE: u8 = graph::CLIPS_SHARE;
+
+    /// `None`: nothing to render (the video is gone, or an earlier attempt recorded the clip).
+    type Output = Option<RenderedClip>;
+
+    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<RenderedClip>, Failure> {
+        let missing = |what: &str| Failure::Permanent(render_failed(what));
+        let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+            return Ok(None);
+        };
+        let index = job
+            .clip_index
+            .ok_or_else(|| missing("a clip job without a clip"))?;
+        let RenderSource::Create { clips, .. } = &input.source else {
+            return Err(missing("a combined video has no clip jobs"));
+        };
+        let wanted = clips
+            .iter()
+            .find(|c| c.position == index)
+            .ok_or_else(|| missing("the clip is not part of its video"))?;
+        let stored = graph::clip_input(ctx.db(), input.video_id, index)
+            .await?
+            .ok_or_else(|| missing("the clip is not part of its video"))?;
+        if stored.clip_key.is_some() {
+            // Recorded by an attempt whose completion was lost: nothing left to do.
+            return Ok(None);
+        }
+        let prepared = stored
+            .input
+            .ok_or_else(|| missing("the clip's input was not prepared"))?;
+        let work = ClipJob {
+            key_prefix: key_prefix(input.video_id),
+            index,
+            token: Some(job.token.clone()),
+            input: prepared,
+            camera_motion: wanted.clip.camera_motion,
+            effect: wanted.clip.vfx.as_ref().map(vfx_stage),
+            orientation: input.orientation,
+            resolution: input.resolution,
+            engine: input.engine,
+        };
+        let observer = DbObserver::spawn(
+            ctx.db().clone(),
+            Target::Clip {
+                video: input.video_id,
+                clip: stored.clip_id,
+            },
+        );
+        let result = ctx
+            .renderer
+            .render_clip(&work, ctx.work_dir, &observer)
+            .await;
+        observer.finish().await;
+        let clip = result.map_err(Failure::Job)?;
+        Ok(Some(RenderedClip {
+            clip_id: stored.clip_id,
+            clip,
+        }))
+    }
+
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        _: &AppState,
+        job: &Job,
+        output: Option<RenderedClip>,
+    ) -> Result<Settle, DbError> {
+        let Some(RenderedClip { clip_id, clip }) = output else {
+            return Ok(Settle::done());
+        };
+        let motion = clip.motion.map(|m| m.as_camera_motion());
+        Ok(
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion).await? {
+                ClipRecorded::Recorded { next } => Settle::then(next),
+                // Its file is the one recorded first; this upload is an orphan.
+                ClipRecorded::AlreadyRecorded => Settle {
+                    remove: vec![clip.key],
+                    ..Settle::done()
+                },
+            },
+        )
+    }
+
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+        fail_video(tx, job.video_id, error).await
+    }
+
+    fn uploads(&self, output: &Option<RenderedClip>) -> Vec<String> {
+        output.iter().map(|c| c.clip.key.clone()).collect()
+    }
+}

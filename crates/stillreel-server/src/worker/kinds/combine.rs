@@ -1,0 +1,76 @@
+//! Combine: joins the existing clips of a `combine_video_clips` video (one job); completes
+//! the video and queues its branded render when it asked for one.
+
+use stillreel_core::JobError;
+use stillreel_render::{CombineJob, StoredVideo};
+
+use super::{fail_video, key_prefix};
+use crate::db::{DbError, Tx};
+use crate::queue::{Job, JobKind};
+use crate::repo::graph;
+use crate::repo::render::{self as records, RenderSource};
+use crate::state::AppState;
+use crate::worker::failure::{Failure, render_failed};
+use crate::worker::kind::{JobCtx, Kind, Settle};
+use crate::worker::observer::{DbObserver, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Combine;
+
+impl Kind for Combine {
+    const KIND: JobKind = JobKind::COMBINE;
+    const PROGRESS_SHARE: u8 = 100;
+
+    /// `None`: the video is already complete (or gone).
+    type Output = Option<StoredVideo>;
+
+    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<StoredVideo>, Failure> {
+        let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+            return Ok(None);
+        };
+        if input.video_key.is_some() {
+            return Ok(None);
+        }
+        let RenderSource::Combine { request, clip_keys } = &input.source else {
+            return Err(Failure::Permanent(render_failed(
+                "a created video is not combined",
+            )));
+        };
+        records::start_video(ctx.db(), input.video_id).await?;
+        let work = CombineJob {
+            key_prefix: key_prefix(input.video_id),
+            clip_keys: clip_keys.clone(),
+            orientation: input.orientation,
+            resolution: input.resolution,
+            audio_url: request.audio_url.clone(),
+        };
+        let observer = DbObserver::spawn(
+            ctx.db().clone(),
+            Target::Video {
+                video: input.video_id,
+                from: 0,
+                span: Self::PROGRESS_SHARE,
+            },
+        );
+        let result = ctx.renderer.combine(&work, ctx.work_dir, &observer).await;
+        observer.finish().await;
+        result.map(Some).map_err(Failure::Job)
+    }
+
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        _: &AppState,
+        job: &Job,
+        output: Option<StoredVideo>,
+    ) -> Result<Settle, DbError> {
+        Ok(Settle::then(match output {
+            Some(video) => graph::record_video_in(tx, job.video_id, &video.key).await?,
+            None => graph::branding_follow_up_in(tx, job.video_id).await?,
+        }))
+    }
+
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+        fail_video(tx, job.video_id, error).await
+    }
+}

@@ -1,0 +1,92 @@
+//! Stitch: joins a video's recorded clips, in index order, with its music or silence;
+//! completes the video and queues its branded render when it asked for one.
+
+use stillreel_core::JobError;
+use stillreel_render::{StitchJob, StoredVideo};
+
+use super::{fail_video, key_prefix};
+use crate::db::{DbError, Tx};
+use crate::queue::{Job, JobKind};
+use crate::repo::graph;
+use crate::repo::render as records;
+use crate::state::AppState;
+use crate::worker::failure::{Failure, render_failed};
+use crate::worker::kind::{JobCtx, Kind, Settle};
+use crate::worker::observer::{DbObserver, Target};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Stitch;
+
+impl Kind for Stitch {
+    const KIND: JobKind = JobKind::STITCH;
+    const PROGRESS_SHARE: u8 = graph::STITCH_SHARE;
+
+    /// `None`: the video is already complete (or gone).
+    type Output = Option<StoredVideo>;
+
+    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<StoredVideo>, Failure> {
+        let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+            return Ok(None);
+        };
+        if input.video_key.is_some() {
+            return Ok(None);
+        }
+        let (keys, music) = graph::stitch_input(ctx.db(), input.video_id).await?;
+        let clip_keys = keys
+            .into_iter()
+            .collect::<Option<Vec<String>>>()
+            .ok_or_else(|| Failure::Permanent(render_failed("a clip of the video is missing")))?;
+        let work = StitchJob {
+            key_prefix: key_prefix(input.video_id),
+            token: Some(job.token.clone()),
+            clip_keys,
+            music,
+        };
+        // All of its share but the last point: 100 comes with completion.
+        let observer = DbObserver::spawn(
+            ctx.db().clone(),
+            Target::Video {
+                video: input.video_id,
+                from: graph::STITCH_FROM,
+                span: Self::PROGRESS_SHARE - 1,
+            },
+        );
+        let result = ctx
+            .renderer
+            .stitch_clips(&work, ctx.work_dir, &observer)
+            .await;
+        observer.finish().await;
+        result.map(Some).map_err(Failure::Job)
+    }
+
+    async fn record(
+        &self,
+        tx: &mut Tx,
+        _: &AppState,
+        job: &Job,
+        output: Option<StoredVideo>,
+    ) -> Result<Settle, DbError> {
+        let Some(video) = output else {
+            return Ok(Settle::then(
+                graph::branding_follow_up_in(tx, job.video_id).await?,
+            ));
+        };
+        let next = graph::record_video_in(tx, job.video_id, &video.key).await?;
+        // The checked inputs served their purpose: nothing reads them once the video is
+        // stitched (branding starts from the video).
+        let remove = graph::prepared_keys_in(tx, job.video_id).await?;
+        Ok(Settle {
+            next,
+            remove,
+            ..Settle::done()
+        })
+    }
+
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+        fail_video(tx, job.video_id, error).await
+    }
+
+    fn uploads(&self, output: &Option<StoredVideo>) -> Vec<String> {
+        output.iter().map(|v| v.key.clone()).collect()
+    }
+}
