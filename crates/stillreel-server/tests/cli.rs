@@ -7,6 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::process::free_port;
 use common::{Backend, TestDb};
 
 fn bin() -> Command {
@@ -15,14 +16,6 @@ fn bin() -> Command {
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("RUST_LOG", "warn");
     cmd
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
 }
 
 async fn accounts_create_prints_one_json_object(backend: Backend) {

@@ -7,97 +7,23 @@ mod common;
 #[path = "../../stillreel-render/tests/common/procs.rs"]
 mod procs;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use common::process::{self, bin, free_port, kill_group, request};
 use common::{Backend, TestDb, json_body};
 use serde_json::Value;
 use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_server::Db;
 use stillreel_server::queue::{self, JobKind};
 
-/// The binary on `db`: its data directory, and its PostgreSQL database when it has one.
-fn bin(db: &TestDb) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RUST_LOG", "info,sqlx=warn");
-    db.apply_to(&mut cmd);
-    cmd
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
-
-/// Starts `stillreel serve` in a process group of its own (so `kill -9` of the group also
-/// takes its ffmpeg children, as a machine crash would), logging to `log`.
+/// `stillreel serve` with one slot and a 3 s lease, serving the bundled samples.
 fn serve(db: &TestDb, port: u16, log: &Path) -> Child {
-    let data_dir = db.dir.path();
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("log file");
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
-    let child = bin(db)
-        .arg("serve")
-        .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
-        .env("STILLREEL_SAMPLES_DIR", samples)
-        .env("STILLREEL_WORKERS", "1")
-        .env("STILLREEL_JOB_LEASE_SECS", "3")
-        .env("STILLREEL_WEB_DIR", data_dir.join("no-web"))
-        .stdout(Stdio::null())
-        .stderr(log)
-        .process_group(0)
-        .spawn()
-        .expect("start stillreel serve");
-    let started = Instant::now();
-    while request(port, "GET", "/healthz", "", None).is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child
-}
-
-/// One HTTP/1.1 request; `(status, JSON body)`, or `None` when the server cannot be reached.
-fn request(
-    port: u16,
-    method: &str,
-    path: &str,
-    key: &str,
-    body: Option<&Value>,
-) -> Option<(u16, Value)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .ok()?;
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).ok()?;
-    stream.write_all(body.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+    let samples = samples.to_str().expect("samples path");
+    process::serve(db, port, log, &[("STILLREEL_SAMPLES_DIR", samples)])
 }
 
 /// `POST /create_video`; the new video's uuid.
@@ -119,16 +45,6 @@ fn get_video(port: u16, key: &str, uuid: &str) -> Value {
     .expect("server answers");
     assert_eq!(status, 200, "{json}");
     json
-}
-
-fn kill_group(child: &mut Child, signal: &str) -> std::process::ExitStatus {
-    let group = format!("-{}", child.id());
-    let status = Command::new("kill")
-        .args([signal, "--", &group])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill {signal} {group}");
-    child.wait().expect("wait for the server")
 }
 
 fn clip_file(data_dir: &Path, clip_url: &str) -> PathBuf {

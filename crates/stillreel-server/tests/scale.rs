@@ -19,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::process::{free_port, wait_healthy};
 use common::{Backend, TestDb};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
@@ -30,14 +31,6 @@ use stillreel_server::config::{Config, StorageConfig};
 use stillreel_server::{AppState, Db};
 
 const BUCKET: &str = "reels";
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
 
 /// A moto S3 server on a free port with bucket [`BUCKET`]; stopped when dropped.
 struct Moto {
@@ -627,18 +620,6 @@ fn start(command: &str, env: &[(&str, String)], log: &Path) -> Child {
         .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("start stillreel {command}: {e}"))
-}
-
-fn wait_healthy(port: u16, what: &str, log: &Path) {
-    let started = Instant::now();
-    while http(port, "GET", "/healthz", &[]).is_none_or(|(s, _, _)| s != 200) {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{what} did not start:\n{}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn terminate(child: &mut Child) -> std::process::ExitStatus {

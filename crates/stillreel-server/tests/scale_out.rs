@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::process::{free_port, wait_healthy};
 use common::{Backend, TestDb};
 use futures_util::StreamExt;
 use object_store::path::Path as ObjectPath;
@@ -60,14 +61,6 @@ const SAMPLES: [&str; 6] = [
 
 // ---------------------------------------------------------------------------------------
 // Processes
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
-}
 
 fn moto_server_bin() -> PathBuf {
     if let Some(bin) = std::env::var_os("STILLREEL_MOTO_SERVER") {
@@ -251,18 +244,6 @@ fn spawn(command: &str, env: &[(&'static str, String)], log: &Path) -> Child {
         .process_group(0)
         .spawn()
         .unwrap_or_else(|e| panic!("start stillreel {command}: {e}"))
-}
-
-fn wait_healthy(port: u16, what: &str, log: &Path) {
-    let started = Instant::now();
-    while http(port, "GET", "/healthz", &[]).is_none_or(|(s, _, _)| s != 200) {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "{what} did not start:\n{}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 fn signal_group(pgid: u32, signal: &str) {

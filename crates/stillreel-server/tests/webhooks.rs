@@ -9,14 +9,14 @@ mod common;
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use common::process::{self, bin, free_port, kill_group, request};
 use common::{Backend, TestApp, TestDb, create_body, json_body};
 use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
@@ -590,90 +590,22 @@ async fn a_bad_webhook_url_is_a_field_error() {
 
 // ---- kill -9 between settling and delivering, with the real binary ----
 
-fn bin(db: &TestDb) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stillreel"));
-    cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("RUST_LOG", "info,sqlx=warn");
-    db.apply_to(&mut cmd);
-    cmd
-}
-
-/// `stillreel serve` in a process group of its own, with a 3 s lease (a dead process's
-/// delivery is back in the queue within about 5 s) and loopback allow-listed.
+/// `stillreel serve` with a 3 s lease (a dead process's delivery is back in the queue within
+/// about 5 s) and loopback allow-listed.
 fn serve(db: &TestDb, port: u16, log: &Path) -> Child {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .expect("log file");
-    let child = bin(db)
-        .arg("serve")
-        .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
-        .env("STILLREEL_WORKERS", "1")
-        .env("STILLREEL_JOB_LEASE_SECS", "3")
-        .env("STILLREEL_FETCH_ALLOW", "127.0.0.1")
-        .env("STILLREEL_WEBHOOK_RETRY_SCHEDULE", "1,1")
-        .env("STILLREEL_WEB_DIR", db.dir.path().join("no-web"))
-        .stdout(Stdio::null())
-        .stderr(log)
-        .process_group(0)
-        .spawn()
-        .expect("start stillreel serve");
-    let started = Instant::now();
-    while request(port, "GET", "/healthz", "", None).is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "server did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child
-}
-
-fn request(
-    port: u16,
-    method: &str,
-    path: &str,
-    key: &str,
-    body: Option<&Value>,
-) -> Option<(u16, Value)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .ok()?;
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: {key}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).ok()?;
-    stream.write_all(body.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
+    process::serve(
+        db,
+        port,
+        log,
+        &[
+            ("STILLREEL_FETCH_ALLOW", "127.0.0.1"),
+            ("STILLREEL_WEBHOOK_RETRY_SCHEDULE", "1,1"),
+        ],
+    )
 }
 
 fn kill_9(child: &mut Child) {
-    let group = format!("-{}", child.id());
-    let status = Command::new("kill")
-        .args(["-9", "--", &group])
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill -9 {group}");
-    child.wait().expect("wait for the server");
+    let _ = kill_group(child, "-9");
 }
 
 fn killed_between_settling_and_delivering(backend: Backend) {

@@ -24,6 +24,8 @@ use stillreel_server::repo::accounts::{self, NewAccount};
 use stillreel_server::{AppState, Db};
 use tokio::sync::oneshot;
 
+pub mod process;
+
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
