@@ -191,66 +191,81 @@ pub async fn combine_video_clips(
         let vfx = state.available_vfx();
         let options = rule_options(&state, &ctx, &vfx);
         let request = validate_combine_video_clips(&body, &options)?;
-        let found =
-            videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
-        // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
-        let missing: Vec<FieldError> = request
-            .video_clip_uuids
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| found.get(id).is_none_or(|c| c.clip_key.is_none()))
-            .map(|(i, _)| {
-                FieldError::new(
-                    format!("video_clip_uuids[{i}]"),
-                    ErrorCode::NotFound,
-                    "this clip does not exist, belongs to another account, or is not rendered yet",
-                )
-            })
-            .collect();
-        let project = match (
-            project_of(&state, ctx, request.project).await,
-            missing.is_empty(),
-        ) {
-            (Err(ApiError::NotFound { mut details, .. }), _) => {
-                details.extend(missing);
-                return Err(ApiError::not_found_fields(details));
-            }
-            (Err(other), _) => return Err(other),
-            (Ok(_), false) => return Err(ApiError::not_found_fields(missing)),
-            (Ok(project), true) => project,
-        };
-        let clips: Vec<_> = request
-            .video_clip_uuids
-            .iter()
-            .filter_map(|id| found.get(id))
-            .collect();
-        let facts: Vec<ClipFacts> = clips
-            .iter()
-            .map(|c| ClipFacts {
-                orientation: c.orientation,
-                resolution: c.resolution,
-                engine: c.engine,
-            })
-            .collect();
-        let engine = check_combine_clips(request.orientation, request.resolution, &facts)
-            .map_err(ApiError::invalid)?;
-        let records = clips
-            .iter()
-            .filter_map(|c| c.record(&state.config.public_url))
-            .collect();
+        let (project, source) = combine_source(&state, ctx, request).await?;
         let video = NewVideo {
             account: ctx.account_id,
             project,
-            source: Source::Clips {
-                request,
-                engine,
-                clips: records,
-            },
+            source,
             idempotency_key: key,
         };
         Ok(state.videos.create(video).await?)
     })
     .await
+}
+
+/// What a combine is made of: the account's rendered clips it names (unknown, foreign and
+/// not-yet-rendered clips, like an unknown project, are one 404 with every field), checked to
+/// fit together; the project and the video's source.
+async fn combine_source(
+    state: &AppState,
+    ctx: AccountCtx,
+    request: stillreel_core::CombineVideoClipsRequest,
+) -> Result<(Uuid, Source), ApiError> {
+    let found =
+        videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
+    // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
+    let missing: Vec<FieldError> = request
+        .video_clip_uuids
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| found.get(id).is_none_or(|c| c.clip_key.is_none()))
+        .map(|(i, _)| {
+            FieldError::new(
+                format!("video_clip_uuids[{i}]"),
+                ErrorCode::NotFound,
+                "this clip does not exist, belongs to another account, or is not rendered yet",
+            )
+        })
+        .collect();
+    let project = match (
+        project_of(state, ctx, request.project).await,
+        missing.is_empty(),
+    ) {
+        (Err(ApiError::NotFound { mut details, .. }), _) => {
+            details.extend(missing);
+            return Err(ApiError::not_found_fields(details));
+        }
+        (Err(other), _) => return Err(other),
+        (Ok(_), false) => return Err(ApiError::not_found_fields(missing)),
+        (Ok(project), true) => project,
+    };
+    let clips: Vec<_> = request
+        .video_clip_uuids
+        .iter()
+        .filter_map(|id| found.get(id))
+        .collect();
+    let facts: Vec<ClipFacts> = clips
+        .iter()
+        .map(|c| ClipFacts {
+            orientation: c.orientation,
+            resolution: c.resolution,
+            engine: c.engine,
+        })
+        .collect();
+    let engine = check_combine_clips(request.orientation, request.resolution, &facts)
+        .map_err(ApiError::invalid)?;
+    let records = clips
+        .iter()
+        .filter_map(|c| c.record(&state.config.public_url))
+        .collect();
+    Ok((
+        project,
+        Source::Clips {
+            request,
+            engine,
+            clips: records,
+        },
+    ))
 }
 
 /// A video and its branded render, as they are now.
