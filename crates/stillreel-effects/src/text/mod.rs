@@ -77,8 +77,9 @@ fn wrap(paragraph: &str, max_em: f64) -> Vec<String> {
 }
 
 /// Fits `text` (newlines allowed) into a `box_w`×`box_h` pixel box, starting at `preferred`
-/// pixels and shrinking in 4 % steps until every wrapped line fits both ways. Control
-/// characters other than newline are dropped; blank lines are kept as spacing. Returns `None`
+/// pixels and shrinking in 4 % steps until every wrapped line fits both ways. Control,
+/// separator and bidi characters other than newline are dropped (the core's template text
+/// rule); blank lines are kept as spacing. Returns `None`
 /// for text with nothing visible. The result never exceeds the box (down to a 4 px font, below
 /// which text would be unreadable anyway and the box is rejected with `None`).
 pub fn fit(text: &str, box_w: f64, box_h: f64, preferred: f64) -> Option<Fitted> {
@@ -86,7 +87,7 @@ pub fn fit(text: &str, box_w: f64, box_h: f64, preferred: f64) -> Option<Fitted>
         .replace("\r\n", "\n")
         .chars()
         .map(|c| if c == '\t' { ' ' } else { c })
-        .filter(|c| *c == '\n' || !c.is_control())
+        .filter(|&c| stillreel_core::rules::template_text::is_kept(c))
         .collect();
     let paragraphs: Vec<&str> = clean
         .trim_matches('\n')

@@ -75,6 +75,12 @@ pub(super) async fn settle(
             // stays pending.)
             if !repo::fail_job_for_good(db, job, worker_id, &failure.to_string(), &error).await? {
                 tracing::warn!(job = job.id, "lease lost while recording a failure");
+                return Ok(());
+            }
+            // The video failed: the customer's checked photos and music are of no more use
+            // and are not kept (best effort, like after a stitch).
+            for key in graph::prepared_keys(db, job.video_id).await? {
+                remove_stored(ctx, &key).await;
             }
             Ok(())
         }

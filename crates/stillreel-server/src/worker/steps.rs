@@ -38,8 +38,8 @@ pub(super) async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) ->
         JobKind::Render | JobKind::Prepare => prepare(ctx, &input, work_dir).await,
         JobKind::Clip => clip(ctx, job, &input, work_dir).await,
         JobKind::Stitch => stitch(ctx, job, &input, work_dir).await,
-        JobKind::Combine => combine(ctx, &input, work_dir).await,
-        JobKind::Branding => branded(ctx, &input, work_dir).await,
+        JobKind::Combine => combine(ctx, job, &input, work_dir).await,
+        JobKind::Branding => branded(ctx, job, &input, work_dir).await,
         JobKind::VideoWebhook | JobKind::BrandingWebhook => Ok(Done::Nothing { branding: false }),
     };
     match result {
@@ -48,8 +48,27 @@ pub(super) async fn process(ctx: &Ctx, job: &Job, work_dir: &std::path::Path) ->
     }
 }
 
+// Where the steps of a video store their files: every key is made here
+// (docs/SECURITY.md#stored-files). The checked inputs (photos, music) go under
+// `PRIVATE_PREFIX`, which `/files/` never serves and media URLs cannot name. Every file that is
+// served carries the job's lease token (128 random bits), so no URL can be guessed from
+// another: clips and the stitched video have it in their file name (`clip-000-<token>.mp4`,
+// `video-<token>.mp4`), a combined video and the branded copy in their folder
+// (`<token>/video.mp4`, `<token>/branded.mp4`).
+
+/// The prefix of a video's checked inputs.
+fn input_prefix(video_id: Uuid) -> String {
+    format!("{}/videos/{video_id}", crate::storage::PRIVATE_PREFIX)
+}
+
+/// The prefix of a video's clips and stitched video (whose names carry the token).
 fn key_prefix(video_id: Uuid) -> String {
     format!("videos/{video_id}")
+}
+
+/// The prefix of a combined video or a branded copy: the job's token is the folder.
+fn token_prefix(video_id: Uuid, job: &Job) -> String {
+    format!("videos/{video_id}/{}", job.token)
 }
 
 /// The prepare step: fetches and checks every input not rendered yet, once.
@@ -68,7 +87,7 @@ async fn prepare(
     };
     repo::start_video(&ctx.db, input.video_id).await?;
     let job = PrepareJob {
-        key_prefix: key_prefix(input.video_id),
+        key_prefix: input_prefix(input.video_id),
         images: clips
             .iter()
             .filter(|c| c.clip.clip_key.is_none())
@@ -184,6 +203,7 @@ async fn stitch(
 /// Combines existing clips into the main video (one job).
 async fn combine(
     ctx: &Ctx,
+    job: &Job,
     input: &RenderInput,
     work_dir: &std::path::Path,
 ) -> Result<Done, Failure> {
@@ -203,7 +223,7 @@ async fn combine(
     };
     let (observer, writer) = DbObserver::spawn(ctx.db.clone(), target);
     let job = CombineJob {
-        key_prefix: key_prefix(input.video_id),
+        key_prefix: token_prefix(input.video_id, job),
         clip_keys: clip_keys.clone(),
         orientation: input.orientation,
         resolution: input.resolution,
@@ -218,6 +238,7 @@ async fn combine(
 /// Renders the branded copy of a complete video.
 async fn branded(
     ctx: &Ctx,
+    job: &Job,
     input: &RenderInput,
     work_dir: &std::path::Path,
 ) -> Result<Done, Failure> {
@@ -248,7 +269,7 @@ async fn branded(
     };
     repo::start_branding(&ctx.db, input.video_id).await?;
     let job = BrandJob {
-        key_prefix: key_prefix(input.video_id),
+        key_prefix: token_prefix(input.video_id, job),
         main_key,
         clip_frames: BrandJob::standard_clips(clip_count),
         orientation: input.orientation,
