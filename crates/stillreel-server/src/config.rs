@@ -166,7 +166,7 @@ impl Config {
             }
             None => format!("http://{listen}"),
         };
-        let fetch_allow = get("STILLREEL_FETCH_ALLOW")
+        let fetch_allow: Vec<String> = get("STILLREEL_FETCH_ALLOW")
             .map(|v| {
                 v.split(',')
                     .map(|s| s.trim().to_owned())

@@ -168,10 +168,12 @@ impl AuthCache {
                     |at| *at,
                 );
             }
+            // Judged before this failure counts: the limit's last allowed failure is a 401.
+            let refused = refusal(peer);
             if let Some(ip) = peer {
                 self.count_failure(ip);
             }
-            return Err(refusal(peer));
+            return Err(refused);
         };
         bounded_insert(
             &self.entries,
