@@ -26,6 +26,10 @@ both_backends!(
     a_mistyped_host_fails_at_once_saying_it_does_not_resolve,
 );
 both_backends!(
+    mod refused, configured by refusing_provider:
+    a_video_failing_after_prepare_leaves_no_inputs,
+);
+both_backends!(
     mod lease, configured by short_lease:
     a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone,
 );
@@ -576,6 +580,80 @@ async fn a_mistyped_host_fails_at_once_saying_it_does_not_resolve(app: TestApp) 
         "{failed}"
     );
     assert!(!message.contains("public address"), "{failed}");
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// The samples, and a generative provider that is a test double refusing every picture with
+/// 422 (a permanent failure, in the clip step: after prepare stored the video's inputs).
+fn refusing_provider(config: &mut Config) {
+    configure(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1/process", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().filter_map(Result::ok) {
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut buf = [0u8; 65536];
+            // Read until the client pauses: the whole request of a small picture.
+            while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+            let body = r#"{"error": {"code": "no_room", "message": "no room to stage"}}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    config.provider = stillreel_render::ProviderConfig::from_values(Some(&url), None, Some("20"))
+        .expect("provider config");
+}
+
+/// A video that fails after its inputs were stored (the provider refuses the second picture
+/// in its clip) removes the customer's checked photos with the failure.
+async fn a_video_failing_after_prepare_leaves_no_inputs(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let body = json!({"image_inputs": [
+        {"image_url": sample("house-colonial.jpg")},
+        {"image_url": sample("living-room.png"), "vfx": {"type": "virtual-staging"}},
+    ]});
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let inputs = app
+        .state
+        .config
+        .media_dir()
+        .join("private/videos")
+        .join(&id);
+    // Prepare stores the checked copies before any clip runs.
+    let started = Instant::now();
+    let mut seen = false;
+    while !seen && started.elapsed() < Duration::from_secs(60) {
+        seen = !leftover_inputs(&inputs).is_empty();
+        let status = app
+            .get(&format!("/api/v1/get_video?uuid={id}"), key)
+            .await
+            .json["status"]
+            .clone();
+        if status == "error" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let failed = wait_final(&app, key, &id).await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_eq!(failed["error"]["code"], "render_failed", "{failed}");
+    assert_eq!(failed["error"]["field"], "image_inputs[1].vfx", "{failed}");
+    assert!(
+        seen || inputs.exists(),
+        "the inputs were never stored under {}",
+        inputs.display()
+    );
+    wait_no_inputs(&inputs).await;
     workers.shutdown().await;
     app.stop().await;
 }

@@ -161,6 +161,12 @@ mod tests {
     }
 
     #[test]
+    fn separators_and_bidi_controls_are_dropped_like_the_core_does() {
+        let f = fit("bidi\u{202E}evil\u{2028}x\r\nB\u{0}y", 800.0, 300.0, 50.0).expect("fits");
+        assert_eq!(f.lines, vec!["bidievilx", "By"]);
+    }
+
+    #[test]
     fn blank_text_is_none() {
         assert_eq!(fit(" \n \t", 100.0, 100.0, 20.0), None);
         assert_eq!(fit("\u{7}", 100.0, 100.0, 20.0), None);
