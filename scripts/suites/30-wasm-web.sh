@@ -2,8 +2,9 @@
 # The wasm module and the npm package `stillreel` (web/): clippy for wasm32, the case table in
 # headless Chromium (wasm-bindgen-test), the package build (wasm-pack + npm binaryen wasm-opt,
 # settings from /wasm-pack.toml), Node tests of the built package and its client (against a
-# started server), the packed tarball installed and imported, the size budget, and the
-# form's end-to-end test (live parts only when STILLREEL_E2E_URL and STILLREEL_E2E_KEY are set).
+# started server), the packed tarball installed and imported, the README's npm steps run as
+# written (test/readme.test.mjs), the size budget, and the form's end-to-end tests (the key's
+# storage and the CSP in e2e/key.test.mjs; live parts only when a server is available).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -136,10 +136,12 @@ function tabs() {
 
 const keyForm = document.getElementById('key-form');
 const keyInput = document.getElementById('api-key');
+const keyRemember = document.getElementById('api-key-remember');
 keyInput.value = apiKey.get();
+keyRemember.checked = apiKey.remembered();
 keyForm.addEventListener('submit', (event) => {
   event.preventDefault();
-  apiKey.set(keyInput.value.trim());
+  apiKey.set(keyInput.value.trim(), keyRemember.checked);
   connect();
 });
 

@@ -67,7 +67,7 @@ export function renderBranding(card, state, templates, onChange) {
       el('div', { class: 'grid' }, slotBlock('intro', 'Intro (first 3 s)'), slotBlock('outro', 'Outro (3 s end card)')),
       el('label', { class: 'field check', 'data-field': 'branding.speed_ramp' },
         el('span', {}, el('input', {
-          type: 'checkbox', checked: state.speed_ramp, style: 'width:auto;min-height:0;margin-right:.4rem',
+          type: 'checkbox', checked: state.speed_ramp,
           onchange: (e) => { state.speed_ramp = e.target.checked; onChange(); },
         }), 'Speed ramp: accelerate into each cut (two or more clips)'),
         el('small', { class: 'err', 'data-error-for': 'branding.speed_ramp' })),

@@ -7,11 +7,15 @@ const VIDEOS = 'stillreel.videos';
 
 let cached = null;
 
+// The key is kept for this tab's session (sessionStorage: gone when the tab closes) unless
+// the user ticks "remember", which keeps it in localStorage across visits.
 export const apiKey = {
-  get: () => localStorage.getItem(KEY) ?? '',
-  set: (key) => {
-    if (key) localStorage.setItem(KEY, key);
-    else localStorage.removeItem(KEY);
+  get: () => sessionStorage.getItem(KEY) ?? localStorage.getItem(KEY) ?? '',
+  remembered: () => localStorage.getItem(KEY) !== null,
+  set: (key, remember = false) => {
+    sessionStorage.removeItem(KEY);
+    localStorage.removeItem(KEY);
+    if (key) (remember ? localStorage : sessionStorage).setItem(KEY, key);
     cached = null;
   },
 };

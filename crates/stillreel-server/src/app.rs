@@ -226,6 +226,7 @@ pub fn router(state: AppState) -> Router {
         // third of a cheap request's time, and /metrics already counts every request.
         .on_response(DefaultOnResponse::new().level(Level::DEBUG).latency_unit(LatencyUnit::Micros)))
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(middleware::from_fn(crate::headers::security_headers))
         .layer(middleware::from_fn_with_state(state.clone(), record_metrics))
         .layer(middleware::from_fn(envelope_bare_errors))
         .layer(CatchPanicLayer::custom(panic_response));

@@ -3,7 +3,7 @@
 //! Every variable is documented in `.env.example` at the repository root and in
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 //!
-//! Groups of variables with parsing of their own are submodules (`http`, `limits`,
+//! Groups of variables with parsing of their own are submodules (`http`, `limits`, `metrics`,
 //! `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here.
 
 use std::net::SocketAddr;
@@ -11,16 +11,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
+use stillreel_render::fetch::AllowList;
 use stillreel_render::{ProviderConfig, ProviderSetupError};
 
 mod http;
 mod limits;
+mod metrics;
 mod rate_limit;
 mod storage;
 mod templates;
 mod webhooks;
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
+pub use self::metrics::MetricsToken;
 pub use self::rate_limit::{Period, RateLimit};
 pub use self::storage::StorageConfig;
 use self::storage::storage_config;
@@ -108,6 +111,9 @@ pub struct Config {
     /// `STILLREEL_PROVIDER_URL`, `_TOKEN`, `_TIMEOUT_SECS` (default none): the generative vfx
     /// provider. `None` without a URL: the generative vfx types are not offered.
     pub provider: Option<ProviderConfig>,
+    /// `STILLREEL_METRICS_TOKEN` (default none): when set, `/metrics` answers only
+    /// `Authorization: Bearer <token>` (401 otherwise), on the API's port and the worker's.
+    pub metrics_token: Option<MetricsToken>,
     /// `RUST_LOG` (default `info,sqlx=warn`): the log filter.
     pub log_filter: String,
     /// `STILLREEL_LOG_FORMAT` (`text`, the default, or `json`): one JSON object per log line.
@@ -166,7 +172,7 @@ impl Config {
             }
             None => format!("http://{listen}"),
         };
-        let fetch_allow = get("STILLREEL_FETCH_ALLOW")
+        let fetch_allow: Vec<String> = get("STILLREEL_FETCH_ALLOW")
             .map(|v| {
                 v.split(',')
                     .map(|s| s.trim().to_owned())
@@ -185,6 +191,12 @@ impl Config {
                     message: format!("{text:?} is not a whole number from 1 to 1000"),
                 })?,
         };
+        // Checked here, not when the renderer is built: a bad entry stops the start before
+        // anything is created or printed.
+        AllowList::parse(&fetch_allow.join(",")).map_err(|err| ConfigError {
+            var: "STILLREEL_FETCH_ALLOW",
+            message: err.to_string(),
+        })?;
         let workers = match get("STILLREEL_WORKERS") {
             // Two slots: two ffmpeg at once, what one process always ran (one video, its
             // clips two at a time) before a slot became one clip (docs/API-DESIGN.md#configuration).
@@ -271,6 +283,9 @@ impl Config {
             },
             message: err.to_string(),
         })?;
+        let metrics_token = get("STILLREEL_METRICS_TOKEN")
+            .map(|text| MetricsToken::parse(&text))
+            .transpose()?;
         let log_filter = get("RUST_LOG").unwrap_or_else(|| "info,sqlx=warn".to_owned());
         let log_json = match get("STILLREEL_LOG_FORMAT") {
             None => false,
@@ -306,6 +321,7 @@ impl Config {
             http,
             extra_templates,
             provider,
+            metrics_token,
             log_filter,
             log_json,
         })
@@ -364,6 +380,7 @@ mod tests {
         assert_eq!(c.http.header_timeout, Duration::from_secs(10));
         assert_eq!(c.http.body_timeout, Duration::from_secs(30));
         assert_eq!(c.provider, None);
+        assert_eq!(c.metrics_token, None);
         assert_eq!(c.log_filter, "info,sqlx=warn");
         assert!(!c.log_json);
     }
@@ -552,6 +569,8 @@ mod tests {
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
             ("STILLREEL_PROVIDER_URL", "ftp://provider.example/"),
             ("STILLREEL_LOG_FORMAT", "xml"),
+            ("STILLREEL_FETCH_ALLOW", "localhost:8091"),
+            ("STILLREEL_FETCH_ALLOW", "10.0.0.0/8, http://x"),
         ] {
             let err = config(&[(var, value)]).expect_err(var);
             assert_eq!(err.var, var);
@@ -562,6 +581,45 @@ mod tests {
         ])
         .expect_err("timeout 0");
         assert_eq!(err.var, "STILLREEL_PROVIDER_TIMEOUT_SECS");
+    }
+
+    /// `.env.example` is what a newcomer copies: every value it states (an uncommented
+    /// `VAR=value` line, presented as the default) must give exactly the configuration of an
+    /// empty environment, and every variable the code reads must be in it.
+    #[test]
+    fn env_example_states_the_code_defaults_and_names_every_variable() {
+        let text = include_str!("../../../.env.example");
+        let defaults = format!("{:?}", config(&[]).expect("defaults"));
+        let mut stated = 0;
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (var, value) = line
+                .split_once('=')
+                .unwrap_or_else(|| panic!(".env.example: {line:?} is not VAR=value"));
+            let c = config(&[(var, value)])
+                .unwrap_or_else(|e| panic!(".env.example: {line}: refused: {e}"));
+            assert_eq!(
+                format!("{c:?}"),
+                defaults,
+                ".env.example states {line}, which is not the code's default"
+            );
+            stated += 1;
+        }
+        assert!(stated >= 20, "only {stated} defaults stated");
+        let asked = std::sync::Mutex::new(Vec::new());
+        Config::from_lookup(|name| {
+            asked.lock().expect("lock").push(name.to_owned());
+            None
+        })
+        .expect("defaults");
+        for name in asked.into_inner().expect("lock") {
+            assert!(
+                text.contains(&format!("{name}=")),
+                ".env.example does not mention {name}"
+            );
+        }
     }
 
     fn limit(n: u32, period: Period) -> Option<RateLimit> {

@@ -52,6 +52,15 @@ pub enum ApiError {
     Unavailable,
     #[error("internal error: {0}")]
     Internal(String),
+    /// `STILLREEL_METRICS_TOKEN` is set and the request did not present it.
+    #[error("/metrics needs the operator's token: Authorization: Bearer <STILLREEL_METRICS_TOKEN>")]
+    MetricsUnauthorized,
+    /// This client address sent more unknown API keys this minute than
+    /// `STILLREEL_HTTP_AUTH_FAILURES_PER_MIN`; a valid key is still accepted.
+    #[error(
+        "too many unknown API keys from this client address; retry in {retry_after} s (a valid key is still accepted)"
+    )]
+    AuthFailuresLimited { retry_after: u64 },
 }
 
 /// Every non-2xx answer: `{"error": {...}}`.
@@ -124,6 +133,8 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            ApiError::MetricsUnauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            ApiError::AuthFailuresLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
         }
     }
 }
@@ -215,7 +226,9 @@ impl IntoResponse for ApiError {
                 axum::http::HeaderValue::from_static("close"),
             );
         }
-        if let ApiError::RateLimited { retry_after } = self {
+        if let ApiError::RateLimited { retry_after }
+        | ApiError::AuthFailuresLimited { retry_after } = self
+        {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, retry_after.into());

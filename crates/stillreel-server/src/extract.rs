@@ -53,7 +53,9 @@ impl FromRequestParts<AppState> for Auth {
             .await
             .map_err(|refusal| match refusal {
                 AuthRefusal::Unknown => ApiError::Unauthorized,
-                AuthRefusal::TooManyFailures(retry_after) => ApiError::RateLimited { retry_after },
+                AuthRefusal::TooManyFailures(retry_after) => {
+                    ApiError::AuthFailuresLimited { retry_after }
+                }
                 AuthRefusal::Db(err) => err.into(),
             })?;
         if let Some(limiter) = &state.rate_limiter {

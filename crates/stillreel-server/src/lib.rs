@@ -11,6 +11,7 @@ pub mod config;
 pub mod db;
 pub mod error;
 pub mod extract;
+pub mod headers;
 pub mod metrics;
 pub mod openapi;
 pub mod queue;

@@ -184,14 +184,17 @@ async fn revoke_key(config: Config, api_key: &str) -> Result<(), Box<dyn std::er
 )]
 async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let db = Db::connect_with(&config.database, config.database_pool_size).await?;
-    if let Some(account) = serve::ensure_first_account(&db).await? {
-        println!("stillreel: created a local account (this key is shown once; keep it):");
-        println!("{}", serde_json::to_string(&account)?);
-    }
     let workers = config.workers;
     let storage = storage::open(&config).await?;
     let state = AppState::with_storage(db, config, storage);
+    // Everything that can refuse the configuration runs before the first account is made and
+    // printed and before the port is bound.
+    let renderer = worker::build_renderer(&state)?;
     let listener = serve::bind(&state).await?;
+    if let Some(account) = serve::ensure_first_account(&state.db).await? {
+        println!("stillreel: created a local account (this key is shown once; keep it):");
+        println!("{}", serde_json::to_string(&account)?);
+    }
     tracing::info!(
         addr = %listener.local_addr()?,
         public_url = %state.config.public_url,
@@ -201,7 +204,6 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         "stillreel listening"
     );
     // Validation and /get_engines offer exactly what the linked renderer can draw.
-    let renderer = worker::build_renderer(&state)?;
     state.set_available_vfx(renderer.available_vfx());
     let workers = worker::start(
         state.clone(),

@@ -59,9 +59,11 @@ impl AppState {
 /// Key lookups, remembered briefly so a polling client does not cost a database round trip per
 /// request. Known keys are kept for [`AuthCache::TTL`], which is also how long a key deleted
 /// from the database keeps working on a node. Unknown keys are kept for the shorter
-/// [`AuthCache::UNKNOWN_TTL`], and each client address may fail authentication at most
-/// `max_failures` times a minute: past that it gets 429 without a database query, so a flood
-/// of random keys costs the database nothing. Both maps are bounded.
+/// [`AuthCache::UNKNOWN_TTL`], so the same wrong key sent again costs no query. Each client
+/// address may fail authentication `max_failures` times a minute: past that its unknown keys
+/// get 429 instead of 401. A valid key is never refused for its address's failures (many
+/// clients share one address behind a NAT or a proxy): it is still looked up, one indexed
+/// query, the same as any request. Both maps are bounded.
 #[derive(Debug)]
 pub struct AuthCache {
     entries: Mutex<HashMap<[u8; 32], (AccountCtx, Instant)>>,
@@ -141,11 +143,10 @@ impl AuthCache {
         {
             return Ok(*ctx);
         }
-        if let Some(ip) = peer
-            && let Some(retry) = self.over_failure_limit(ip)
-        {
-            return Err(AuthRefusal::TooManyFailures(retry));
-        }
+        let refusal = |ip: Option<IpAddr>| match ip.and_then(|ip| self.over_failure_limit(ip)) {
+            Some(retry) => AuthRefusal::TooManyFailures(retry),
+            None => AuthRefusal::Unknown,
+        };
         let known_unknown = self.unknown.lock().is_ok_and(|u| {
             u.get(&hash)
                 .is_some_and(|at| at.elapsed() < Self::UNKNOWN_TTL)
@@ -167,10 +168,12 @@ impl AuthCache {
                     |at| *at,
                 );
             }
+            // Judged before this failure counts: the limit's last allowed failure is a 401.
+            let refused = refusal(peer);
             if let Some(ip) = peer {
                 self.count_failure(ip);
             }
-            return Err(AuthRefusal::Unknown);
+            return Err(refused);
         };
         bounded_insert(
             &self.entries,

@@ -18,6 +18,16 @@ use crate::config::{Config, StorageConfig};
 /// The URL path stored files are served under.
 pub const FILES_PATH: &str = "/files";
 
+/// The first segment of keys that are stored but never served (a video's checked inputs):
+/// `/files/` answers 404 for them and media URLs cannot name them.
+pub const PRIVATE_PREFIX: &str = "private";
+
+/// Whether `key` may be served at `/files/` (and read back through a media URL): not under
+/// [`PRIVATE_PREFIX`].
+pub fn is_served_key(key: &str) -> bool {
+    key.split('/').find(|s| !s.is_empty()) != Some(PRIVATE_PREFIX)
+}
+
 /// The local storage of a server with `config`: its `file://` folder (by default
 /// `<data dir>/media`), served at [`FILES_PATH`].
 pub fn local(config: &Config) -> LocalStorage {

@@ -118,7 +118,7 @@ pub enum WorkerError {
 pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     let config = &state.config;
     let allow = AllowList::parse(&config.fetch_allow.join(","))
-        .map_err(|e| WorkerError::Allow(e.0.clone()))?;
+        .map_err(|e| WorkerError::Allow(e.to_string()))?;
     let public_url = reqwest::Url::parse(&config.public_url)
         .map_err(|e| WorkerError::PublicUrl(e.to_string()))?;
     let own = ServerFiles::new(

@@ -339,3 +339,34 @@ fn config_errors_exit_with_status_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("STILLREEL_WORKERS"));
 }
+
+/// An allow-list entry with a port (the natural thing to write) stops `serve` with status 2,
+/// naming the variable and the fix, before anything is created, bound or printed: no data
+/// folder, no database, nothing on standard output.
+#[test]
+fn a_fetch_allow_entry_with_a_port_exits_2_before_anything_is_created() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let port = free_port();
+    let out = bin()
+        .args(["serve"])
+        .env("STILLREEL_DATA_DIR", &data)
+        .env("STILLREEL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("STILLREEL_FETCH_ALLOW", "localhost:8091")
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("STILLREEL_FETCH_ALLOW: entry \"localhost:8091\" has a port"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("leave the port out"), "{stderr}");
+    assert!(!stderr.contains("listening"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!data.exists(), "the data folder was created");
+}

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use common::TestApp;
 use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
-use stillreel_server::config::Config;
+use stillreel_server::config::{Config, MetricsToken};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -376,6 +376,9 @@ async fn only_finished_media_and_sample_pictures_are_served(app: TestApp) {
     std::fs::write(media.join("main.mp4"), b"done").expect("write");
     std::fs::write(media.join(".main.mp4.7-1.part"), b"half").expect("write");
     std::fs::write(media.join("main.mp4.part"), b"half").expect("write");
+    let private = app.state.config.media_dir().join("private/videos/v1");
+    std::fs::create_dir_all(&private).expect("private dir");
+    std::fs::write(private.join("input-000.png"), b"photo").expect("write");
     let get = |path: &'static str| {
         let app = &app;
         async move { app.get(path, "").await.status.as_u16() }
@@ -384,6 +387,9 @@ async fn only_finished_media_and_sample_pictures_are_served(app: TestApp) {
     assert_eq!(get("/files/videos/v1/.main.mp4.7-1.part").await, 404);
     assert_eq!(get("/files/videos/v1/main.mp4.part").await, 404);
     assert_eq!(get("/files/videos/v1/%2emain.mp4.7-1.part").await, 404);
+    // A video's checked inputs are stored, never served.
+    assert_eq!(get("/files/private/videos/v1/input-000.png").await, 404);
+    assert_eq!(get("/files//private/videos/v1/input-000.png").await, 404);
     assert_eq!(get("/samples/house.jpg").await, 200);
     assert_eq!(get("/samples/README.md").await, 404);
     assert_eq!(get("/samples/generate.py").await, 404);
@@ -392,12 +398,89 @@ async fn only_finished_media_and_sample_pictures_are_served(app: TestApp) {
     let _ = std::fs::remove_dir_all(&app.state.config.samples_dir);
 }
 
+/// The sample pictures, a built form (one page) and a metrics token.
+fn browser_and_operator(config: &mut Config) {
+    samples_in_temp(config);
+    let web = config.samples_dir.join("web");
+    std::fs::create_dir_all(&web).expect("dir");
+    std::fs::write(
+        web.join("index.html"),
+        b"<!doctype html><title>form</title>",
+    )
+    .expect("write");
+    config.web_dir = web;
+    config.metrics_token =
+        Some(MetricsToken::parse("metrics-token-0123456789").expect("valid token"));
+}
+
+both_backends!(mod browser, configured by browser_and_operator:
+    every_answer_tells_browsers_what_may_run_and_load,
+    metrics_answers_only_the_operators_token,
+);
+
+/// The form, stored files, sample pictures and the API each carry their
+/// Content-Security-Policy, and all of them nosniff, no referrer, no framing.
+async fn every_answer_tells_browsers_what_may_run_and_load(app: TestApp) {
+    let media = app.state.config.media_dir().join("videos/v1");
+    std::fs::create_dir_all(&media).expect("media dir");
+    std::fs::write(media.join("main.mp4"), b"done").expect("write");
+    for (path, status, policy) in [
+        ("/", 200, "script-src 'self' 'wasm-unsafe-eval'"),
+        ("/files/videos/v1/main.mp4", 200, "sandbox"),
+        ("/files/videos/v1/none.mp4", 404, "sandbox"),
+        ("/samples/house.jpg", 200, "sandbox"),
+        ("/api/v1/get_projects", 401, "default-src 'none'"),
+    ] {
+        let r = app.get(path, "").await;
+        assert_eq!(r.status, status, "{path}");
+        let header = |name: &str| {
+            r.headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_else(|| panic!("{path}: no {name}"))
+                .to_owned()
+        };
+        let csp = header("content-security-policy");
+        assert!(csp.contains(policy), "{path}: {csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "no-referrer", "{path}");
+        assert_eq!(header("x-frame-options"), "DENY", "{path}");
+    }
+    let form = app.get("/", "").await;
+    let csp = form.headers["content-security-policy"]
+        .to_str()
+        .expect("ascii");
+    assert!(!csp.contains("'unsafe-inline'"), "{csp}");
+}
+
+/// With `STILLREEL_METRICS_TOKEN` set, `/metrics` needs it as a bearer token.
+async fn metrics_answers_only_the_operators_token(app: TestApp) {
+    app.get("/metrics", "")
+        .await
+        .assert_error(401, "unauthorized");
+    app.get("/metrics", "Bearer wrong-token-0123456789")
+        .await
+        .assert_error(401, "unauthorized");
+    let account = app.account().await;
+    app.get("/metrics", &account.api_key)
+        .await
+        .assert_error(401, "unauthorized");
+    let r = app.get("/metrics", "Bearer metrics-token-0123456789").await;
+    assert_eq!(r.status, 200);
+    let text = String::from_utf8_lossy(&r.bytes);
+    assert!(text.contains("stillreel_http_requests_total"), "{text}");
+    // The rest of the operations endpoints stay open for probes.
+    assert_eq!(app.get("/healthz", "").await.status, 200);
+}
+
 fn three_auth_failures(config: &mut Config) {
     config.http.auth_failures_per_minute = 3;
 }
 
 both_backends!(mod auth, configured by three_auth_failures:
     floods_of_unknown_keys_are_cut_off_per_address,
+    thirty_unknown_keys_never_lock_out_a_valid_one,
 );
 
 async fn floods_of_unknown_keys_are_cut_off_per_address(app: TestApp) {
@@ -417,6 +500,12 @@ async fn floods_of_unknown_keys_are_cut_off_per_address(app: TestApp) {
     }
     let r = app.get("/api/v1/get_projects", "sr_guess-next").await;
     r.assert_error(429, "rate_limited");
+    let message = r.json["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("too many unknown API keys from this client address")
+            && message.contains("a valid key is still accepted"),
+        "the message says what is counted: {message}"
+    );
     let retry: u64 = r.headers["retry-after"]
         .to_str()
         .expect("ascii")
@@ -429,6 +518,28 @@ async fn floods_of_unknown_keys_are_cut_off_per_address(app: TestApp) {
             .status,
         200
     );
+}
+
+/// Thirty unknown keys from one address (a NAT, a proxy: one address, many clients) do not
+/// refuse a valid key that address never used before: it is looked up and answered; the
+/// wrong keys keep getting 429.
+async fn thirty_unknown_keys_never_lock_out_a_valid_one(app: TestApp) {
+    for i in 0..30 {
+        let r = app
+            .get("/api/v1/get_projects", &format!("sr_neighbour{i}"))
+            .await;
+        assert!(matches!(r.status.as_u16(), 401 | 429), "{}", r.json);
+    }
+    // Made after the flood: in no cache of the server.
+    let account = app.account().await;
+    let r = app.get("/api/v1/get_projects", &account.api_key).await;
+    assert_eq!(r.status, 200, "a valid key was refused: {}", r.json);
+    let other = app.account().await;
+    let r = app.get("/api/v1/get_account", &other.api_key).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    app.get("/api/v1/get_projects", "sr_neighbour-more")
+        .await
+        .assert_error(429, "rate_limited");
 }
 
 /// The real binary, a 1 MB body of wrong values: a small answer and a bounded peak RSS (it

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use common::{TestApp, combine_body, json_body};
 use procs::ffmpeg_running_in;
 use serde_json::{Value, json};
-use stillreel_core::builder::CreateVideoBuilder;
+use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_core::{CameraMotion, Orientation, Resolution};
 use stillreel_server::config::Config;
 use stillreel_server::worker::{self, WorkerSettings, Workers};
@@ -23,6 +23,11 @@ both_backends!(
     mod samples, configured by configure:
     samples_render_bad_image_fails_alone_and_clips_combine,
     every_size_renders_and_each_bad_medium_fails_with_its_code,
+    a_mistyped_host_fails_at_once_saying_it_does_not_resolve,
+);
+both_backends!(
+    mod refused, configured by refusing_provider:
+    a_video_failing_after_prepare_leaves_no_inputs,
 );
 both_backends!(
     mod lease, configured by short_lease:
@@ -48,6 +53,85 @@ async fn rendering_app(app: TestApp) -> (TestApp, Workers) {
     settings.idle_poll = Duration::from_millis(100);
     let workers = worker::start(app.state.clone(), renderer, settings);
     (app, workers)
+}
+
+/// Waits for the branded render of a complete video; its URL.
+async fn wait_branded(app: &TestApp, key: &str, uuid: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let r = app
+            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
+            .await;
+        let branding = &r.json["branding"];
+        match branding["status"].as_str() {
+            Some("complete") => {
+                return branding["video_url"]
+                    .as_str()
+                    .expect("branded video_url")
+                    .to_owned();
+            }
+            Some("error") => panic!("branded render failed: {}", r.json),
+            _ => {}
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "branding of {uuid} not final: {}",
+            r.json
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// `text` with every run of 32 lowercase hex digits (a lease token) written `TOKEN`.
+fn token_shape(text: &str) -> String {
+    let (mut out, mut run) = (String::new(), String::new());
+    for c in text.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_digit() || ('a'..='f').contains(&c) {
+            run.push(c);
+            continue;
+        }
+        out.push_str(if run.len() == 32 { "TOKEN" } else { &run });
+        run.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
+/// Waits (the files go just after the record changes) until no checked input is left
+/// under `dir`.
+async fn wait_no_inputs(dir: &Path) {
+    let started = Instant::now();
+    while !leftover_inputs(dir).is_empty() && started.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_no_inputs(dir);
+}
+
+/// No checked input (`input-NNN.*`, `music.*`) is left anywhere under `dir`.
+fn assert_no_inputs(dir: &Path) {
+    let left = leftover_inputs(dir);
+    assert!(left.is_empty(), "inputs were left: {left:?}");
+}
+
+/// The checked inputs (`input-NNN.*`, `music.*`) anywhere under `dir`.
+fn leftover_inputs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(leftover_inputs(&path));
+        } else {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("input-") || name.starts_with("music.") {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 /// A local server that answers every request with an HTML page labelled as a JPEG.
@@ -211,6 +295,7 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     let good = json_body(
         &CreateVideoBuilder::new()
             .image_urls([sample("house-colonial.jpg"), sample("living-room.png")])
+            .branding(speed_ramp())
             .build(),
     );
     let bad = json_body(
@@ -272,6 +357,42 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     assert_ne!(url, video_url);
     let (duration, streams) = fetch_and_probe(&app, url, dir.path(), "combined.mp4").await;
     assert_standard_720p(duration, &streams, 15.0, "combined video");
+
+    // Every served name carries a token no other URL gives away; the checked inputs are kept
+    // out of the served tree and gone once the video is stitched.
+    let branded = wait_branded(&app, key, &good_id).await;
+    let files = format!("{}/files/videos", app.base);
+    for (url, shape) in [
+        (video_url, format!("{files}/{good_id}/video-TOKEN.mp4")),
+        (
+            clips[0]["clip_url"].as_str().expect("clip_url"),
+            format!("{files}/{good_id}/clip-000-TOKEN.mp4"),
+        ),
+        (
+            branded.as_str(),
+            format!("{files}/{good_id}/TOKEN/branded.mp4"),
+        ),
+        (url, format!("{files}/{combined_id}/TOKEN/video.mp4")),
+    ] {
+        assert_eq!(token_shape(url), shape, "{url}");
+    }
+    let (d, s) = fetch_and_probe(&app, &branded, dir.path(), "branded.mp4").await;
+    assert!(
+        d > 0.0 && s.iter().any(|s| s["codec_type"] == "video"),
+        "branded"
+    );
+    for guess in [
+        format!("/files/videos/{good_id}/branded.mp4"),
+        format!("/files/videos/{good_id}/video.mp4"),
+        format!("/files/videos/{combined_id}/video.mp4"),
+        format!("/files/videos/{good_id}/input-000.jpg"),
+        format!("/files/private/videos/{good_id}/input-000.jpg"),
+    ] {
+        assert_eq!(app.get(&guess, "").await.status, 404, "{guess}");
+    }
+    let media = app.state.config.media_dir();
+    assert_no_inputs(&media.join("videos"));
+    wait_no_inputs(&media.join("private/videos").join(&good_id)).await;
 
     workers.shutdown().await;
     app.stop().await;
@@ -386,6 +507,9 @@ async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp
             "{failed}"
         );
         assert_eq!(failed["video_url"], "", "{path}: {failed}");
+        // Inputs stored by prepare (the corrupt picture fails later, in its clip) are removed
+        // with the failure.
+        wait_no_inputs(&app.state.config.media_dir().join("private/videos").join(id)).await;
     }
 
     let dir = tempfile::tempdir().expect("temp dir");
@@ -419,6 +543,117 @@ async fn every_size_renders_and_each_bad_medium_fails_with_its_code(app: TestApp
         );
     }
 
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// A host name that does not exist fails the video within seconds (no retries), as
+/// `media_unreachable` on the photo's field, saying the name does not resolve.
+async fn a_mistyped_host_fails_at_once_saying_it_does_not_resolve(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = format!("{}/samples/house-bungalow.jpg", app.base);
+    let body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([sample, "https://no-such-host.invalid/photo.jpg".to_owned()])
+            .build(),
+    );
+    let started = Instant::now();
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let failed = wait_final(&app, key, r.json["uuid"].as_str().expect("uuid")).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_eq!(failed["error"]["code"], "media_unreachable", "{failed}");
+    assert_eq!(
+        failed["error"]["field"], "image_inputs[1].image_url",
+        "{failed}"
+    );
+    let message = failed["error"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("no-such-host.invalid does not resolve"),
+        "{failed}"
+    );
+    assert!(!message.contains("public address"), "{failed}");
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// The samples, and a generative provider that is a test double refusing every picture with
+/// 422 (a permanent failure, in the clip step: after prepare stored the video's inputs).
+fn refusing_provider(config: &mut Config) {
+    configure(config);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1/process", listener.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut stream in listener.incoming().filter_map(Result::ok) {
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+            let mut buf = [0u8; 65536];
+            // Read until the client pauses: the whole request of a small picture.
+            while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+            let body = r#"{"error": {"code": "no_room", "message": "no room to stage"}}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 422 Unprocessable Entity\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    config.provider = stillreel_render::ProviderConfig::from_values(Some(&url), None, Some("20"))
+        .expect("provider config");
+}
+
+/// A video that fails after its inputs were stored (the provider refuses the second picture
+/// in its clip) removes the customer's checked photos with the failure.
+async fn a_video_failing_after_prepare_leaves_no_inputs(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let body = json!({"image_inputs": [
+        {"image_url": sample("house-colonial.jpg")},
+        {"image_url": sample("living-room.png"), "vfx": {"type": "virtual-staging"}},
+    ]});
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let inputs = app
+        .state
+        .config
+        .media_dir()
+        .join("private/videos")
+        .join(&id);
+    // Prepare stores the checked copies before any clip runs.
+    let started = Instant::now();
+    let mut seen = false;
+    while !seen && started.elapsed() < Duration::from_secs(60) {
+        seen = !leftover_inputs(&inputs).is_empty();
+        let status = app
+            .get(&format!("/api/v1/get_video?uuid={id}"), key)
+            .await
+            .json["status"]
+            .clone();
+        if status == "error" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let failed = wait_final(&app, key, &id).await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_eq!(failed["error"]["code"], "render_failed", "{failed}");
+    assert_eq!(failed["error"]["field"], "image_inputs[1].vfx", "{failed}");
+    assert!(
+        seen || inputs.exists(),
+        "the inputs were never stored under {}",
+        inputs.display()
+    );
+    wait_no_inputs(&inputs).await;
     workers.shutdown().await;
     app.stop().await;
 }

@@ -228,7 +228,8 @@ fn check_value(
                 reader::required(&member_path, errors);
                 return None;
             };
-            let text = reader::string(v, &member_path, errors)?;
+            // What is drawn (rules::template_text) is what the limits count and what is kept.
+            let text = crate::rules::template_text::clean(reader::string(v, &member_path, errors)?);
             let length = text.chars().count();
             if field.required && text.trim().is_empty() {
                 errors.push(
@@ -250,7 +251,7 @@ fn check_value(
                 return None;
             }
             Some(TemplateValue::Text {
-                value: text.to_owned(),
+                value: text.into_owned(),
             })
         }
     }

@@ -5,6 +5,7 @@ pub mod combine;
 pub mod image;
 pub mod nfc;
 pub mod project;
+pub mod template_text;
 pub mod url;
 pub mod uuid;
 pub mod vfx;

@@ -77,8 +77,9 @@ fn wrap(paragraph: &str, max_em: f64) -> Vec<String> {
 }
 
 /// Fits `text` (newlines allowed) into a `box_w`×`box_h` pixel box, starting at `preferred`
-/// pixels and shrinking in 4 % steps until every wrapped line fits both ways. Control
-/// characters other than newline are dropped; blank lines are kept as spacing. Returns `None`
+/// pixels and shrinking in 4 % steps until every wrapped line fits both ways. Control,
+/// separator and bidi characters other than newline are dropped (the core's template text
+/// rule); blank lines are kept as spacing. Returns `None`
 /// for text with nothing visible. The result never exceeds the box (down to a 4 px font, below
 /// which text would be unreadable anyway and the box is rejected with `None`).
 pub fn fit(text: &str, box_w: f64, box_h: f64, preferred: f64) -> Option<Fitted> {
@@ -86,7 +87,7 @@ pub fn fit(text: &str, box_w: f64, box_h: f64, preferred: f64) -> Option<Fitted>
         .replace("\r\n", "\n")
         .chars()
         .map(|c| if c == '\t' { ' ' } else { c })
-        .filter(|c| *c == '\n' || !c.is_control())
+        .filter(|&c| stillreel_core::rules::template_text::is_kept(c))
         .collect();
     let paragraphs: Vec<&str> = clean
         .trim_matches('\n')
@@ -157,6 +158,12 @@ mod tests {
     fn newlines_are_kept() {
         let f = fit("Jane Doe\nBroker", 800.0, 300.0, 50.0).expect("fits");
         assert_eq!(f.lines, vec!["Jane Doe", "Broker"]);
+    }
+
+    #[test]
+    fn separators_and_bidi_controls_are_dropped_like_the_core_does() {
+        let f = fit("bidi\u{202E}evil\u{2028}x\r\nB\u{0}y", 800.0, 300.0, 50.0).expect("fits");
+        assert_eq!(f.lines, vec!["bidievilx", "By"]);
     }
 
     #[test]

@@ -10,10 +10,18 @@ pub struct AllowList {
     nets: Vec<(IpAddr, u8)>,
 }
 
-/// An allow-list entry that is neither a host name, an IP address nor a CIDR block.
+/// An allow-list entry that is neither a host name, an IP address nor a CIDR block: the
+/// entry, and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("STILLREEL_FETCH_ALLOW entry {0:?} is not a host name, IP address or CIDR block")]
-pub struct BadAllowEntry(pub String);
+#[error("entry {0:?} {1}")]
+pub struct BadAllowEntry(pub String, pub &'static str);
+
+/// Why most entries are refused.
+const NOT_AN_ENTRY: &str = "is not a host name, IP address or CIDR block";
+/// Why `host:port` is refused: an entry names a host for every port, and a port written
+/// there would read as a promise the list does not keep.
+const HAS_A_PORT: &str = "has a port: an entry is a host name, IP address or CIDR block and \
+    covers every port of that host, so leave the port out (e.g. localhost, not localhost:8091)";
 
 impl AllowList {
     /// Parses the comma-separated variable value; blanks around entries are ignored.
@@ -26,7 +34,10 @@ impl AllowList {
     }
 
     fn add(&mut self, entry: &str) -> Result<(), BadAllowEntry> {
-        let bad = || BadAllowEntry(entry.to_owned());
+        let bad = || BadAllowEntry(entry.to_owned(), NOT_AN_ENTRY);
+        if has_port(entry) {
+            return Err(BadAllowEntry(entry.to_owned(), HAS_A_PORT));
+        }
         if let Some((addr, bits)) = entry.split_once('/') {
             let ip: IpAddr = addr.parse().map_err(|_| bad())?;
             let bits: u8 = bits.parse().map_err(|_| bad())?;
@@ -69,6 +80,19 @@ impl AllowList {
     pub fn is_empty(&self) -> bool {
         self.hosts.is_empty() && self.nets.is_empty()
     }
+}
+
+/// Whether an entry is written `host:port`, `ipv4:port` or `[ipv6]:port`.
+fn has_port(entry: &str) -> bool {
+    let port = match entry.rsplit_once("]:") {
+        Some((_, port)) if entry.starts_with('[') => port,
+        _ => match entry.split_once(':') {
+            // More than one colon without brackets: an IPv6 address, judged as one.
+            Some((_, port)) if !port.contains(':') => port,
+            _ => return false,
+        },
+    };
+    !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn in_net(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
@@ -125,7 +149,26 @@ mod tests {
                 .is_empty()
         );
         for bad in ["10.0.0.0/33", "::/129", "a b", "http://x", "1.2.3.4/x"] {
-            assert!(AllowList::parse(bad).is_err(), "{bad} must be rejected");
+            let err = AllowList::parse(bad).expect_err(bad);
+            assert_eq!(err.1, NOT_AN_ENTRY, "{bad}");
         }
+    }
+
+    #[test]
+    fn an_entry_with_a_port_is_refused_saying_why() {
+        for entry in [
+            "localhost:8091",
+            "127.0.0.1:8091",
+            "[::1]:8091",
+            "media.local:80",
+        ] {
+            let err = AllowList::parse(&format!("10.0.0.0/8, {entry}")).expect_err(entry);
+            assert_eq!(err.0, entry);
+            assert!(err.to_string().contains("has a port"), "{err}");
+            assert!(err.to_string().contains("leave the port out"), "{err}");
+        }
+        // IPv6 addresses are full of colons and are not ports.
+        let list = AllowList::parse("::1, fd00::/8, [fd00::1]").expect("IPv6 entries");
+        assert!(list.allows_ip(ip("::1")));
     }
 }

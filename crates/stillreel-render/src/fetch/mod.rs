@@ -416,9 +416,10 @@ impl Fetcher {
 
     /// Resolves the URL's host and checks every address; the first is the one to connect to.
     async fn checked_target(&self, url: &Url) -> Result<Target, FetchError> {
-        // "Not public", "does not resolve" and "has no address" read the same to the client,
-        // so the API cannot be used to learn which internal names exist; the log keeps the
-        // reason.
+        // "Not public" reads the same whatever the reason, so the API does not say which kind
+        // of internal address a name points at; the log keeps the reason. A name that does
+        // not exist at all is told as such (and is final): it is nearly always a typo, and the
+        // time to fail already told it apart when it was retried (docs/SECURITY.md).
         let refused = |ip: IpAddr, why: NonPublic| {
             tracing::info!(host = %display_host(url.as_str()), %ip, reason = why.describe(), "media host refused: not a public address");
             FetchError::permanent(MediaErrorKind::Unreachable, not_reachable_message(url))
@@ -445,12 +446,15 @@ impl Fetcher {
                     .await
                     .map_err(|e| {
                         tracing::info!(host = %domain, error = %e, "media host could not be resolved");
-                        FetchError::transient(MediaErrorKind::Unreachable, not_reachable_message(url))
+                        lookup_failure(&domain, &e)
                     })?
                     .collect();
                 let first = *addrs.first().ok_or_else(|| {
                     tracing::info!(host = %domain, "media host has no address");
-                    FetchError::transient(MediaErrorKind::Unreachable, not_reachable_message(url))
+                    FetchError::permanent(
+                        MediaErrorKind::Unreachable,
+                        no_such_name_message(&domain),
+                    )
                 })?;
                 if !self.config.allow.allows_host(&domain) {
                     for addr in &addrs {
@@ -717,10 +721,74 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The one client-facing message for a host that does not resolve or is not public.
+/// A failed name lookup as a fetch error: a name the resolver says does not exist (or has no
+/// address) is final and said so; anything else (the resolver unreachable, a timeout, a
+/// "try again") may pass, so it is retried and reads as "could not be reached".
+fn lookup_failure(domain: &str, error: &std::io::Error) -> FetchError {
+    if is_no_such_name(&error.to_string()) {
+        FetchError::permanent(MediaErrorKind::Unreachable, no_such_name_message(domain))
+    } else {
+        FetchError::transient(
+            MediaErrorKind::Unreachable,
+            format!("the name {domain} could not be looked up just now (DNS did not answer)"),
+        )
+    }
+}
+
+/// Whether a lookup error says the name does not exist. The standard library reports
+/// `getaddrinfo` failures only as text (`failed to lookup address information: <reason>`),
+/// the reason being the C library's wording of `EAI_NONAME` / `EAI_NODATA`: glibc's "Name or
+/// service not known" and "No address associated with hostname", musl's "Name does not
+/// resolve", macOS's "nodename nor servname provided, or not known". Anything else (among
+/// them "Temporary failure in name resolution", `EAI_AGAIN`) is not taken as final.
+fn is_no_such_name(text: &str) -> bool {
+    const NO_SUCH_NAME: [&str; 4] = [
+        "name or service not known",
+        "no address associated with hostname",
+        "name does not resolve",
+        "nodename nor servname provided",
+    ];
+    let text = text.to_ascii_lowercase();
+    NO_SUCH_NAME.iter().any(|reason| text.contains(reason))
+}
+
+/// The client-facing message for a name that does not exist.
+fn no_such_name_message(domain: &str) -> String {
+    format!("{domain} does not resolve: no such host name (check the spelling of the URL)")
+}
+
+/// The one client-facing message for a host that is not public.
 fn not_reachable_message(url: &Url) -> String {
     format!(
         "{} could not be reached as a public address; media is fetched only from public addresses",
         display_host(url.as_str())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_missing_name_is_final() {
+        for text in [
+            "failed to lookup address information: Name or service not known",
+            "failed to lookup address information: No address associated with hostname",
+            "failed to lookup address information: Name does not resolve",
+            "failed to lookup address information: nodename nor servname provided, or not known",
+        ] {
+            assert!(is_no_such_name(text), "{text}");
+            let e = lookup_failure("exmaple.invalid", &std::io::Error::other(text));
+            assert!(!e.transient, "{text}");
+            assert!(e.message.contains("does not resolve"), "{e}");
+        }
+        for text in [
+            "failed to lookup address information: Temporary failure in name resolution",
+            "failed to lookup address information: Non-recoverable failure in name resolution",
+            "connection refused",
+        ] {
+            assert!(!is_no_such_name(text), "{text}");
+            assert!(lookup_failure("x.example", &std::io::Error::other(text)).transient);
+        }
+    }
 }

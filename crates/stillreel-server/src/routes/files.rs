@@ -42,7 +42,7 @@ pub fn media(storage: &StorageConfig) -> Router<AppState> {
 /// `302` to a presigned GET of `key`. Not cached by clients: the link expires, the URL of ours
 /// does not.
 async fn presigned(State(state): State<AppState>, UrlPath(key): UrlPath<String>) -> Response {
-    if crate::storage::check_key(&key).is_err() {
+    if crate::storage::check_key(&key).is_err() || !crate::storage::is_served_key(&key) {
         return StatusCode::NOT_FOUND.into_response();
     }
     let storage = std::sync::Arc::clone(&state.storage);
@@ -85,10 +85,15 @@ pub fn samples(root: &Path) -> Router<AppState> {
 }
 
 /// Whether a `/files/...` path may be served: no segment starts with a dot or ends in
-/// `.part`, and nothing is percent-encoded (stored keys never are, and decoding here as
-/// `ServeDir` does would be a second parser to keep in step).
+/// `.part`, nothing is percent-encoded (stored keys never are, and decoding here as
+/// `ServeDir` does would be a second parser to keep in step), and the key is not private (a
+/// video's checked inputs).
 pub fn is_media_path(path: &str) -> bool {
+    let key = path
+        .strip_prefix(crate::storage::FILES_PATH)
+        .unwrap_or(path);
     !path.contains('%')
+        && crate::storage::is_served_key(key)
         && path
             .split('/')
             .all(|segment| !segment.starts_with('.') && !segment.ends_with(".part"))
@@ -179,6 +184,10 @@ mod tests {
         assert!(!is_media_path("/files/videos/abc/main.mp4.part"));
         assert!(!is_media_path("/files/.hidden"));
         assert!(!is_media_path("/files/videos/%2emain.part"));
+        // A video's checked inputs are stored, never served.
+        assert!(!is_media_path("/files/private/videos/abc/input-000.png"));
+        assert!(!is_media_path("/files//private/videos/abc/music.mp3"));
+        assert!(is_media_path("/files/videos/private/main.mp4"));
     }
 
     #[test]

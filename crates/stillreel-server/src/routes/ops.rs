@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
@@ -24,8 +24,17 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Va
     }
 }
 
-/// Prometheus text exposition.
-pub async fn metrics(State(state): State<AppState>) -> Response {
+/// Prometheus text exposition; with `STILLREEL_METRICS_TOKEN` set, only for
+/// `Authorization: Bearer <token>`.
+pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    if let Some(token) = &state.config.metrics_token {
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        if !token.accepts(presented) {
+            return ApiError::MetricsUnauthorized.into_response();
+        }
+    }
     let depth = match queue::depth_by_state(&state.db).await {
         Ok(depth) => depth,
         Err(err) => {

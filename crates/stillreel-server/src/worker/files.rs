@@ -31,7 +31,10 @@ impl ServerFiles {
     pub fn resolve(&self, url_path: &str) -> Option<PathBuf> {
         let path = url_path.strip_prefix(self.base_path.as_str())?;
         if let Some(key) = path.strip_prefix("/files/") {
-            return self.storage.local_path(key);
+            // A video's checked inputs are nobody's media URL.
+            return crate::storage::is_served_key(key)
+                .then(|| self.storage.local_path(key))
+                .flatten();
         }
         if let Some(name) = path.strip_prefix("/samples/") {
             // The same key rules: plain segments, no `..`, nothing percent-encoded.
@@ -53,8 +56,10 @@ impl OwnFiles for ServerFiles {
         let key = url_path
             .strip_prefix(self.base_path.as_str())?
             .strip_prefix("/files/")?;
-        (check_key(key).is_ok() && self.storage.local_path(key).is_none())
-            .then(|| (Arc::clone(&self.storage), key.to_owned()))
+        (check_key(key).is_ok()
+            && crate::storage::is_served_key(key)
+            && self.storage.local_path(key).is_none())
+        .then(|| (Arc::clone(&self.storage), key.to_owned()))
     }
 }
 
@@ -84,6 +89,8 @@ mod tests {
             "/files/../x",
             "/api/v1/get_video",
             "/samplesx/a.jpg",
+            // Another video's checked inputs are no media URL.
+            "/files/private/videos/a/input-000.png",
         ] {
             assert_eq!(files.resolve(refused), None, "{refused}");
         }

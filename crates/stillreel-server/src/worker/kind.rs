@@ -111,15 +111,16 @@ pub trait Kind: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Settle, DbError>> + Send;
 
     /// What failing `job` for good does to its records, inside the transaction that fails it
-    /// (fail the video, cancel its siblings). By default nothing.
+    /// (fail the video, cancel its siblings). Answers the stored files to remove once that
+    /// transaction has committed (a failed video's checked inputs). By default nothing.
     fn fail(
         &self,
         tx: &mut Tx,
         job: &Job,
         error: &JobError,
-    ) -> impl Future<Output = Result<(), DbError>> + Send {
+    ) -> impl Future<Output = Result<Vec<String>, DbError>> + Send {
         let _ = (tx, job, error);
-        async { Ok(()) }
+        async { Ok(Vec::new()) }
     }
 
     /// The stored files `output` points at: removed when its job's lease was lost before
@@ -148,7 +149,7 @@ pub(super) trait AnyKind: Send + Sync {
         tx: &'a mut Tx,
         job: &'a Job,
         error: &'a JobError,
-    ) -> BoxFuture<'a, Result<(), DbError>>;
+    ) -> BoxFuture<'a, Result<Vec<String>, DbError>>;
 }
 
 /// The output of a run, with the kind that records it.
@@ -221,7 +222,7 @@ impl<K: Kind> AnyKind for K {
         tx: &'a mut Tx,
         job: &'a Job,
         error: &'a JobError,
-    ) -> BoxFuture<'a, Result<(), DbError>> {
+    ) -> BoxFuture<'a, Result<Vec<String>, DbError>> {
         Box::pin(Kind::fail(self, tx, job, error))
     }
 }

@@ -141,9 +141,11 @@ async fn settle_failure(
         tracing::warn!(job = job.id, "lease lost while recording a failure");
         return Ok(Failed::LeaseLost);
     }
-    kind.fail(&mut tx, job, &error).await?;
+    let remove = kind.fail(&mut tx, job, &error).await?;
     tx.commit().await?;
     after_commit(state, job);
+    // A failed video's checked photos and music are of no more use and are not kept.
+    remove_stored(state, &remove, "removed a failed video's stored input").await;
     Ok(Failed::ForGood)
 }
 

@@ -4,7 +4,7 @@
 use stillreel_core::{JobError, TemplateSlot};
 use stillreel_render::{BrandJob, BrandSlot, StoredVideo};
 
-use super::key_prefix;
+use super::token_prefix;
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::render::{self as records, RenderSource};
@@ -55,7 +55,7 @@ impl Kind for Branding {
         };
         records::start_branding(ctx.db(), input.video_id).await?;
         let work = BrandJob {
-            key_prefix: key_prefix(input.video_id),
+            key_prefix: token_prefix(input.video_id, job),
             main_key,
             clip_frames: BrandJob::standard_clips(clip_count),
             orientation: input.orientation,
@@ -87,8 +87,8 @@ impl Kind for Branding {
     }
 
     /// The branded render fails; the main video stays complete.
-    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         records::fail_branding_in(tx, job.video_id, error).await?;
-        Ok(())
+        Ok(Vec::new())
     }
 }

@@ -111,7 +111,7 @@ impl Kind for Clip {
         )
     }
 
-    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         fail_video(tx, job.video_id, error).await
     }
 

@@ -4,7 +4,7 @@
 use stillreel_core::JobError;
 use stillreel_render::{CombineJob, StoredVideo};
 
-use super::{fail_video, key_prefix};
+use super::{fail_video, token_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
@@ -38,7 +38,7 @@ impl Kind for Combine {
         };
         records::start_video(ctx.db(), input.video_id).await?;
         let work = CombineJob {
-            key_prefix: key_prefix(input.video_id),
+            key_prefix: token_prefix(input.video_id, job),
             clip_keys: clip_keys.clone(),
             orientation: input.orientation,
             resolution: input.resolution,
@@ -70,7 +70,7 @@ impl Kind for Combine {
         }))
     }
 
-    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         fail_video(tx, job.video_id, error).await
     }
 }

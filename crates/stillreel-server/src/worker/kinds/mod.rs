@@ -36,15 +36,34 @@ pub fn builtin() -> Kinds {
         .with(BrandingWebhook)
 }
 
-/// Where a video's files go in storage.
+// Where the steps of a video store their files: every key is made here
+// (docs/SECURITY.md#stored-files). The checked inputs (photos, music) go under
+// `PRIVATE_PREFIX`, which `/files/` never serves and media URLs cannot name. Every file that is
+// served carries the job's lease token (128 random bits), so no URL can be guessed from
+// another: clips and the stitched video have it in their file name (`clip-000-<token>.mp4`,
+// `video-<token>.mp4`), a combined video and the branded copy in their folder
+// (`<token>/video.mp4`, `<token>/branded.mp4`).
+
+/// The prefix of a video's checked inputs.
+fn input_prefix(video_id: Uuid) -> String {
+    format!("{}/videos/{video_id}", crate::storage::PRIVATE_PREFIX)
+}
+
+/// The prefix of a video's clips and stitched video (whose names carry the token).
 fn key_prefix(video_id: Uuid) -> String {
     format!("videos/{video_id}")
 }
 
+/// The prefix of a combined video or a branded copy: the job's token is the folder.
+fn token_prefix(video_id: Uuid, job: &queue::Job) -> String {
+    format!("videos/{video_id}/{}", job.token)
+}
+
 /// What failing a step of a video for good does: the video fails with the step's error, and
-/// its queued siblings (the other clips, the stitch) are cancelled.
-async fn fail_video(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<(), DbError> {
+/// its queued siblings (the other clips, the stitch) are cancelled. Answers the video's
+/// checked inputs, removed once the failure is committed.
+async fn fail_video(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<Vec<String>, DbError> {
     records::fail_video_in(tx, video_id, error).await?;
     queue::cancel_siblings_in(tx, video_id).await?;
-    Ok(())
+    crate::repo::graph::prepared_keys_in(tx, video_id).await
 }

@@ -4,7 +4,7 @@
 use stillreel_core::JobError;
 use stillreel_render::{PrepareJob, Prepared};
 
-use super::{fail_video, key_prefix};
+use super::{fail_video, input_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
@@ -40,7 +40,7 @@ impl Kind for Prepare {
         };
         records::start_video(ctx.db(), input.video_id).await?;
         let work = PrepareJob {
-            key_prefix: key_prefix(input.video_id),
+            key_prefix: input_prefix(input.video_id),
             images: clips
                 .iter()
                 .filter(|c| c.clip.clip_key.is_none())
@@ -76,7 +76,7 @@ impl Kind for Prepare {
         }))
     }
 
-    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         fail_video(tx, job.video_id, error).await
     }
 }

@@ -82,7 +82,7 @@ impl Kind for Stitch {
         })
     }
 
-    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<(), DbError> {
+    async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         fail_video(tx, job.video_id, error).await
     }
 

@@ -1,0 +1,85 @@
+// The form's API key and its Content-Security-Policy in headless Chromium, on the form served
+// by a started `stillreel serve` (see target.mjs): the key stays in the tab's sessionStorage
+// unless "remember" is ticked, and the form (its WebAssembly validator included) runs under the
+// server's policy without a single violation.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch } from '../scripts/browser.mjs';
+import { target } from './target.mjs';
+
+const site = await target({ own: true });
+const skip = site.live ? false : site.why;
+let browser;
+
+before(async () => { browser = await launch(); });
+after(async () => {
+  await browser?.close();
+  await site.close();
+});
+
+/** A page of `context` on the form, with its CSP violations and page errors collected. */
+async function open(context) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) problems.push(m.text()); });
+  const response = await page.goto(`${site.url}/`);
+  await page.waitForSelector('.image-row');
+  return { page, problems, response };
+}
+
+async function connect(page, remember) {
+  await page.fill('#api-key', site.key);
+  await page.setChecked('#api-key-remember', remember);
+  await page.click('#key-form button');
+  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+}
+
+const stored = (page) => page.evaluate(() => ({
+  session: sessionStorage.getItem('stillreel.apiKey'),
+  local: localStorage.getItem('stillreel.apiKey'),
+}));
+
+test('the key is kept for the tab unless "remember" is ticked', { skip }, async () => {
+  const context = await browser.newContext();
+  try {
+    const first = await open(context);
+    await connect(first.page, false);
+    assert.deepEqual(await stored(first.page), { session: site.key, local: null });
+    // Another tab of the same browser does not get it.
+    const second = await open(context);
+    assert.equal(await second.page.inputValue('#api-key'), '');
+    assert.equal(await second.page.isChecked('#api-key-remember'), false);
+
+    await connect(first.page, true);
+    assert.deepEqual(await stored(first.page), { session: null, local: site.key });
+    const third = await open(context);
+    assert.equal(await third.page.inputValue('#api-key'), site.key);
+    assert.equal(await third.page.isChecked('#api-key-remember'), true);
+    // Unticking forgets it across visits again.
+    await connect(third.page, false);
+    assert.deepEqual(await stored(third.page), { session: site.key, local: null });
+    for (const { problems } of [first, second, third]) assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('the form runs under its Content-Security-Policy, the wasm validator included', { skip }, async () => {
+  const context = await browser.newContext();
+  try {
+    const { page, problems, response } = await open(context);
+    const csp = response.headers()['content-security-policy'];
+    assert.match(csp, /script-src 'self' 'wasm-unsafe-eval'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(response.headers()['x-content-type-options'], 'nosniff');
+    assert.equal(response.headers()['referrer-policy'], 'no-referrer');
+    await connect(page, false);
+    // The validator (WebAssembly) answers in the page: a bad URL gets its message at once.
+    await page.fill('.f-url', 'ftp://example.com/a.jpg');
+    await page.waitForFunction(() => document.querySelector('[data-error-for="image_inputs[0].image_url"]')?.textContent.length > 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
