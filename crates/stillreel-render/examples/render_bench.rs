@@ -65,6 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         resolution,
         engine: Engine::V25,
         audio_url: None,
+        transition: stillreel_core::Transition::Cut,
     };
     let work = out.join(format!("work-{resolution}"));
     let _ = std::fs::remove_dir_all(&work);
@@ -82,6 +83,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         orientation: Orientation::Landscape,
         resolution,
         audio_url: None,
+        transition: stillreel_core::Transition::Cut,
     };
     let cwork = out.join(format!("work-{resolution}-combine"));
     let _ = std::fs::remove_dir_all(&cwork);

@@ -109,6 +109,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 resolution,
                 engine: Engine::V25,
                 audio_url: None,
+                transition: stillreel_core::Transition::Cut,
             };
             let work = out.join("work-clip");
             let _ = std::fs::remove_dir_all(&work);
@@ -136,6 +137,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 resolution,
                 engine: Engine::V25,
                 audio_url: None,
+                transition: stillreel_core::Transition::Cut,
             };
             let work = out.join("work-main");
             let _ = std::fs::remove_dir_all(&work);
@@ -151,6 +153,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 intro: slot(intro, &files)?,
                 outro: slot(outro, &files)?,
                 speed_ramp: ramp == "true",
+                music: None,
             };
             let bwork = out.join("work-brand");
             let _ = std::fs::remove_dir_all(&bwork);

@@ -5,7 +5,7 @@
 //! recorded afterwards, under the lease, by `settle.rs`.
 
 use stillreel_render::{
-    BrandJob, BrandSlot, ClipJob, CombineJob, PrepareJob, StitchJob, vfx_stage,
+    BrandJob, BrandMusic, BrandSlot, ClipJob, CombineJob, PrepareJob, StitchJob, vfx_stage,
 };
 use uuid::Uuid;
 
@@ -165,6 +165,10 @@ async fn stitch(
         token: Some(job.token.clone()),
         clip_keys,
         music,
+        transition: match &input.source {
+            RenderSource::Create { request, .. } => request.transition,
+            RenderSource::Combine { request, .. } => request.transition,
+        },
     };
     let target = observer::Target::Video {
         video: input.video_id,
@@ -208,6 +212,7 @@ async fn combine(
         orientation: input.orientation,
         resolution: input.resolution,
         audio_url: request.audio_url.clone(),
+        transition: request.transition,
     };
     let result = ctx.renderer.combine(&job, work_dir, &observer).await;
     drop(observer);
@@ -242,20 +247,31 @@ async fn branded(
     };
     let intro = resolve(&branding.templates.intro)?;
     let outro = resolve(&branding.templates.outro)?;
-    let clip_count = match &input.source {
-        RenderSource::Create { clips, .. } => clips.len(),
-        RenderSource::Combine { clip_keys, .. } => clip_keys.len(),
+    let (clip_count, audio_url, transition) = match &input.source {
+        RenderSource::Create { clips, request } => {
+            (clips.len(), &request.audio_url, request.transition)
+        }
+        RenderSource::Combine { clip_keys, request } => {
+            (clip_keys.len(), &request.audio_url, request.transition)
+        }
+    };
+    // The music runs on under the outro: the stored copy when the prepare step kept one,
+    // else the request's URL again (a combine stores none).
+    let music = match graph::stitch_input(&ctx.db, input.video_id).await?.1 {
+        Some(stored) => Some(BrandMusic::Stored(stored)),
+        None => audio_url.clone().map(BrandMusic::Url),
     };
     repo::start_branding(&ctx.db, input.video_id).await?;
     let job = BrandJob {
         key_prefix: key_prefix(input.video_id),
         main_key,
-        clip_frames: BrandJob::standard_clips(clip_count),
+        clip_frames: BrandJob::joined_clips(clip_count, transition),
         orientation: input.orientation,
         resolution: input.resolution,
         intro,
         outro,
         speed_ramp: branding.speed_ramp,
+        music,
     };
     let (observer, writer) =
         DbObserver::spawn(ctx.db.clone(), observer::Target::Branding(input.video_id));
