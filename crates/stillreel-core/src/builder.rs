@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use crate::types::{
     BrandingRequest, CameraMotion, CombineVideoClipsRequest, CreateVideoRequest, Engine,
-    ImageInput, Orientation, Resolution, TemplateSlot, TemplateValue, Vfx,
+    ImageInput, Orientation, Resolution, TemplateSlot, TemplateValue, Transition, Vfx,
 };
 
 /// Builds a `POST /create_video` body. `CreateVideoBuilder::new().build()` is valid: one image,
@@ -29,6 +29,7 @@ impl CreateVideoBuilder {
                 orientation: Orientation::Landscape,
                 resolution: Resolution::P720,
                 audio_url: None,
+                transition: Transition::Cut,
                 ai_engine: Engine::V25,
                 project: None,
                 branding: None,
@@ -93,6 +94,11 @@ impl CreateVideoBuilder {
         self
     }
 
+    pub fn transition(mut self, transition: Transition) -> Self {
+        self.request.transition = transition;
+        self
+    }
+
     pub fn webhook(mut self, url: &str) -> Self {
         self.request.webhook_url = Some(url.to_owned());
         self
@@ -141,6 +147,7 @@ impl CombineBuilder {
                 orientation: Orientation::Landscape,
                 resolution: Resolution::P720,
                 audio_url: None,
+                transition: Transition::Cut,
                 project: None,
                 branding: None,
                 webhook_url: None,
@@ -165,6 +172,11 @@ impl CombineBuilder {
 
     pub fn audio(mut self, url: &str) -> Self {
         self.request.audio_url = Some(url.to_owned());
+        self
+    }
+
+    pub fn transition(mut self, transition: Transition) -> Self {
+        self.request.transition = transition;
         self
     }
 

@@ -11,6 +11,7 @@ use crate::reader::{self, Errors, get};
 use crate::rules;
 use crate::types::{
     CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Orientation, Resolution,
+    Transition,
 };
 
 pub use crate::options::{Options, OptionsData, PROCEDURAL_VFX, TemplatesData};
@@ -21,6 +22,7 @@ const CREATE_FIELDS: &[&str] = &[
     "orientation",
     "resolution",
     "audio_url",
+    "transition",
     "ai_engine",
     "project",
     "branding",
@@ -31,6 +33,7 @@ const COMBINE_FIELDS: &[&str] = &[
     "orientation",
     "resolution",
     "audio_url",
+    "transition",
     "project",
     "branding",
     "webhook_url",
@@ -80,6 +83,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
     );
     let resolution = reader::enum_or(map, &root, "resolution", Resolution::P720, &mut errors);
     let audio_url = optional_url(map, "audio_url", &mut errors);
+    let transition = reader::enum_or(map, &root, "transition", Transition::Cut, &mut errors);
     let project = optional_uuid(map, "project", &mut errors);
     let branding = match get(map, "branding") {
         None => Some(None),
@@ -99,6 +103,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
             orientation: orientation?,
             resolution: resolution?,
             audio_url: audio_url?,
+            transition: transition?,
             ai_engine: ai_engine?,
             project: project?,
             branding: branding?,
@@ -142,6 +147,7 @@ fn combine_video_clips(
     let orientation = reader::enum_required(map, &root, "orientation", &mut errors);
     let resolution = reader::enum_required(map, &root, "resolution", &mut errors);
     let audio_url = optional_url(map, "audio_url", &mut errors);
+    let transition = reader::enum_or(map, &root, "transition", Transition::Cut, &mut errors);
     let project = optional_uuid(map, "project", &mut errors);
     let branding = match get(map, "branding") {
         None => Some(None),
@@ -161,6 +167,7 @@ fn combine_video_clips(
             orientation: orientation?,
             resolution: resolution?,
             audio_url: audio_url?,
+            transition: transition?,
             project: project?,
             branding: branding?,
             webhook_url: webhook_url?,

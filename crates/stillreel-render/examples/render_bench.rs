@@ -2,14 +2,16 @@
 //! (fetch via the server's own-files path, clips, stitch, storage), then combines 10 stored
 //! clips. Prints one JSON object. Used by `bench/render.sh`.
 //!
-//! `render_bench <out dir> <720p|1080p> <image>...` (env `STILLREEL_FFMPEG` for the binary).
+//! `render_bench <out dir> <720p|1080p> <image>...` (env `STILLREEL_FFMPEG` for the binary,
+//! `BENCH_TRANSITION` for how the clips meet: `cut`, the default, `crossfade` or `fade-black`;
+//! the combine uses it too).
 #![expect(clippy::print_stdout, reason = "the output is the point")]
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use stillreel_render::{
     ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
     RenderConfig, Renderer, VideoJob,
@@ -51,6 +53,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     {
         config.clip_parallelism = n;
     }
+    let transition = match std::env::var("BENCH_TRANSITION") {
+        Ok(name) => {
+            Transition::parse(&name).ok_or("BENCH_TRANSITION is cut, crossfade or fade-black")?
+        }
+        Err(_) => Transition::Cut,
+    };
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
         key_prefix: format!("bench/{resolution}"),
@@ -65,6 +73,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         resolution,
         engine: Engine::V25,
         audio_url: None,
+        transition,
     };
     let work = out.join(format!("work-{resolution}"));
     let _ = std::fs::remove_dir_all(&work);
@@ -82,6 +91,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         orientation: Orientation::Landscape,
         resolution,
         audio_url: None,
+        transition,
     };
     let cwork = out.join(format!("work-{resolution}-combine"));
     let _ = std::fs::remove_dir_all(&cwork);

@@ -6,6 +6,7 @@
 //! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image>
 //! showcase brand <out dir> <WxH> <intro-json|none> <outro-json|none> <ramp:true|false> <image>...
 //! ```
+//! `brand` takes the video's music from the file `SHOWCASE_MUSIC` names, when set.
 //! `<WxH>` is 1280x720, 720x1280, 1920x1080 or 1080x1920. Template image values may name local
 //! files as `file:<path>`; they are served through the own-files path like the images.
 #![expect(clippy::print_stdout, reason = "the output is the point")]
@@ -19,8 +20,8 @@ use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
 use stillreel_render::{
-    BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig,
-    Renderer, VideoJob, vfx_stage,
+    BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles,
+    RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 #[derive(Debug, Default)]
@@ -109,6 +110,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 resolution,
                 engine: Engine::V25,
                 audio_url: None,
+                transition: stillreel_core::Transition::Cut,
             };
             let work = out.join("work-clip");
             let _ = std::fs::remove_dir_all(&work);
@@ -122,6 +124,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
         ("brand", [intro, outro, ramp, images @ ..]) if !images.is_empty() => {
+            // `SHOWCASE_MUSIC=<file>`: the video's music, under the main and the branded video.
+            let music = std::env::var("SHOWCASE_MUSIC")
+                .ok()
+                .map(|path| files.url(PathBuf::from(path)));
             let job = VideoJob {
                 key_prefix: "showcase/video".into(),
                 clips: images
@@ -135,7 +141,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 orientation,
                 resolution,
                 engine: Engine::V25,
-                audio_url: None,
+                audio_url: music.clone(),
+                transition: stillreel_core::Transition::Cut,
             };
             let work = out.join("work-main");
             let _ = std::fs::remove_dir_all(&work);
@@ -151,6 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 intro: slot(intro, &files)?,
                 outro: slot(outro, &files)?,
                 speed_ramp: ramp == "true",
+                music: music.map(BrandMusic::Url),
             };
             let bwork = out.join("work-brand");
             let _ = std::fs::remove_dir_all(&bwork);

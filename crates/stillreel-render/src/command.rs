@@ -14,6 +14,8 @@ use crate::effect::{ClipContext, EffectFilter};
 use crate::fetch::{ExifOrientation, MediaFormat};
 use crate::plan::ClipPlan;
 
+pub use crate::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
+
 /// x264 settings shared by every clip, so clips join with `-c copy`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Encoding {
@@ -284,29 +286,6 @@ pub fn clip_command(
     cmd
 }
 
-/// A name the concat list refuses: only plain names of files in the work directory (letters,
-/// digits, `_`, `-`, `.`, not starting with `.`) are written, so the list cannot reach outside it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unsafe concat entry {0:?}")]
-pub struct UnsafeConcatName(pub String);
-
-/// The concat demuxer's list for files in the same directory: relative safe names only.
-pub fn concat_list(names: &[String]) -> Result<String, UnsafeConcatName> {
-    let mut list = String::from("ffconcat version 1.0\n");
-    for name in names {
-        let safe = !name.is_empty()
-            && !name.starts_with('.')
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        if !safe {
-            return Err(UnsafeConcatName(name.clone()));
-        }
-        list.push_str(&format!("file '{name}'\n"));
-    }
-    Ok(list)
-}
-
 /// Music for a stitched video.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MusicInput {
@@ -317,11 +296,17 @@ pub struct MusicInput {
 /// The music chain: looped (by the demuxer) and trimmed to the video, EBU R128 loudness
 /// normalized, faded out over the last second, resampled to 48 kHz stereo.
 pub fn music_graph(seconds: f64) -> String {
-    let fade_start = (seconds - 1.0).max(0.0);
+    music_chain("1:a", seconds, (seconds - 1.0).max(0.0), 1.0, "a")
+}
+
+/// The music chain from input pad `input` to `output`: trimmed to `seconds`, loudness
+/// normalized, faded out over `fade` seconds from `fade_start` (the branded video fades it with
+/// its outro card).
+pub fn music_chain(input: &str, seconds: f64, fade_start: f64, fade: f64, output: &str) -> String {
     format!(
-        "[1:a]atrim=duration={seconds:.3},asetpts=N/SR/TB,loudnorm=I=-16:TP=-1.5:LRA=11,\
+        "[{input}]atrim=duration={seconds:.3},asetpts=N/SR/TB,loudnorm=I=-16:TP=-1.5:LRA=11,\
          aresample={SAMPLE_RATE},aformat=sample_fmts=fltp:channel_layouts=stereo,\
-         afade=t=out:st={fade_start:.3}:d=1[a]"
+         afade=t=out:st={fade_start:.3}:d={fade}[{output}]"
     )
 }
 

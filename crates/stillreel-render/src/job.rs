@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
 use crate::effect::EffectStage;
 use crate::plan::Motion;
@@ -27,6 +27,8 @@ pub struct VideoJob {
     pub resolution: Resolution,
     pub engine: Engine,
     pub audio_url: Option<String>,
+    /// How the clips meet.
+    pub transition: Transition,
 }
 
 /// `combine_video_clips`, as the renderer needs it.
@@ -39,6 +41,8 @@ pub struct CombineJob {
     pub orientation: Orientation,
     pub resolution: Resolution,
     pub audio_url: Option<String>,
+    /// How the clips meet.
+    pub transition: Transition,
 }
 
 /// A stored clip.

@@ -5,9 +5,9 @@
 //! Layers, inward to outward (imports only point left):
 //!
 //! - pure: [`plan`] (one clip's motion math), [`video_plan`] (a whole video: clips, frames,
-//!   stitch, sound), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
-//!   the pure halves of [`probe`] and [`fetch`];
-//! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`fetch`]
+//!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
+//!   the pure halves of [`probe`], [`keyframes`] and [`fetch`];
+//! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
 //!   ([`FetchError`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
 //!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]).
@@ -17,12 +17,14 @@
 mod blocking;
 pub mod brand;
 pub mod command;
+pub mod concat;
 pub mod config;
 pub mod effect;
 pub mod failure;
 pub mod fetch;
 mod files;
 pub mod job;
+pub mod keyframes;
 pub mod objects;
 pub mod observer;
 pub mod plan;
@@ -33,11 +35,12 @@ pub mod renderer;
 pub mod runner;
 pub mod steps;
 pub mod storage;
+pub mod transition;
 pub mod vfx;
 pub mod video;
 pub mod video_plan;
 
-pub use brand::{BrandJob, BrandPlan, BrandSlot, BrandedVideo};
+pub use brand::{BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::JobFailure;

@@ -135,6 +135,7 @@ impl Renderer {
                     token: None,
                     clip_keys,
                     music: prepared.music.clone(),
+                    transition: job.transition,
                 },
                 &work_dir.join("stitch"),
                 &Share {
@@ -202,6 +203,7 @@ impl Renderer {
             .stitch(
                 Step::Combine,
                 &names,
+                job.transition,
                 music,
                 work_dir,
                 &key,

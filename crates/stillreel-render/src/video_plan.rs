@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
 use crate::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use crate::plan::{ClipPlan, resolve_motion};
@@ -52,7 +52,8 @@ pub enum AudioPlan {
     Music { seconds: f64, fade_start: f64 },
 }
 
-/// The join of standard clips by stream copy, with one audio track over the whole length.
+/// The join of standard clips by stream copy (blended transitions re-encode only their seams,
+/// [`crate::transition`]), with one audio track over the whole length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StitchPlan {
     pub clips: u32,
@@ -60,6 +61,9 @@ pub struct StitchPlan {
     pub clip_frames: u32,
     pub fps: u32,
     pub music: bool,
+    /// How clips meet: a blended transition overlaps them by
+    /// [`Transition::overlap_frames`] at each join.
+    pub transition: Transition,
 }
 
 impl StitchPlan {
@@ -72,20 +76,34 @@ impl StitchPlan {
             clip_frames: stillreel_core::limits::CLIP_SECONDS * fps,
             fps,
             music,
+            transition: Transition::Cut,
         }
     }
 
+    /// The same join with clips meeting by `transition`.
+    pub fn with_transition(self, transition: Transition) -> Self {
+        StitchPlan { transition, ..self }
+    }
+
+    /// Frames each clip overlaps the next.
+    pub fn overlap(&self) -> u32 {
+        self.transition.overlap_frames()
+    }
+
     pub fn total_frames(&self) -> u32 {
-        self.clips.saturating_mul(self.clip_frames)
+        let joins = self.clips.saturating_sub(1);
+        self.clips
+            .saturating_mul(self.clip_frames)
+            .saturating_sub(joins.saturating_mul(self.overlap()))
     }
 
     pub fn seconds(&self) -> f64 {
         f64::from(self.total_frames()) / f64::from(self.fps)
     }
 
-    /// First frame of clip `i` in the video.
+    /// First frame of clip `i` in the video (where its blend in starts, with a transition).
     pub fn clip_start(&self, i: u32) -> u32 {
-        i.saturating_mul(self.clip_frames)
+        i.saturating_mul(self.clip_frames.saturating_sub(self.overlap()))
     }
 
     pub fn audio(&self) -> AudioPlan {
@@ -247,6 +265,30 @@ mod tests {
             cmd.args
                 .iter()
                 .any(|a| a.contains("afade=t=out:st=9.000:d=1"))
+        );
+    }
+
+    #[test]
+    fn a_blended_transition_shortens_the_video_by_its_overlaps() {
+        let cut = StitchPlan::standard(10, true);
+        assert_eq!(cut.total_frames(), 1500);
+        let fade = cut.with_transition(Transition::Crossfade);
+        // Nine joins of 0.5 s each.
+        assert_eq!(fade.total_frames(), 1500 - 9 * 15);
+        assert!((fade.seconds() - 45.5).abs() < 1e-9);
+        assert_eq!(fade.clip_start(1), 135);
+        assert_eq!(
+            fade.audio(),
+            AudioPlan::Music {
+                seconds: 45.5,
+                fade_start: 44.5
+            }
+        );
+        assert_eq!(
+            StitchPlan::standard(1, false)
+                .with_transition(Transition::FadeBlack)
+                .total_frames(),
+            150
         );
     }
 

@@ -14,8 +14,8 @@ use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::NoObserver;
 use stillreel_render::{
-    AllowList, BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage,
-    RenderConfig, Renderer, VideoJob,
+    AllowList, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure,
+    LocalStorage, RenderConfig, Renderer, VideoJob,
 };
 
 fn text(v: &str) -> TemplateValue {
@@ -94,6 +94,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
         resolution: Resolution::P720,
         engine: Engine::V25,
         audio_url: Some(server.url("/music.ogg")),
+        transition: stillreel_core::Transition::Cut,
     };
     let work = dir.path().join("work");
     let main = renderer
@@ -131,6 +132,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
         intro,
         outro,
         speed_ramp: true,
+        music: Some(BrandMusic::Url(server.url("/music.ogg"))),
     };
     let ramped = renderer
         .render_branded(&brand, &work.join("b1"), &NoObserver)
@@ -159,18 +161,53 @@ async fn branded_video_has_intro_outro_and_ramp() {
 
     // Without the ramp: 300 + 90 frames; the ramp made the video shorter.
     brand.speed_ramp = false;
-    brand.intro = None;
     brand.key_prefix = "videos/b-plain".into();
+    let started = std::time::Instant::now();
     let plain = renderer
         .render_branded(&brand, &work.join("b2"), &NoObserver)
         .await
         .expect("branded without ramp");
+    eprintln!("branded by copy: {:?}", started.elapsed());
     assert!(!plain.speed_ramp);
     let plain_path = store.join(&plain.video.key);
     let q = probe(&plain_path);
     assert_eq!(frames(&q), 390.0);
     assert!(duration(&q, "video") > vd + 1.0);
     assert!((duration(&q, "video") - duration(&q, "audio")).abs() <= 0.05);
+    // Only the intro's span (to the keyframe at 4 s) was encoded: from frame 120 to the end of
+    // the main video every packet is the main video's own (keyframes aside, whose parameter
+    // sets the concat demuxer may repeat), and the pictures are identical.
+    let ours = common::packet_hashes(&plain_path);
+    let theirs = common::packet_hashes(&main_path);
+    let keys = common::keyframes(&main_path);
+    assert_eq!(theirs.len(), 300);
+    let copied = (120..300).filter(|&i| !keys[i]).count();
+    let same = (120..300)
+        .filter(|&i| !keys[i] && ours[i] == theirs[i])
+        .count();
+    assert!(
+        copied > 150 && same == copied,
+        "{same} of {copied} packets copied"
+    );
+    let plain_diff = |n: u32| {
+        common::mean_abs_diff(
+            &common::frame_gray(&plain_path, n, "64:36"),
+            &common::frame_gray(&main_path, n, "64:36"),
+        )
+    };
+    assert!(plain_diff(45) > 8.0, "intro drawn: {}", plain_diff(45));
+    assert_eq!(plain_diff(150), 0.0, "copied frame");
+    // The music runs through the outro (10 s to 13 s) and fades out with it.
+    let outro_start = common::mean_volume(&plain_path, 10.0, 1.0);
+    let outro_end = common::mean_volume(&plain_path, 12.6, 0.4);
+    assert!(
+        outro_start > -30.0,
+        "music under the outro: {outro_start} dB"
+    );
+    assert!(
+        outro_end > -90.0 && outro_start - outro_end > 12.0,
+        "faded: {outro_start} dB then {outro_end} dB"
+    );
 
     // The intro's frames differ from the main video's during the first 3 s (the ramp does not
     // touch the first clip before its last 36 frames), and not after the fade out.
@@ -204,9 +241,30 @@ async fn branded_video_has_intro_outro_and_ramp() {
         !close(card(&ramped_path, 263)),
         "last main frame is not the card"
     );
-    // The outro is silent and the music is not.
-    assert!(common::mean_volume(&ramped_path, 9.0, 2.5) < -60.0);
+    // The music plays under the ramped video and through the outro (8.8 s to 11.8 s), fading
+    // out with it.
     assert!(common::mean_volume(&ramped_path, 2.0, 2.0) > -40.0);
+    let (start, end) = (
+        common::mean_volume(&ramped_path, 8.8, 1.0),
+        common::mean_volume(&ramped_path, 11.4, 0.4),
+    );
+    assert!(
+        start > -30.0 && start - end > 12.0,
+        "outro {start} dB then {end} dB"
+    );
+
+    // Without music the branded video is silent, outro included.
+    brand.music = None;
+    brand.key_prefix = "videos/b-silent".into();
+    let silent = renderer
+        .render_branded(&brand, &work.join("b3"), &NoObserver)
+        .await
+        .expect("branded without music");
+    let silent_path = store.join(&silent.video.key);
+    assert!(common::mean_volume(&silent_path, 0.0, 13.0) < -80.0);
+    let s = probe(&silent_path);
+    let (sv, sa) = (duration(&s, "video"), duration(&s, "audio"));
+    assert!((sv - sa).abs() <= 0.05, "silent A/V lengths {sv} vs {sa}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,6 +309,7 @@ async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
         intro: slot("intro-lower-third", vec![("address", text("12 Elm St"))]),
         outro: None,
         speed_ramp: true,
+        music: None,
     };
     let b = renderer
         .render_branded(&job, &dir.path().join("w1"), &NoObserver)

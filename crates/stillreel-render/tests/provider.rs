@@ -75,6 +75,7 @@ impl Env {
             resolution: Resolution::P720,
             engine: Engine::V25,
             audio_url: None,
+            transition: stillreel_core::Transition::Cut,
         }
     }
 

@@ -135,6 +135,7 @@ impl Env {
             resolution,
             engine,
             audio_url: None,
+            transition: stillreel_core::Transition::Cut,
         }
     }
 
@@ -307,6 +308,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
         orientation: Orientation::Landscape,
         resolution: Resolution::P720,
         audio_url: None,
+        transition: stillreel_core::Transition::Cut,
     };
     let started = std::time::Instant::now();
     let combined = env

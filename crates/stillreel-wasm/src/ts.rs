@@ -49,6 +49,7 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::Resolution>(),
         decl::<core::Engine>(),
         decl::<core::CameraMotion>(),
+        decl::<core::Transition>(),
         decl::<core::Status>(),
         decl::<core::WebhookStatus>(),
         decl::<core::VfxType>(),

@@ -10,6 +10,12 @@ export type Resolution = "720p" | "1080p";
 export type Engine = "v24" | "v25";
 /** The camera move of one clip; the orbits need engine v25. */
 export type CameraMotion = "push-in" | "push-out" | "orbit-left" | "orbit-right" | "auto";
+/**
+ * How consecutive clips meet: `cut` (the default), `crossfade` (the first dissolves into
+ * the next over 0.5 s) or `fade-black` (through black over 0.5 s). The blended
+ * transitions overlap the clips, so each join shortens the video by 0.5 s.
+ */
+export type Transition = "cut" | "crossfade" | "fade-black";
 /** Lifecycle of a video or a branded render: `queued` → `in_progress` → `complete` | `error`. */
 export type Status = "queued" | "in_progress" | "complete" | "error";
 /** Where a delivery of completion events stands. */
@@ -181,6 +187,8 @@ export type CreateVideoRequest = {
   orientation: Orientation;
   project?: string;
   resolution: Resolution;
+  /** How consecutive clips meet; a blended transition shortens the video by 0.5 s per join. */
+  transition?: Transition;
   /**
    * Where the completion events of this video are sent (see `webhooks`); same URL rules as
    * `image_url`.
@@ -198,6 +206,8 @@ export type CombineVideoClipsRequest = {
   orientation: Orientation;
   project?: string;
   resolution: Resolution;
+  /** How consecutive clips meet; a blended transition shortens the video by 0.5 s per join. */
+  transition?: Transition;
   /** The clips to join, in order; at most the account's clip limit. */
   video_clip_uuids: string[];
   /**

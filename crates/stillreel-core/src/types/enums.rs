@@ -144,6 +144,42 @@ impl CameraMotion {
 }
 
 string_enum!(
+    /// How consecutive clips meet: `cut` (the default), `crossfade` (the first dissolves into
+    /// the next over 0.5 s) or `fade-black` (through black over 0.5 s). The blended
+    /// transitions overlap the clips, so each join shortens the video by 0.5 s.
+    Transition {
+        Cut = "cut",
+        Crossfade = "crossfade",
+        FadeBlack = "fade-black",
+    }
+);
+
+#[expect(
+    clippy::derivable_impls,
+    reason = "string_enum! declares the enum with a fixed set of derives"
+)]
+impl Default for Transition {
+    fn default() -> Self {
+        Transition::Cut
+    }
+}
+
+impl Transition {
+    /// Whether clips meet in a hard cut (the default, left out of stored requests).
+    pub fn is_cut(&self) -> bool {
+        matches!(self, Transition::Cut)
+    }
+
+    /// Frames two clips overlap at a join (0 for a cut): 0.5 s at 30 fps.
+    pub const fn overlap_frames(self) -> u32 {
+        match self {
+            Transition::Cut => 0,
+            Transition::Crossfade | Transition::FadeBlack => 15,
+        }
+    }
+}
+
+string_enum!(
     /// Lifecycle of a video or a branded render: `queued` → `in_progress` → `complete` | `error`.
     Status {
         Queued = "queued",

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{CameraMotion, Engine, Orientation, Resolution, Vfx};
+use super::{CameraMotion, Engine, Orientation, Resolution, Transition, Vfx};
 
 /// One image of `POST /create_video`: one clip is made from it.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
@@ -82,6 +82,13 @@ pub struct CreateVideoRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub audio_url: Option<String>,
+    /// How consecutive clips meet; a blended transition shortens the video by 0.5 s per join.
+    #[serde(default, skip_serializing_if = "Transition::is_cut")]
+    #[cfg_attr(
+        feature = "schema",
+        schema(value_type = Option<Transition>, required = false, default = "cut")
+    )]
+    pub transition: Transition,
     /// Deprecated; defaults to the deployment's default engine (`GET /get_engines`).
     #[cfg_attr(feature = "schema", schema(required = false))]
     pub ai_engine: Engine,
@@ -111,6 +118,13 @@ pub struct CombineVideoClipsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub audio_url: Option<String>,
+    /// How consecutive clips meet; a blended transition shortens the video by 0.5 s per join.
+    #[serde(default, skip_serializing_if = "Transition::is_cut")]
+    #[cfg_attr(
+        feature = "schema",
+        schema(value_type = Option<Transition>, required = false, default = "cut")
+    )]
+    pub transition: Transition,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -6,14 +6,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use stillreel_core::types::{Template, TemplateSlot, TemplateValue};
-use stillreel_core::{Orientation, Resolution};
+use stillreel_core::{Orientation, Resolution, Transition};
 use stillreel_effects::ramp::RampPlan;
 use stillreel_effects::template::{Frame, INTRO_SECONDS, OUTRO_SECONDS};
 use stillreel_effects::{EffectError, EffectGraph, Pads};
 
-use crate::command::{self, Encoding, FfmpegArgs, SAMPLE_RATE};
+use crate::command::{self, Encoding, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use crate::fetch::MediaFormat;
 use crate::job::StoredVideo;
+use crate::steps::StoredMusic;
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,12 +53,36 @@ pub struct BrandJob {
     pub intro: Option<BrandSlot>,
     pub outro: Option<BrandSlot>,
     pub speed_ramp: bool,
+    /// The video's music, laid again under the whole branded video so it runs through the
+    /// outro card and fades out with it; `None`: the main video is silent, and so is this one.
+    pub music: Option<BrandMusic>,
+}
+
+/// Where the branded render finds the video's music.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrandMusic {
+    /// The checked copy the prepare step stored (`create_video`).
+    Stored(StoredMusic),
+    /// The request's `audio_url`, fetched again (a combined video stores no music).
+    Url(String),
 }
 
 impl BrandJob {
     /// Frame counts of `count` standard 5 s clips.
     pub fn standard_clips(count: usize) -> Vec<u32> {
         vec![stillreel_core::limits::CLIP_SECONDS * stillreel_core::limits::FPS; count]
+    }
+
+    /// Frames each of `count` standard clips spans in a main video joined by `transition`:
+    /// a blended join overlaps two clips, so every clip but the last ends where its blend into
+    /// the next begins (the ramp's cut is there).
+    pub fn joined_clips(count: usize, transition: Transition) -> Vec<u32> {
+        let mut frames = Self::standard_clips(count);
+        let last = frames.len().saturating_sub(1);
+        for f in frames.iter_mut().take(last) {
+            *f -= transition.overlap_frames();
+        }
+        frames
     }
 }
 
@@ -188,6 +213,35 @@ impl BrandPlan {
         f64::from(self.total_frames()) / f64::from(self.fps)
     }
 
+    /// Where the music fades out, `(start, seconds)`: over the whole outro card when there is
+    /// one (the music runs under it), else over the last second like the main video.
+    pub fn music_fade(&self) -> (f64, f64) {
+        let fps = f64::from(self.fps);
+        match self.outro_start() {
+            Some(start) => (f64::from(start) / fps, f64::from(OUTRO_SECONDS)),
+            None => ((self.seconds() - 1.0).max(0.0), 1.0),
+        }
+    }
+
+    /// The sound of the branded video, from input pad `music` (e.g. `3:a`, looped by the
+    /// demuxer) or silence, to `[output]`: exactly [`BrandPlan::total_frames`] long.
+    pub fn audio_graph(&self, music: Option<&str>, output: &str) -> String {
+        match music {
+            Some(input) => {
+                let (start, fade) = self.music_fade();
+                command::music_chain(input, self.seconds(), start, fade, output)
+            }
+            None => {
+                let samples =
+                    u64::from(self.total_frames()) * u64::from(SAMPLE_RATE) / u64::from(self.fps);
+                format!(
+                    "anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples},\
+                     aformat=sample_fmts=fltp:channel_layouts=stereo[{output}]"
+                )
+            }
+        }
+    }
+
     /// The same plan with every image path made relative by `relative` (ffmpeg runs in the
     /// work directory).
     pub fn map_paths(&self, relative: impl Fn(&Path) -> PathBuf) -> BrandPlan {
@@ -211,11 +265,11 @@ impl BrandPlan {
     }
 }
 
-/// The filtergraph of the branded render: main video at input 0, template images after it.
-pub fn brand_graph(plan: &BrandPlan) -> Result<String, EffectError> {
+/// The filtergraph of the branded render in one pass: main video at input 0, template images
+/// after it, the music (when `music` names its pad) last. The main video's own sound is not
+/// read: it is the music (faded at its end) or silence, and the music is laid again whole.
+pub fn brand_graph(plan: &BrandPlan, music: Option<&str>) -> Result<String, EffectError> {
     let fps = plan.fps;
-    let body = plan.body_frames();
-    let body_samples = u64::from(body) * u64::from(SAMPLE_RATE) / u64::from(fps);
     let mut g = String::new();
     // Video body.
     let select = plan
@@ -226,38 +280,10 @@ pub fn brand_graph(plan: &BrandPlan) -> Result<String, EffectError> {
     g.push_str(&format!(
         "[0:v]{select}setpts=N/{fps}/TB,format=yuv420p,setsar=1[b_rv];"
     ));
-    // Audio body: exact length whatever the source's rounding.
-    match &plan.ramp {
-        Some(ramp) => {
-            g.push_str(&ramp.audio_graph("0:a", "b_ra0", SAMPLE_RATE, "b_"));
-            g.push(';');
-        }
-        None => g.push_str(&format!(
-            "[0:a]aresample={SAMPLE_RATE},asetpts=N/SR/TB[b_ra0];"
-        )),
-    }
-    g.push_str(&format!(
-        "[b_ra0]aformat=sample_fmts=fltp:channel_layouts=stereo,\
-         apad=whole_len={body_samples},atrim=end_sample={body_samples}[b_ra];"
-    ));
     let mut next_input = 1;
-    let mut specs = |n: usize| {
-        let s: Vec<String> = (next_input..next_input + n)
-            .map(|i| format!("{i}:v"))
-            .collect();
-        next_input += n;
-        s
-    };
     let video = match &plan.intro {
         Some((graph, images)) => {
-            let extra = specs(images.len());
-            let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
-            let text = graph.render(&Pads {
-                input: "b_rv",
-                output: "b_iv",
-                prefix: "in_",
-                extra: &refs,
-            })?;
+            let text = layer_text(graph, images.len(), &mut next_input, "b_rv", "b_iv", "in_")?;
             g.push_str(&text);
             g.push(';');
             "b_iv"
@@ -266,31 +292,51 @@ pub fn brand_graph(plan: &BrandPlan) -> Result<String, EffectError> {
     };
     match &plan.outro {
         Some((graph, images)) => {
-            let extra = specs(images.len());
-            let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
-            let text = graph.render(&Pads {
-                input: "b_none",
-                output: "b_ov",
-                prefix: "out_",
-                extra: &refs,
-            })?;
-            let samples = u64::from(OUTRO_SECONDS) * u64::from(SAMPLE_RATE);
+            let text = layer_text(
+                graph,
+                images.len(),
+                &mut next_input,
+                "b_none",
+                "b_ov",
+                "out_",
+            )?;
             g.push_str(&text);
-            g.push_str(&format!(
-                ";anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples},\
-                 aformat=sample_fmts=fltp:channel_layouts=stereo[b_oa];\
-                 [{video}][b_ra][b_ov][b_oa]concat=n=2:v=1:a=1[b_v][b_a]"
-            ));
+            g.push_str(&format!(";[{video}][b_ov]concat=n=2:v=1:a=0[b_v];"));
         }
-        None => g.push_str(&format!("[{video}]null[b_v];[b_ra]anull[b_a]")),
+        None => g.push_str(&format!("[{video}]null[b_v];")),
     }
+    g.push_str(&plan.audio_graph(music, "b_a"));
     Ok(g)
+}
+
+/// A template's graph between `input` and `output`, its images taken from the inputs from
+/// `*next_input` on (advanced past them).
+pub(crate) fn layer_text(
+    graph: &EffectGraph,
+    images: usize,
+    next_input: &mut usize,
+    input: &str,
+    output: &str,
+    prefix: &str,
+) -> Result<String, EffectError> {
+    let extra: Vec<String> = (*next_input..*next_input + images)
+        .map(|i| format!("{i}:v"))
+        .collect();
+    *next_input += images;
+    let refs: Vec<&str> = extra.iter().map(String::as_str).collect();
+    graph.render(&Pads {
+        input,
+        output,
+        prefix,
+        extra: &refs,
+    })
 }
 
 /// The branded command: `main` (the finished video, MP4) → `output`.
 pub fn brand_command(
     plan: &BrandPlan,
     main: &Path,
+    music: Option<&MusicInput>,
     encoding: &Encoding,
     output: &Path,
 ) -> Result<FfmpegArgs, EffectError> {
@@ -302,10 +348,20 @@ pub fn brand_command(
         .iter()
         .chain(plan.outro.iter())
         .flat_map(|(_, images)| images.iter());
+    let mut inputs = 1;
     for image in images {
         cmd.input(image.format.ffmpeg_demuxer(), &image.path, &[]);
+        inputs += 1;
     }
-    let graph = brand_graph(plan)?;
+    let pad = format!("{inputs}:a");
+    if let Some(music) = music {
+        cmd.input(
+            music.format.ffmpeg_demuxer(),
+            &music.path,
+            &["-stream_loop", "-1"],
+        );
+    }
+    let graph = brand_graph(plan, music.map(|_| pad.as_str()))?;
     command::push(
         &mut cmd.args,
         ["-filter_complex", &graph, "-map", "[b_v]", "-map", "[b_a]"],
@@ -441,6 +497,15 @@ mod tests {
     }
 
     #[test]
+    fn a_blended_main_video_is_shorter_by_its_overlaps() {
+        let frames = BrandJob::joined_clips(3, Transition::Crossfade);
+        assert_eq!(frames, [135, 135, 150]);
+        assert_eq!(frames.iter().sum::<u32>(), 450 - 2 * 15);
+        assert_eq!(BrandJob::joined_clips(3, Transition::Cut), [150; 3]);
+        assert!(BrandJob::joined_clips(0, Transition::Crossfade).is_empty());
+    }
+
+    #[test]
     fn a_short_body_limits_the_intro() {
         let p = BrandPlan::new(&[60], FRAME, false, intro(), None);
         assert_eq!(p.intro_frames(), 60);
@@ -470,11 +535,12 @@ mod tests {
         let cmd = brand_command(
             &p,
             Path::new("main.mp4"),
+            None,
             &Encoding::default(),
             Path::new("b.mp4"),
         )
         .expect("command");
-        let graph = brand_graph(&p).expect("graph");
+        let graph = brand_graph(&p, None).expect("graph");
         let expected: Vec<&str> = vec![
             "-nostdin",
             "-hide_banner",
@@ -533,23 +599,57 @@ mod tests {
 
     #[test]
     fn graph_ramps_overlays_and_appends_the_outro() {
-        let g = brand_graph(&plan(true)).expect("graph");
+        let g = brand_graph(&plan(true), None).expect("graph");
         assert!(g.starts_with("[0:v]select="), "{g}");
-        // 492 frames at 30 fps are 787 200 samples at 48 kHz.
-        assert!(g.contains("apad=whole_len=787200,atrim=end_sample=787200[b_ra]"));
+        // Silence for the whole 582 frames (19.4 s at 48 kHz), outro included.
         assert!(
-            g.contains("atrim=end_sample=144000"),
-            "3 s of outro silence"
+            g.ends_with(
+                "atrim=end_sample=931200,aformat=sample_fmts=fltp:channel_layouts=stereo[b_a]"
+            ),
+            "{g}"
         );
-        assert!(g.contains("concat=n=2:v=1:a=1[b_v][b_a]"));
-        assert!(g.contains("[b_rv]") && g.contains("[b_iv]"));
+        assert!(!g.contains("0:a"), "the main video's sound is not read");
+        assert!(g.contains("[b_iv][b_ov]concat=n=2:v=1:a=0[b_v]"));
         assert!(!g.contains("[in]") && !g.contains("[out]"));
         let plain =
-            brand_graph(&BrandPlan::new(&[150; 2], FRAME, false, None, None)).expect("graph");
+            brand_graph(&BrandPlan::new(&[150; 2], FRAME, false, None, None), None).expect("graph");
         assert!(plain.starts_with("[0:v]setpts=N/30/TB"), "{plain}");
+        assert!(plain.contains("[b_rv]null[b_v];anullsrc"), "{plain}");
+    }
+
+    #[test]
+    fn music_runs_under_the_outro_and_fades_out_with_it() {
+        let p = plan(false);
+        assert_eq!(p.music_fade(), (20.0, 3.0), "outro from 20 s to 23 s");
+        let g = brand_graph(&p, Some("1:a")).expect("graph");
         assert!(
-            plain.ends_with("[b_rv]null[b_v];[b_ra]anull[b_a]"),
-            "{plain}"
+            g.contains("[1:a]atrim=duration=23.000,")
+                && g.contains("afade=t=out:st=20.000:d=3[b_a]"),
+            "{g}"
+        );
+        let bare = BrandPlan::new(&[150; 2], FRAME, false, intro(), None);
+        assert_eq!(bare.music_fade(), (9.0, 1.0), "no outro: the last second");
+        let music = MusicInput {
+            path: "music.ogg".into(),
+            format: MediaFormat::Ogg,
+        };
+        let cmd = brand_command(
+            &p,
+            Path::new("main.mp4"),
+            Some(&music),
+            &Encoding::default(),
+            Path::new("b.mp4"),
+        )
+        .expect("command");
+        let i = cmd
+            .args
+            .iter()
+            .position(|a| a == "./music.ogg")
+            .expect("music input");
+        assert_eq!(cmd.args[i - 3..i - 1], ["-stream_loop", "-1"]);
+        assert!(
+            cmd.args.iter().any(|a| a.contains("[1:a]atrim")),
+            "no images: music is input 1"
         );
     }
 

@@ -1,5 +1,7 @@
-//! The branded render's I/O: fetch the template images, fetch the main video, run the
-//! [`BrandPlan`] and store the result.
+//! The branded render's I/O: fetch the template images, the main video and the music, then
+//! run the [`BrandPlan`]: by stream copy when there is no ramp (`copy.rs`: only the intro's
+//! span and the outro card are encoded), else (or when a part would not join by copy) in one
+//! decode and encode of the whole video.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,14 +9,17 @@ use std::path::{Path, PathBuf};
 use stillreel_core::types::TemplateValue;
 use stillreel_effects::template::{FieldValue, Frame, intro_overlay, outro_card};
 
+use super::copy;
 use super::plan::{
-    BrandImage, BrandJob, BrandLayer, BrandPlan, BrandSlot, BrandedVideo, brand_command,
+    BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
 use crate::blocking::run_blocking;
+use crate::command::{self, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
 use crate::fetch::{MediaClass, MediaFormat};
-use crate::files::{get, make_dir, put, relative};
+use crate::files::{get, io_error, make_dir, put, relative};
 use crate::job::StoredVideo;
+use crate::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
 use crate::progress::Progress;
 use crate::renderer::Renderer;
@@ -23,8 +28,9 @@ use crate::runner::{RenderError, Step};
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`
     /// (created if missing; the caller removes it). Template images are fetched like other
-    /// media (field `branding.intro.config.<key>.url`). Budget: one decode and one encode of the
-    /// video, about as long as stitching with a re-encode.
+    /// media (field `branding.intro.config.<key>.url`). Budget without a ramp: the intro's
+    /// span (about 4 s) and the outro card encoded, the rest copied; with the ramp, one decode
+    /// and one encode of the video.
     pub async fn render_branded(
         &self,
         job: &BrandJob,
@@ -49,6 +55,7 @@ impl Renderer {
             Some(slot) => Some(self.brand_slot(slot, "outro", frame, work_dir).await?),
             None => None,
         };
+        let music = self.brand_music(job.music.as_ref(), work_dir).await?;
         get(
             &self.storage,
             &job.main_key,
@@ -60,27 +67,28 @@ impl Renderer {
 
         let plan = BrandPlan::new(&job.clip_frames, frame, job.speed_ramp, intro, outro)
             .map_paths(|p| relative(work_dir, p));
-        let cmd = brand_command(
-            &plan,
-            Path::new("main.mp4"),
-            &self.config.encoding,
-            Path::new("branded.mp4"),
-        )
-        .map_err(|source| RenderError::Effect {
-            step: Step::Brand,
-            source,
-        })?;
-        let total = f64::from(plan.total_frames().max(1));
-        let runner = self.runner();
-        // Dropping this future (lease lost, shutdown) kills the ffmpeg run below.
-        let _give_up = runner.cancel.on_drop();
-        let dir = work_dir.to_path_buf();
-        run_blocking(
-            Step::Brand,
-            move |frames| runner.run(Step::Brand, &cmd, &dir, frames),
-            |frames| bar.report(5.0 + 94.0 * f64::from(frames) / total),
-        )
-        .await?;
+        let music = music.map(|m| MusicInput {
+            path: relative(work_dir, &m.path),
+            format: m.format,
+        });
+        let copied = match plan.ramp {
+            Some(_) => false,
+            None => {
+                self.brand_by_copy(&plan, music.as_ref(), work_dir, &bar)
+                    .await?
+            }
+        };
+        if !copied {
+            let cmd = brand_command(
+                &plan,
+                Path::new("main.mp4"),
+                music.as_ref(),
+                &self.config.encoding,
+                Path::new("branded.mp4"),
+            )
+            .map_err(effect_error)?;
+            self.brand_run(cmd, work_dir, &bar, (5.0, 99.0)).await?;
+        }
 
         let key = format!("{}/branded.mp4", job.key_prefix);
         let url_path = put(&self.storage, work_dir.join("branded.mp4"), key.clone()).await?;
@@ -93,6 +101,144 @@ impl Renderer {
                 clips: Vec::new(),
             },
             speed_ramp: plan.ramp.is_some(),
+        })
+    }
+
+    /// The copy path (`copy.rs`): `false` when the main video cannot be joined by copy (no
+    /// keyframe after the intro, or parts whose parameter sets differ from the main video's),
+    /// and the one-pass render must do it.
+    async fn brand_by_copy(
+        &self,
+        plan: &BrandPlan,
+        music: Option<&MusicInput>,
+        work_dir: &Path,
+        bar: &Progress<'_>,
+    ) -> Result<bool, JobFailure> {
+        let main = self.brand_facts(work_dir, "main.mp4").await?;
+        let Some(copy_plan) = plan.copy_plan(&main) else {
+            return Ok(false);
+        };
+        let encoding = &self.config.encoding;
+        let head = copy::head_command(
+            plan,
+            &copy_plan,
+            Path::new("main.mp4"),
+            encoding,
+            &main.color_args,
+            Path::new("head.mp4"),
+        )
+        .map_err(effect_error)?;
+        let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
+            .map_err(effect_error)?;
+        let head_name = self
+            .brand_part(head, "head.mp4", &main, work_dir, bar, (5.0, 60.0))
+            .await?;
+        let outro_name = self
+            .brand_part(outro, "outro.mp4", &main, work_dir, bar, (60.0, 90.0))
+            .await?;
+        let (Ok(head_name), Ok(outro_name)) = (head_name, outro_name) else {
+            return Ok(false);
+        };
+        let entries = copy::join_entries(&copy_plan, head_name, "main.mp4", outro_name);
+        let list = command::concat_list_from(&entries).map_err(|e| io_error(Step::Brand, e))?;
+        std::fs::write(work_dir.join("join.ffconcat"), list)
+            .map_err(|e| io_error(Step::Brand, e))?;
+        let join = copy::join_command(
+            plan,
+            Path::new("join.ffconcat"),
+            music,
+            Path::new("branded.mp4"),
+        );
+        self.brand_run(join, work_dir, bar, (90.0, 99.0)).await?;
+        Ok(true)
+    }
+
+    /// Encodes one part of the copied video; `Ok(Err(()))` when its parameter sets differ from
+    /// the main video's (it would not join by copy). `Ok(Ok(None))`: no such part.
+    async fn brand_part(
+        &self,
+        cmd: Option<FfmpegArgs>,
+        name: &'static str,
+        main: &VideoFacts,
+        work_dir: &Path,
+        bar: &Progress<'_>,
+        span: (f64, f64),
+    ) -> Result<Result<Option<&'static str>, ()>, JobFailure> {
+        let Some(cmd) = cmd else {
+            return Ok(Ok(None));
+        };
+        self.brand_run(cmd, work_dir, bar, span).await?;
+        let facts = self.brand_facts(work_dir, name).await?;
+        Ok(if facts.extradata == main.extradata {
+            Ok(Some(name))
+        } else {
+            Err(())
+        })
+    }
+
+    /// Runs one ffmpeg command of the branded render, its progress from `span.0` to `span.1`.
+    async fn brand_run(
+        &self,
+        cmd: FfmpegArgs,
+        work_dir: &Path,
+        bar: &Progress<'_>,
+        span: (f64, f64),
+    ) -> Result<(), JobFailure> {
+        let total = f64::from(cmd.planned_frames.max(1));
+        let runner = self.runner();
+        // Dropping this future (lease lost, shutdown) kills the ffmpeg run below.
+        let _give_up = runner.cancel.on_drop();
+        let dir = work_dir.to_path_buf();
+        run_blocking(
+            Step::Brand,
+            move |frames| runner.run(Step::Brand, &cmd, &dir, frames),
+            |frames| bar.report(span.0 + (span.1 - span.0) * f64::from(frames) / total),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// ffprobe's keyframes and extradata of `name` in `work_dir`.
+    async fn brand_facts(&self, work_dir: &Path, name: &str) -> Result<VideoFacts, JobFailure> {
+        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let dir = work_dir.to_path_buf();
+        let name = name.to_owned();
+        let facts = tokio::task::spawn_blocking(move || {
+            keyframes::probe_facts(&ffprobe, &dir, &name, Step::Brand)
+        })
+        .await
+        .map_err(|e| io_error(Step::Brand, e))??;
+        Ok(facts)
+    }
+
+    /// The video's music in the work directory, when it has some.
+    async fn brand_music(
+        &self,
+        music: Option<&BrandMusic>,
+        work_dir: &Path,
+    ) -> Result<Option<MusicInput>, JobFailure> {
+        Ok(match music {
+            None => None,
+            Some(BrandMusic::Stored(stored)) => {
+                let path = work_dir.join(format!("music.{}", stored.format.extension()));
+                get(&self.storage, &stored.key, &path, Step::Brand).await?;
+                Some(MusicInput {
+                    path,
+                    format: stored.format,
+                })
+            }
+            Some(BrandMusic::Url(url)) => {
+                let field = "audio_url".to_owned();
+                let media = self
+                    .fetcher
+                    .fetch_as(url, MediaClass::Audio, work_dir, "music", &field)
+                    .await
+                    .map_err(|error| JobFailure::Media { field, error })?;
+                Some(MusicInput {
+                    path: media.path,
+                    format: media.format,
+                })
+            }
         })
     }
 
@@ -144,10 +290,7 @@ impl Renderer {
             "intro" => intro_overlay(&slot.template, &values, frame),
             _ => outro_card(&slot.template, &values, frame),
         }
-        .map_err(|source| RenderError::Effect {
-            step: Step::Brand,
-            source,
-        })?;
+        .map_err(effect_error)?;
         let images = built
             .extra_inputs
             .iter()
@@ -158,4 +301,12 @@ impl Renderer {
             .collect();
         Ok((built, images))
     }
+}
+
+fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {
+    RenderError::Effect {
+        step: Step::Brand,
+        source,
+    }
+    .into()
 }

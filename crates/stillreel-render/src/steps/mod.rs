@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! prepare ──► clip 0 ─┐
-//!         ├─► clip 1 ─┼─► stitch ──► (branding, crate::brand)
+//!         ├─► clip 1 ─┼─► stitch ──► (branding, the `brand` module)
 //!         └─► clip n ─┘
 //! ```
 //!
@@ -26,7 +26,7 @@ mod stitch;
 
 use std::sync::Arc;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
 use crate::effect::EffectStage;
 use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
@@ -96,6 +96,8 @@ pub struct StitchJob {
     /// Storage keys of the clips in video order (as recorded in the database).
     pub clip_keys: Vec<String>,
     pub music: Option<StoredMusic>,
+    /// How the clips meet (the request's `transition`).
+    pub transition: Transition,
 }
 
 /// The storage key of a clip.

@@ -1,18 +1,24 @@
 //! The stitch step: stored clips joined by stream copy in the order given, with the music or
-//! silence mixed once over the whole video ([`StitchPlan`]). Combine uses the same join.
+//! silence mixed once over the whole video ([`StitchPlan`]). Combine uses the same join. A
+//! blended transition first encodes its seams ([`crate::transition`]) and copies the rest;
+//! clips whose keyframes or parameter sets do not allow that are blended in one re-encode.
 
 use std::path::Path;
 
+use stillreel_core::Transition;
+
 use super::StitchJob;
 use crate::blocking::run_blocking;
-use crate::command::{self, MusicInput};
+use crate::command::{self, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
 use crate::files::{get, io_error, make_dir, put};
 use crate::job::StoredVideo;
+use crate::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
 use crate::progress::Progress;
 use crate::renderer::Renderer;
-use crate::runner::Step;
+use crate::runner::{RenderError, Step};
+use crate::transition::{self, SeamPlan};
 use crate::video_plan::StitchPlan;
 
 impl Renderer {
@@ -49,14 +55,24 @@ impl Renderer {
             None => format!("{}/video.mp4", job.key_prefix),
         };
         let video = self
-            .stitch(Step::Stitch, &names, music, work_dir, &key, &bar, 0.0)
+            .stitch(
+                Step::Stitch,
+                &names,
+                job.transition,
+                music,
+                work_dir,
+                &key,
+                &bar,
+                0.0,
+            )
             .await?;
         bar.report(100.0);
         Ok(video)
     }
 
-    /// Joins the clips `names` (files in `work_dir`) with `music` and stores the result under
-    /// `key`; progress goes on `bar` from `from_percent` to (almost) 100.
+    /// Joins the clips `names` (files in `work_dir`) meeting by `transition`, with `music`,
+    /// and stores the result under `key`; progress goes on `bar` from `from_percent` to
+    /// (almost) 100.
     #[expect(
         clippy::too_many_arguments,
         reason = "one private call site per job kind"
@@ -65,34 +81,37 @@ impl Renderer {
         &self,
         step: Step,
         names: &[String],
+        transition: Transition,
         music: Option<MusicInput>,
         work_dir: &Path,
         key: &str,
         bar: &Progress<'_>,
         from_percent: f64,
     ) -> Result<StoredVideo, JobFailure> {
-        let plan = StitchPlan::standard(names.len(), music.is_some());
-        let list = command::concat_list(names).map_err(|e| io_error(step, e))?;
+        let plan = StitchPlan::standard(names.len(), music.is_some()).with_transition(transition);
+        let mut from_percent = from_percent;
+        let entries = if plan.overlap() > 0 && names.len() > 1 {
+            let seams_end = from_percent + (100.0 - from_percent) * 0.8;
+            let entries = self
+                .blend(step, &plan, names, work_dir, bar, (from_percent, seams_end))
+                .await?;
+            from_percent = seams_end;
+            entries
+        } else {
+            names
+                .iter()
+                .map(|n| command::ConcatEntry::whole(n))
+                .collect()
+        };
+        let list = command::concat_list_from(&entries).map_err(|e| io_error(step, e))?;
         std::fs::write(work_dir.join("clips.ffconcat"), list).map_err(|e| io_error(step, e))?;
         let cmd = plan.command(
             Path::new("clips.ffconcat"),
             music.as_ref(),
             Path::new("video.mp4"),
         );
-        let runner = self.runner();
-        // Dropping this future (lease lost, shutdown) kills the ffmpeg run below.
-        let _give_up = runner.cancel.on_drop();
-        let dir = work_dir.to_path_buf();
-        let total = f64::from(plan.total_frames().max(1));
-        run_blocking(
-            step,
-            move |frames| runner.run(step, &cmd, &dir, frames),
-            |frames| {
-                let share = f64::from(frames) / total;
-                bar.report(from_percent + (100.0 - from_percent) * share * 0.99);
-            },
-        )
-        .await?;
+        self.stitch_run(step, cmd, work_dir, bar, (from_percent, 99.0))
+            .await?;
         let url_path = put(&self.storage, work_dir.join("video.mp4"), key.to_owned()).await?;
         Ok(StoredVideo {
             key: key.to_owned(),
@@ -100,5 +119,129 @@ impl Renderer {
             seconds: plan.seconds(),
             clips: Vec::new(),
         })
+    }
+
+    /// Encodes the seams of a blended transition and answers the concat list that copies the
+    /// rest; when the clips' keyframes or parameter sets do not allow it, the whole video
+    /// blended in one re-encode (`blended.mp4`) instead.
+    async fn blend(
+        &self,
+        step: Step,
+        plan: &StitchPlan,
+        names: &[String],
+        work_dir: &Path,
+        bar: &Progress<'_>,
+        span: (f64, f64),
+    ) -> Result<Vec<command::ConcatEntry>, JobFailure> {
+        let mut facts = Vec::with_capacity(names.len());
+        for name in names {
+            facts.push(self.video_facts(step, work_dir, name).await?);
+        }
+        let clip_frames = vec![plan.clip_frames; names.len()];
+        let size = self.clip_size(step, work_dir, &names[0]).await?;
+        let encoding = &self.config.encoding;
+        if let Some(seams) = SeamPlan::new(plan.transition, plan.fps, &clip_frames, &facts) {
+            let mut seam_names = Vec::with_capacity(seams.seams.len());
+            let mut copyable = true;
+            let count = seams.seams.len() as f64;
+            for j in 0..seams.seams.len() {
+                let name = format!("seam-{j:03}.mp4");
+                let cmd = transition::seam_command(
+                    &seams,
+                    j,
+                    (Path::new(&names[j]), Path::new(&names[j + 1])),
+                    size,
+                    (encoding, &facts[j].color_args),
+                    Path::new(&name),
+                );
+                let part = (span.1 - span.0) / count;
+                let at = span.0 + part * j as f64;
+                self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
+                    .await?;
+                let made = self.video_facts(step, work_dir, &name).await?;
+                // The seam must carry the left clip's parameter sets to be copied beside it
+                // (clips differ among themselves only in their colour description, as in
+                // any stitch: the video keeps the first clip's).
+                copyable &= made.extradata == facts[j].extradata;
+                seam_names.push(name);
+            }
+            if copyable {
+                return Ok(seams.entries(names, &seam_names));
+            }
+        }
+        let cmd = transition::blend_all_command(
+            plan.transition,
+            plan.fps,
+            &clip_frames,
+            names,
+            size,
+            encoding,
+            Path::new("blended.mp4"),
+        );
+        self.stitch_run(step, cmd, work_dir, bar, span).await?;
+        Ok(vec![command::ConcatEntry::whole("blended.mp4")])
+    }
+
+    /// ffprobe's keyframes and parameter sets of `name` in `work_dir`.
+    async fn video_facts(
+        &self,
+        step: Step,
+        work_dir: &Path,
+        name: &str,
+    ) -> Result<VideoFacts, JobFailure> {
+        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let dir = work_dir.to_path_buf();
+        let name = name.to_owned();
+        let facts = tokio::task::spawn_blocking(move || {
+            keyframes::probe_facts(&ffprobe, &dir, &name, step)
+        })
+        .await
+        .map_err(|e| io_error(step, e))??;
+        Ok(facts)
+    }
+
+    /// The frame size of the clip `name` (every clip of a video has the same).
+    async fn clip_size(
+        &self,
+        step: Step,
+        work_dir: &Path,
+        name: &str,
+    ) -> Result<(u32, u32), JobFailure> {
+        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let path = work_dir.join(name);
+        let out = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(ffprobe)
+                .args(crate::probe::probe_args(&path))
+                .stdin(std::process::Stdio::null())
+                .output()
+        })
+        .await
+        .map_err(|e| io_error(step, e))?
+        .map_err(|source| RenderError::Spawn { step, source })?;
+        let facts = crate::probe::parse_probe(&out.stdout).map_err(|e| io_error(step, e))?;
+        Ok((facts.width, facts.height))
+    }
+
+    /// Runs one ffmpeg command of the stitch, its progress from `span.0` to `span.1`.
+    async fn stitch_run(
+        &self,
+        step: Step,
+        cmd: FfmpegArgs,
+        work_dir: &Path,
+        bar: &Progress<'_>,
+        span: (f64, f64),
+    ) -> Result<(), JobFailure> {
+        let runner = self.runner();
+        // Dropping this future (lease lost, shutdown) kills the ffmpeg run below.
+        let _give_up = runner.cancel.on_drop();
+        let dir = work_dir.to_path_buf();
+        let total = f64::from(cmd.planned_frames.max(1));
+        run_blocking(
+            step,
+            move |frames| runner.run(step, &cmd, &dir, frames),
+            |frames| bar.report(span.0 + (span.1 - span.0) * f64::from(frames) / total),
+        )
+        .await?;
+        Ok(())
     }
 }

@@ -331,8 +331,35 @@ pub async fn branding_follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<Ne
     })
 }
 
+/// The storage keys a finished stitch removes: the checked photos, and the music unless a
+/// branded render will still lay it under its outro (the branding step removes it then).
+pub async fn inputs_done_at_stitch_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let mut keys = prepared_keys_in(tx, video_id).await?;
+    let branded: bool = on_tx!(&mut *tx, conn => sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM brandings WHERE video_id = $1)",
+    )
+    .bind(video_id)
+    .fetch_one(conn)
+    .await?);
+    if branded && let Some(music) = music_key_in(tx, video_id).await? {
+        keys.retain(|k| *k != music);
+    }
+    Ok(keys)
+}
+
+/// The stored copy of a video's music, if prepare kept one.
+pub async fn music_key_in(tx: &mut Tx, video_id: Uuid) -> Result<Option<String>, DbError> {
+    let music: Option<Option<String>> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
+        "SELECT music_key FROM videos WHERE id = $1",
+    )
+    .bind(video_id)
+    .fetch_optional(conn)
+    .await?);
+    Ok(music.flatten())
+}
+
 /// The storage keys of what prepare stored for a video (its checked inputs and music): once
-/// the video is stitched nothing reads them again, and they are removed.
+/// the video is stitched or has failed nothing reads them again, and they are removed.
 pub async fn prepared_keys_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
     let mut keys: Vec<String> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT input_key FROM clips WHERE video_id = $1 AND input_key IS NOT NULL ORDER BY position",

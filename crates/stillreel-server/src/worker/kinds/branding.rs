@@ -2,11 +2,12 @@
 //! records it.
 
 use stillreel_core::{JobError, TemplateSlot};
-use stillreel_render::{BrandJob, BrandSlot, StoredVideo};
+use stillreel_render::{BrandJob, BrandMusic, BrandSlot, StoredVideo};
 
 use super::token_prefix;
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
+use crate::repo::graph;
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::AppState;
 use crate::worker::failure::{Failure, render_failed};
@@ -49,20 +50,31 @@ impl Kind for Branding {
         };
         let intro = resolve(&branding.templates.intro)?;
         let outro = resolve(&branding.templates.outro)?;
-        let clip_count = match &input.source {
-            RenderSource::Create { clips, .. } => clips.len(),
-            RenderSource::Combine { clip_keys, .. } => clip_keys.len(),
+        let (clip_count, audio_url, transition) = match &input.source {
+            RenderSource::Create { clips, request } => {
+                (clips.len(), &request.audio_url, request.transition)
+            }
+            RenderSource::Combine { clip_keys, request } => {
+                (clip_keys.len(), &request.audio_url, request.transition)
+            }
+        };
+        // The music runs on under the outro: the stored copy when the prepare step kept one,
+        // else the request's URL again (a combine stores none).
+        let music = match graph::stitch_input(ctx.db(), input.video_id).await?.1 {
+            Some(stored) => Some(BrandMusic::Stored(stored)),
+            None => audio_url.clone().map(BrandMusic::Url),
         };
         records::start_branding(ctx.db(), input.video_id).await?;
         let work = BrandJob {
             key_prefix: token_prefix(input.video_id, job),
             main_key,
-            clip_frames: BrandJob::standard_clips(clip_count),
+            clip_frames: BrandJob::joined_clips(clip_count, transition),
             orientation: input.orientation,
             resolution: input.resolution,
             intro,
             outro,
             speed_ramp: branding.speed_ramp,
+            music,
         };
         let observer = DbObserver::spawn(ctx.db().clone(), Target::Branding(input.video_id));
         let result = ctx
@@ -83,12 +95,22 @@ impl Kind for Branding {
         if let Some(video) = output {
             records::complete_branding_in(tx, job.video_id, &video.key).await?;
         }
-        Ok(Settle::done())
+        // The stored music the stitch left for the outro has served its purpose.
+        Ok(Settle {
+            remove: graph::music_key_in(tx, job.video_id)
+                .await?
+                .into_iter()
+                .collect(),
+            ..Settle::done()
+        })
     }
 
-    /// The branded render fails; the main video stays complete.
+    /// The branded render fails; the main video stays complete. Its stored music goes.
     async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         records::fail_branding_in(tx, job.video_id, error).await?;
-        Ok(Vec::new())
+        Ok(graph::music_key_in(tx, job.video_id)
+            .await?
+            .into_iter()
+            .collect())
     }
 }

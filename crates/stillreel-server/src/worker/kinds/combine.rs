@@ -43,6 +43,7 @@ impl Kind for Combine {
             orientation: input.orientation,
             resolution: input.resolution,
             audio_url: request.audio_url.clone(),
+            transition: request.transition,
         };
         let observer = DbObserver::spawn(
             ctx.db().clone(),

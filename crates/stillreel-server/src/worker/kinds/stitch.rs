@@ -8,7 +8,7 @@ use super::{fail_video, key_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
-use crate::repo::render as records;
+use crate::repo::render::{self as records, RenderSource};
 use crate::state::AppState;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
@@ -41,6 +41,10 @@ impl Kind for Stitch {
             token: Some(job.token.clone()),
             clip_keys,
             music,
+            transition: match &input.source {
+                RenderSource::Create { request, .. } => request.transition,
+                RenderSource::Combine { request, .. } => request.transition,
+            },
         };
         // All of its share but the last point: 100 comes with completion.
         let observer = DbObserver::spawn(
@@ -73,8 +77,9 @@ impl Kind for Stitch {
         };
         let next = graph::record_video_in(tx, job.video_id, &video.key).await?;
         // The checked inputs served their purpose: nothing reads them once the video is
-        // stitched (branding starts from the video).
-        let remove = graph::prepared_keys_in(tx, job.video_id).await?;
+        // stitched (branding starts from the video, and takes the music it lays under the
+        // outro, which it removes itself).
+        let remove = graph::inputs_done_at_stitch_in(tx, job.video_id).await?;
         Ok(Settle {
             next,
             remove,
