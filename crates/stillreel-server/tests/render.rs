@@ -295,6 +295,7 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     let good = json_body(
         &CreateVideoBuilder::new()
             .image_urls([sample("house-colonial.jpg"), sample("living-room.png")])
+            .audio(&music_server().await)
             .branding(speed_ramp())
             .build(),
     );
@@ -376,10 +377,15 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
     ] {
         assert_eq!(token_shape(url), shape, "{url}");
     }
+    // The branded copy lays the stored music (kept past the stitch for it) under its outro.
     let (d, s) = fetch_and_probe(&app, &branded, dir.path(), "branded.mp4").await;
     assert!(
         d > 0.0 && s.iter().any(|s| s["codec_type"] == "video"),
         "branded"
+    );
+    assert!(
+        s.iter().any(|s| s["codec_type"] == "audio"),
+        "the branded copy has the video's music: {s:?}"
     );
     for guess in [
         format!("/files/videos/{good_id}/branded.mp4"),
@@ -396,6 +402,44 @@ async fn samples_render_bad_image_fails_alone_and_clips_combine(app: TestApp) {
 
     workers.shutdown().await;
     app.stop().await;
+}
+
+/// A local server that answers every request with the same MP3 (12 s of a tone, made by
+/// ffmpeg), labelled as audio/mpeg: the music of a branded video.
+async fn music_server() -> String {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("music.mp3");
+    let status = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i"])
+        .arg("sine=frequency=440:duration=12")
+        .args(["-c:a", "libmp3lame", "-b:a", "96k"])
+        .arg(&path)
+        .status()
+        .expect("ffmpeg");
+    assert!(status.success(), "ffmpeg made no mp3");
+    let body = std::fs::read(&path).expect("mp3");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let body = std::sync::Arc::new(body);
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body = std::sync::Arc::clone(&body);
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf).await;
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: audio/mpeg\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(&body).await;
+            });
+        }
+    });
+    format!("http://{addr}/music/theme.mp3")
 }
 
 /// A local media server with one route per way a medium can be bad.
