@@ -14,6 +14,7 @@ use crate::types::{
 };
 
 pub use crate::options::{Options, OptionsData, PROCEDURAL_VFX, TemplatesData};
+pub use crate::rules::brand_kit::{validate_create_brand_kit, validate_update_brand_kit};
 pub use crate::rules::combine::{ClipFacts, check_clips as check_combine_clips};
 
 const CREATE_FIELDS: &[&str] = &[
@@ -196,12 +197,12 @@ pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejec
     finish(errors, || Some(CreateProjectRequest { name: name? }))
 }
 
-fn parse<'d>(text: &'d str, arena: &'d bumpalo::Bump) -> Result<Json<'d>, Rejection> {
+pub(crate) fn parse<'d>(text: &'d str, arena: &'d bumpalo::Bump) -> Result<Json<'d>, Rejection> {
     json::parse(text, arena)
         .map_err(|err| Rejection::Malformed(format!("the body is not valid JSON: {err}")))
 }
 
-fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
+pub(crate) fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
     let Json::Object(map) = body else {
         return Err(Rejection::Malformed(format!(
             "the body must be a JSON object, not {}",
@@ -212,7 +213,7 @@ fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
 }
 
 /// The outcome: the built request when no rule failed, every error otherwise.
-fn finish<T>(errors: Errors<'_>, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
+pub(crate) fn finish<T>(errors: Errors<'_>, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
     if !errors.is_empty() {
         let (errors, total) = errors.into_parts();
         return Err(Rejection::Invalid { errors, total });
@@ -284,7 +285,7 @@ fn array<'a>(
     Some(*items)
 }
 
-fn optional_url(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
+pub(crate) fn optional_url(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
     match get(map, key) {
         None => Some(None),
         Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
@@ -298,7 +299,7 @@ fn optional_uuid(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Opt
     }
 }
 
-fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
+pub(crate) fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
     let text = reader::string(value, path, errors)?;
     let parsed = rules::uuid::parse(text);
     if parsed.is_none() {
