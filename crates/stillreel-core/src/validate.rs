@@ -213,7 +213,10 @@ pub(crate) fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Re
 }
 
 /// The outcome: the built request when no rule failed, every error otherwise.
-pub(crate) fn finish<T>(errors: Errors<'_>, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
+pub(crate) fn finish<T>(
+    errors: Errors<'_>,
+    build: impl FnOnce() -> Option<T>,
+) -> Result<T, Rejection> {
     if !errors.is_empty() {
         let (errors, total) = errors.into_parts();
         return Err(Rejection::Invalid { errors, total });
@@ -285,7 +288,11 @@ fn array<'a>(
     Some(*items)
 }
 
-pub(crate) fn optional_url(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
+pub(crate) fn optional_url(
+    map: &Object<'_>,
+    key: &str,
+    errors: &mut Errors,
+) -> Option<Option<String>> {
     match get(map, key) {
         None => Some(None),
         Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
@@ -299,7 +306,11 @@ fn optional_uuid(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Opt
     }
 }
 
-pub(crate) fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
+pub(crate) fn uuid_value(
+    value: &Json<'_>,
+    path: &Path<'_>,
+    errors: &mut Errors,
+) -> Option<uuid::Uuid> {
     let text = reader::string(value, path, errors)?;
     let parsed = rules::uuid::parse(text);
     if parsed.is_none() {

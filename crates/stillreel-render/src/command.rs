@@ -294,7 +294,11 @@ pub fn add_still_output(cmd: &mut FfmpegArgs, frame: u32, output: &Path) -> bool
     let Some(graph_at) = cmd.args.iter().position(|a| a == "-filter_complex") else {
         return false;
     };
-    let Some(map_at) = cmd.args.windows(2).position(|w| w[0] == "-map" && w[1] == "[v]") else {
+    let Some(map_at) = cmd
+        .args
+        .windows(2)
+        .position(|w| w[0] == "-map" && w[1] == "[v]")
+    else {
         return false;
     };
     cmd.args[graph_at + 1].push_str(&format!(
@@ -305,8 +309,18 @@ pub fn add_still_output(cmd: &mut FfmpegArgs, frame: u32, output: &Path) -> bool
     push(
         &mut cmd.args,
         [
-            "-map", "[still]", "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "3", "-f", "image2",
-            "-update", "1",
+            "-map",
+            "[still]",
+            "-frames:v",
+            "1",
+            "-c:v",
+            "mjpeg",
+            "-q:v",
+            "3",
+            "-f",
+            "image2",
+            "-update",
+            "1",
         ],
     );
     cmd.args.push(local_arg(output));
@@ -321,8 +335,20 @@ pub fn first_frame_still_command(video: &Path, output: &Path) -> FfmpegArgs {
     push(
         &mut cmd.args,
         [
-            "-map", "0:v:0", "-frames:v", "1", "-vf", &scale, "-c:v", "mjpeg", "-q:v", "3", "-f",
-            "image2", "-update", "1",
+            "-map",
+            "0:v:0",
+            "-frames:v",
+            "1",
+            "-vf",
+            &scale,
+            "-c:v",
+            "mjpeg",
+            "-q:v",
+            "3",
+            "-f",
+            "image2",
+            "-update",
+            "1",
         ],
     );
     cmd.args.push(local_arg(output));

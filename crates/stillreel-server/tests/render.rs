@@ -535,7 +535,16 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
     let dir = tempfile::tempdir().expect("temp dir");
     let wav = dir.path().join("theme.wav");
     let made = std::process::Command::new("ffmpeg")
-        .args(["-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=4", "-c:a", "pcm_s16le"])
+        .args([
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=4",
+            "-c:a",
+            "pcm_s16le",
+        ])
         .arg(&wav)
         .status()
         .expect("ffmpeg");
@@ -570,21 +579,33 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
         )
         .await;
     assert_eq!(kit.status, 200, "{}", kit.json);
-    let mut body = json_body(&CreateVideoBuilder::new().image_urls([&front, &room]).build());
+    let mut body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([&front, &room])
+            .build(),
+    );
     body["branding"] = json!({"brand_kit": kit.json["uuid"]});
     let r = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let id = r.json["uuid"].as_str().expect("uuid").to_owned();
     let done = wait_final(&app, key, &id).await;
     assert_eq!(done["status"], "complete", "{done}");
-    assert_eq!(done["audio_url"], music.as_str(), "the kit's music is echoed");
+    assert_eq!(
+        done["audio_url"],
+        music.as_str(),
+        "the kit's music is echoed"
+    );
     let video_url = done["video_url"].as_str().expect("video_url");
     let (duration, streams) = fetch_and_probe(&app, video_url, dir.path(), "video.mp4").await;
     assert_standard_720p(duration, &streams, 10.0, "uploaded photos and music");
 
     for clip in done["video_clips"].as_array().expect("clips") {
         let thumb = clip["thumbnail_url"].as_str().expect("thumbnail_url");
-        assert_eq!(probe_still(&app, thumb), ("mjpeg".to_owned(), 640, 360), "{thumb}");
+        assert_eq!(
+            probe_still(&app, thumb),
+            ("mjpeg".to_owned(), 640, 360),
+            "{thumb}"
+        );
     }
     let poster = done["poster_url"].as_str().expect("poster_url");
     assert_eq!(probe_still(&app, poster), ("mjpeg".to_owned(), 640, 360));
@@ -592,7 +613,10 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
         .get(poster.strip_prefix(&app.base).expect("ours"), "")
         .await;
     assert_eq!(
-        served.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        served
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
         Some("image/jpeg")
     );
 
@@ -600,7 +624,10 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
     let started = Instant::now();
     let branded = loop {
         let r = app.get(&format!("/api/v1/get_video?uuid={id}"), key).await;
-        let status = r.json["branding"]["status"].as_str().unwrap_or("").to_owned();
+        let status = r.json["branding"]["status"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
         if status == "complete" || status == "error" {
             break r.json;
         }
@@ -608,14 +635,29 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
     assert_eq!(branded["branding"]["status"], "complete", "{branded}");
-    assert_eq!(branded["branding"]["templates"]["outro"]["template"], "outro-minimal");
+    assert_eq!(
+        branded["branding"]["templates"]["outro"]["template"],
+        "outro-minimal"
+    );
     let listed = app.get("/api/v1/get_videos", key).await;
     assert_eq!(listed.json["videos"][0], branded);
-    let r = app.post("/api/v1/delete_video", key, &json!({"uuid": id})).await;
+    let r = app
+        .post("/api/v1/delete_video", key, &json!({"uuid": id}))
+        .await;
     assert_eq!(r.status, 200, "{}", r.json);
-    for url in [video_url, poster, branded["branding"]["video_url"].as_str().expect("branded")] {
-        let key = url.strip_prefix(&format!("{}/files/", app.base)).expect("stored");
-        assert_eq!(app.state.storage.size(key).expect("size"), None, "{key} left behind");
+    for url in [
+        video_url,
+        poster,
+        branded["branding"]["video_url"].as_str().expect("branded"),
+    ] {
+        let key = url
+            .strip_prefix(&format!("{}/files/", app.base))
+            .expect("stored");
+        assert_eq!(
+            app.state.storage.size(key).expect("size"),
+            None,
+            "{key} left behind"
+        );
     }
     workers.shutdown().await;
 }

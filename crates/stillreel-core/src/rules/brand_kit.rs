@@ -66,21 +66,22 @@ fn members(
 ) -> Option<BrandKitBody> {
     let root = Path::Root;
     let name_path = root.key("name");
-    let name = match get(map, "name") {
-        None => {
-            reader::required(&name_path, errors);
-            None
-        }
-        Some(v) => reader::string(v, &name_path, errors).and_then(|name| {
-            match super::project::check_name(name) {
-                Ok(name) => Some(name),
-                Err((code, message)) => {
-                    errors.push(&name_path, code, message);
-                    None
-                }
+    let name =
+        match get(map, "name") {
+            None => {
+                reader::required(&name_path, errors);
+                None
             }
-        }),
-    };
+            Some(v) => reader::string(v, &name_path, errors).and_then(|name| {
+                match super::project::check_name(name) {
+                    Ok(name) => Some(name),
+                    Err((code, message)) => {
+                        errors.push(&name_path, code, message);
+                        None
+                    }
+                }
+            }),
+        };
     let intro = super::branding::slot(map, &root, TemplateSlotKind::Intro, templates, errors);
     let outro = super::branding::slot(map, &root, TemplateSlotKind::Outro, templates, errors);
     let speed_ramp = match get(map, "speed_ramp") {

@@ -70,9 +70,14 @@ impl Renderer {
         let local = work_dir.join("poster.jpg");
         let poster_key = crate::storage::still_key(key);
         if let Some(clip) = first_clip
-            && get(&self.storage, &crate::storage::still_key(clip), &local, step)
-                .await
-                .is_ok()
+            && get(
+                &self.storage,
+                &crate::storage::still_key(clip),
+                &local,
+                step,
+            )
+            .await
+            .is_ok()
         {
             put(&self.storage, local, poster_key).await?;
             return Ok(());
@@ -87,7 +92,12 @@ impl Renderer {
         let runner = self.runner();
         let _give_up = runner.cancel.on_drop();
         let dir = work_dir.to_path_buf();
-        run_blocking(step, move |frames| runner.run(step, &cmd, &dir, frames), |_| {}).await?;
+        run_blocking(
+            step,
+            move |frames| runner.run(step, &cmd, &dir, frames),
+            |_| {},
+        )
+        .await?;
         put(&self.storage, local, poster_key).await?;
         Ok(())
     }

@@ -175,7 +175,13 @@ pub async fn delete_video(
     let unknown: Vec<FieldError> = map
         .keys()
         .filter(|k| k.as_str() != "uuid")
-        .map(|k| FieldError::new(k.as_str(), ErrorCode::UnknownField, format!("{k} is not a field of this body; its only field is uuid")))
+        .map(|k| {
+            FieldError::new(
+                k.as_str(),
+                ErrorCode::UnknownField,
+                format!("{k} is not a field of this body; its only field is uuid"),
+            )
+        })
         .collect();
     if !unknown.is_empty() {
         return Err(ApiError::invalid(unknown));
@@ -190,7 +196,11 @@ pub async fn delete_video(
             )
         })?,
         Some(_) => {
-            return Err(invalid("uuid", ErrorCode::InvalidType, "uuid must be a string"));
+            return Err(invalid(
+                "uuid",
+                ErrorCode::InvalidType,
+                "uuid must be a string",
+            ));
         }
     };
     match videos::delete_video(&state.db, ctx.account_id, id).await? {

@@ -17,7 +17,8 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
 use stillreel_core::UploadedMedia;
-use stillreel_render::{MediaClass, MediaFormat, sniff};
+use stillreel_render::fetch::sniff::SNIFF_LEN;
+use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
 use tokio::io::AsyncWriteExt;
 use uuid::Uuid;
 
@@ -174,9 +175,25 @@ struct Received {
     bytes: u64,
 }
 
+/// Reads and drops what is left of a refused body, a bounded amount for a bounded time, so
+/// the client (still sending) gets to read the answer instead of a broken pipe.
+async fn drain(stream: &mut axum::body::BodyDataStream) {
+    const MAX_BYTES: usize = 8 << 20;
+    let read_rest = async {
+        let mut seen = 0usize;
+        while let Some(Ok(chunk)) = stream.next().await {
+            seen += chunk.len();
+            if seen > MAX_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), read_rest).await;
+}
+
 /// Streams `body` into `file`, checking the limits as it goes.
 async fn receive(
-    body: axum::body::Body,
+    stream: &mut axum::body::BodyDataStream,
     path: &Path,
     class: MediaClass,
     limit: u64,
@@ -184,7 +201,6 @@ async fn receive(
 ) -> Result<Received, ApiError> {
     let io = |e: std::io::Error| ApiError::Internal(format!("upload file {}: {e}", path.display()));
     let mut file = tokio::fs::File::create(path).await.map_err(io)?;
-    let mut stream = body.into_data_stream();
     let mut head: Vec<u8> = Vec::new();
     let mut bytes = 0u64;
     let mut header_checked = class == MediaClass::Audio;
@@ -204,7 +220,7 @@ async fn receive(
         if head.len() < HEAD_BYTES {
             let take = chunk.len().min(HEAD_BYTES - head.len());
             head.extend_from_slice(&chunk[..take]);
-            if format.is_none() && head.len() >= stillreel_render::fetch::sniff::SNIFF_LEN {
+            if format.is_none() && head.len() >= SNIFF_LEN {
                 format = Some(sniffed(&head, class)?);
             }
             if !header_checked {
@@ -262,9 +278,23 @@ pub async fn upload_media(
     Auth(ctx): Auth,
     request: Request,
 ) -> Result<Json<UploadedMedia>, ApiError> {
+    let (parts, body) = request.into_parts();
+    let mut stream = body.into_data_stream();
+    let answer = store_upload(&state, ctx.account_id, &parts.headers, &mut stream).await;
+    if answer.is_err() {
+        drain(&mut stream).await;
+    }
+    answer.map(Json)
+}
+
+async fn store_upload(
+    state: &AppState,
+    account: Uuid,
+    headers: &axum::http::HeaderMap,
+    stream: &mut axum::body::BodyDataStream,
+) -> Result<UploadedMedia, ApiError> {
     let class = declared_class(
-        request
-            .headers()
+        headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok()),
     )?;
@@ -273,15 +303,14 @@ pub async fn upload_media(
         MediaClass::Image => limits.max_image_bytes,
         MediaClass::Audio => limits.max_audio_bytes,
     };
-    let declared = request
-        .headers()
+    let declared = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > limit) {
         return Err(too_large(class, limit));
     }
-    let (quota, used) = uploads::usage(&state.db, ctx.account_id).await?;
+    let (quota, used) = uploads::usage(&state.db, account).await?;
     if let Some(n) = declared
         && used.saturating_add(n) > quota
     {
@@ -298,25 +327,19 @@ pub async fn upload_media(
     let deadline = MIN_UPLOAD_DEADLINE.max(state.config.http.body_timeout * 10);
     let received = tokio::time::timeout(
         deadline,
-        receive(
-            request.into_body(),
-            &path,
-            class,
-            limit,
-            limits.max_pixels,
-        ),
+        receive(stream, &path, class, limit, limits.max_pixels),
     )
     .await
     .unwrap_or(Err(ApiError::RequestTimeout))?;
 
     let key = format!(
         "uploads/{}/{id}.{}",
-        ctx.account_id.simple(),
+        account.simple(),
         received.format.extension()
     );
     let upload = NewUpload {
         id,
-        account: ctx.account_id,
+        account,
         key: key.clone(),
         media_type: media_type(received.format),
         bytes: received.bytes,
@@ -335,15 +358,15 @@ pub async fn upload_media(
         let _ = state.storage.delete(&key);
     }
     if !recorded? {
-        let (quota, used) = uploads::usage(&state.db, ctx.account_id).await?;
+        let (quota, used) = uploads::usage(&state.db, account).await?;
         return Err(over_quota(quota, used, received.bytes));
     }
-    Ok(Json(UploadedMedia {
+    Ok(UploadedMedia {
         uuid: id,
         url: public_url(&state.config.public_url, &key),
         media_type: upload.media_type.to_owned(),
         bytes: received.bytes,
-    }))
+    })
 }
 
 #[cfg(test)]

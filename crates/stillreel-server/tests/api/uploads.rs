@@ -18,7 +18,12 @@ fn sample(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-async fn upload(app: &TestApp, key: &str, content_type: &str, bytes: Vec<u8>) -> crate::common::Resp {
+async fn upload(
+    app: &TestApp,
+    key: &str,
+    content_type: &str,
+    bytes: Vec<u8>,
+) -> crate::common::Resp {
     app.request(
         Method::POST,
         "/api/v1/upload_media",
@@ -38,11 +43,19 @@ async fn uploads_are_stored_served_and_usable(app: TestApp) {
     assert_eq!(r.json["media_type"], "image/jpeg");
     assert_eq!(r.json["bytes"], jpeg.len() as u64);
     let url = r.json["url"].as_str().expect("url").to_owned();
-    assert!(url.starts_with(&format!("{}/files/uploads/", app.state.config.public_url)), "{url}");
+    assert!(
+        url.starts_with(&format!("{}/files/uploads/", app.state.config.public_url)),
+        "{url}"
+    );
     assert!(url.ends_with(".jpg"), "{url}");
-    assert!(!url.contains(&acct.account.to_string()), "the account's uuid is not in the URL as is");
+    assert!(
+        !url.contains(&acct.account.to_string()),
+        "the account's uuid is not in the URL as is"
+    );
     // Served back byte for byte.
-    let path = url.strip_prefix(&app.state.config.public_url).expect("our URL");
+    let path = url
+        .strip_prefix(&app.state.config.public_url)
+        .expect("our URL");
     let served = app.request(Method::GET, path, &[], None).await;
     assert_eq!(served.status, 200);
     assert_eq!(served.bytes.as_ref(), jpeg.as_slice());
@@ -82,7 +95,11 @@ async fn uploads_are_stored_served_and_usable(app: TestApp) {
     let video = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(video.status, 200, "{}", video.json);
     assert_eq!(video.json["audio_url"], audio_url.as_str());
-    assert_eq!(video.json["poster_url"], serde_json::Value::Null, "not made yet");
+    assert_eq!(
+        video.json["poster_url"],
+        serde_json::Value::Null,
+        "not made yet"
+    );
 }
 
 async fn uploads_are_refused_with_their_codes(app: TestApp) {
@@ -92,16 +109,34 @@ async fn uploads_are_refused_with_their_codes(app: TestApp) {
 
     let r = upload(&app, key, "text/plain", jpeg.clone()).await;
     r.assert_error(415, "unsupported_media");
-    let r = upload(&app, key, "image/jpeg", b"<!doctype html><p>not a picture</p>".to_vec()).await;
+    let r = upload(
+        &app,
+        key,
+        "image/jpeg",
+        b"<!doctype html><p>not a picture</p>".to_vec(),
+    )
+    .await;
     r.assert_error(415, "unsupported_media");
-    assert!(r.json["error"]["message"].as_str().unwrap_or("").contains("JPEG"), "{}", r.json);
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("JPEG"),
+        "{}",
+        r.json
+    );
     let r = upload(&app, key, "audio/mpeg", jpeg.clone()).await;
     r.assert_error(415, "unsupported_media");
     // A JPEG cut after its first bytes: recognised, but its header cannot be read.
     let r = upload(&app, key, "image/jpeg", jpeg[..64].to_vec()).await;
     r.assert_error(422, "invalid_media");
     let r = app
-        .request(Method::POST, "/api/v1/upload_media", &[("content-type", "image/jpeg")], Some(jpeg.clone()))
+        .request(
+            Method::POST,
+            "/api/v1/upload_media",
+            &[("content-type", "image/jpeg")],
+            Some(jpeg.clone()),
+        )
         .await;
     r.assert_error(401, "unauthorized");
 
@@ -112,7 +147,14 @@ async fn uploads_are_refused_with_their_codes(app: TestApp) {
     assert_eq!(first.status, 200, "{}", first.json);
     let r = upload(&app, key, "image/jpeg", jpeg.clone()).await;
     r.assert_error(413, "upload_quota_exceeded");
-    assert!(r.json["error"]["message"].as_str().unwrap_or("").contains("may keep"), "{}", r.json);
+    assert!(
+        r.json["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("may keep"),
+        "{}",
+        r.json
+    );
     // Another account is not charged for it.
     let other = app.account().await;
     let r = upload(&app, &other.api_key, "image/jpeg", jpeg.clone()).await;
@@ -161,6 +203,13 @@ mod limits {
         // headshot.jpg is under 100 kB but has more than 10,000 pixels.
         let r = upload(&app, key, "image/jpeg", sample("headshot.jpg")).await;
         r.assert_error(422, "invalid_media");
-        assert!(r.json["error"]["message"].as_str().unwrap_or("").contains("megapixels"), "{}", r.json);
+        assert!(
+            r.json["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("megapixels"),
+            "{}",
+            r.json
+        );
     }
 }
