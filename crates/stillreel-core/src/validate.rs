@@ -9,12 +9,13 @@ use crate::error::{ErrorCode, FieldError, Rejection};
 use crate::path::Path;
 use crate::reader::{self, Errors, get};
 use crate::rules;
+use crate::rules::uuid::value as uuid_value;
 use crate::types::{
-    CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Orientation, Resolution,
+    BrandKitBody, CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Orientation,
+    Resolution, UpdateBrandKitRequest,
 };
 
 pub use crate::options::{Options, OptionsData, PROCEDURAL_VFX, TemplatesData};
-pub use crate::rules::brand_kit::{validate_create_brand_kit, validate_update_brand_kit};
 pub use crate::rules::combine::{ClipFacts, check_clips as check_combine_clips};
 
 const CREATE_FIELDS: &[&str] = &[
@@ -169,6 +170,58 @@ fn combine_video_clips(
     })
 }
 
+/// Parses and validates a `POST /create_brand_kit` body (docs/API-DESIGN.md#brand-kits); the
+/// name comes back trimmed.
+pub fn validate_create_brand_kit(
+    json: &str,
+    templates: &[crate::types::Template],
+) -> Result<BrandKitBody, Rejection> {
+    let arena = json::arena_for(json);
+    let body = parse(json, &arena)?;
+    let map = as_object(&body)?;
+    let mut errors = Errors::new(&body);
+    reader::reject_unknown(map, &Path::Root, rules::brand_kit::KIT_FIELDS, &mut errors);
+    let kit = rules::brand_kit::members(map, templates, &mut errors);
+    finish(errors, || kit)
+}
+
+/// Parses and validates a `POST /update_brand_kit` body: `uuid` and the kit's new content.
+pub fn validate_update_brand_kit(
+    json: &str,
+    templates: &[crate::types::Template],
+) -> Result<UpdateBrandKitRequest, Rejection> {
+    let arena = json::arena_for(json);
+    let body = parse(json, &arena)?;
+    let map = as_object(&body)?;
+    let mut errors = Errors::new(&body);
+    reader::reject_unknown(
+        map,
+        &Path::Root,
+        rules::brand_kit::UPDATE_FIELDS,
+        &mut errors,
+    );
+    let path = Path::Root.key("uuid");
+    let uuid = match get(map, "uuid") {
+        None => {
+            reader::required(&path, &mut errors);
+            None
+        }
+        Some(v) => uuid_value(v, &path, &mut errors),
+    };
+    let kit = rules::brand_kit::members(map, templates, &mut errors);
+    finish(errors, || {
+        let kit = kit?;
+        Some(UpdateBrandKitRequest {
+            uuid: uuid?,
+            name: kit.name,
+            intro: kit.intro,
+            outro: kit.outro,
+            speed_ramp: kit.speed_ramp,
+            audio_url: kit.audio_url,
+        })
+    })
+}
+
 /// Parses and validates a `POST /create_project` body; the name comes back trimmed.
 pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejection> {
     let arena = json::arena_for(json);
@@ -197,12 +250,12 @@ pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejec
     finish(errors, || Some(CreateProjectRequest { name: name? }))
 }
 
-pub(crate) fn parse<'d>(text: &'d str, arena: &'d bumpalo::Bump) -> Result<Json<'d>, Rejection> {
+fn parse<'d>(text: &'d str, arena: &'d bumpalo::Bump) -> Result<Json<'d>, Rejection> {
     json::parse(text, arena)
         .map_err(|err| Rejection::Malformed(format!("the body is not valid JSON: {err}")))
 }
 
-pub(crate) fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
+fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Rejection> {
     let Json::Object(map) = body else {
         return Err(Rejection::Malformed(format!(
             "the body must be a JSON object, not {}",
@@ -213,10 +266,7 @@ pub(crate) fn as_object<'v, 'a>(body: &'v Json<'a>) -> Result<&'v Object<'a>, Re
 }
 
 /// The outcome: the built request when no rule failed, every error otherwise.
-pub(crate) fn finish<T>(
-    errors: Errors<'_>,
-    build: impl FnOnce() -> Option<T>,
-) -> Result<T, Rejection> {
+fn finish<T>(errors: Errors<'_>, build: impl FnOnce() -> Option<T>) -> Result<T, Rejection> {
     if !errors.is_empty() {
         let (errors, total) = errors.into_parts();
         return Err(Rejection::Invalid { errors, total });
@@ -304,24 +354,4 @@ fn optional_uuid(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Opt
         None => Some(None),
         Some(v) => uuid_value(v, &Path::Root.key(key), errors).map(Some),
     }
-}
-
-pub(crate) fn uuid_value(
-    value: &Json<'_>,
-    path: &Path<'_>,
-    errors: &mut Errors,
-) -> Option<uuid::Uuid> {
-    let text = reader::string(value, path, errors)?;
-    let parsed = rules::uuid::parse(text);
-    if parsed.is_none() {
-        errors.push(
-            path,
-            ErrorCode::InvalidUuid,
-            format!(
-                "{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
-                reader::name(path)
-            ),
-        );
-    }
-    parsed
 }

@@ -35,6 +35,9 @@ impl Default for Encoding {
 /// Audio sample rate of every render (docs/API-DESIGN.md#rendering).
 pub const SAMPLE_RATE: u32 = 48_000;
 
+mod still;
+pub use still::{STILL_WIDTH, add_still_output, first_frame_still_command};
+
 /// One ffmpeg invocation: its arguments (without the program) and the frames it will output,
 /// against which its progress is measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -280,77 +283,6 @@ pub fn clip_command(
     push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
     encode_video_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
     push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
-    cmd.args.push(local_arg(output));
-    cmd
-}
-
-/// Width of the JPEG stills (clip thumbnails, video posters); the height keeps the aspect.
-pub const STILL_WIDTH: u32 = 640;
-
-/// Adds a second output to a clip command: frame `frame` of the clip as a JPEG at `output`,
-/// split off the same filter graph, so the still costs one JPEG encode and no decode of the
-/// clip. `false` (nothing changed) when the command has no `[v]` graph output to split.
-pub fn add_still_output(cmd: &mut FfmpegArgs, frame: u32, output: &Path) -> bool {
-    let Some(graph_at) = cmd.args.iter().position(|a| a == "-filter_complex") else {
-        return false;
-    };
-    let Some(map_at) = cmd
-        .args
-        .windows(2)
-        .position(|w| w[0] == "-map" && w[1] == "[v]")
-    else {
-        return false;
-    };
-    cmd.args[graph_at + 1].push_str(&format!(
-        ";[v]split=2[vclip][vstill];\
-         [vstill]select='eq(n,{frame})',scale={STILL_WIDTH}:-2,format=yuvj420p[still]"
-    ));
-    cmd.args[map_at + 1] = "[vclip]".to_owned();
-    push(
-        &mut cmd.args,
-        [
-            "-map",
-            "[still]",
-            "-frames:v",
-            "1",
-            "-c:v",
-            "mjpeg",
-            "-q:v",
-            "3",
-            "-f",
-            "image2",
-            "-update",
-            "1",
-        ],
-    );
-    cmd.args.push(local_arg(output));
-    true
-}
-
-/// The first frame of a stored video as a JPEG still: one frame decoded.
-pub fn first_frame_still_command(video: &Path, output: &Path) -> FfmpegArgs {
-    let mut cmd = FfmpegArgs::new(1);
-    cmd.input("mov", video, &[]);
-    let scale = format!("scale={STILL_WIDTH}:-2,format=yuvj420p");
-    push(
-        &mut cmd.args,
-        [
-            "-map",
-            "0:v:0",
-            "-frames:v",
-            "1",
-            "-vf",
-            &scale,
-            "-c:v",
-            "mjpeg",
-            "-q:v",
-            "3",
-            "-f",
-            "image2",
-            "-update",
-            "1",
-        ],
-    );
     cmd.args.push(local_arg(output));
     cmd
 }

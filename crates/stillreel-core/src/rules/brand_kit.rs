@@ -2,64 +2,19 @@
 //! request's `branding` checks them, the speed ramp, and a default soundtrack under the URL
 //! rule. A kit names no other kit (docs/API-DESIGN.md#brand-kits).
 
-use crate::error::Rejection;
 use crate::json;
 use crate::path::Path;
 use crate::reader::{self, Errors, get};
-use crate::types::{BrandKitBody, Template, TemplateSlotKind, UpdateBrandKitRequest};
-use crate::validate::{as_object, finish, optional_url, parse, uuid_value};
+use crate::types::{BrandKitBody, Template, TemplateSlotKind};
 
-const KIT_FIELDS: &[&str] = &["name", "intro", "outro", "speed_ramp", "audio_url"];
-const UPDATE_FIELDS: &[&str] = &["uuid", "name", "intro", "outro", "speed_ramp", "audio_url"];
-
-/// Parses and validates a `POST /create_brand_kit` body; the name comes back trimmed.
-pub fn validate_create_brand_kit(
-    json: &str,
-    templates: &[Template],
-) -> Result<BrandKitBody, Rejection> {
-    let arena = json::arena_for(json);
-    let body = parse(json, &arena)?;
-    let map = as_object(&body)?;
-    let mut errors = Errors::new(&body);
-    reader::reject_unknown(map, &Path::Root, KIT_FIELDS, &mut errors);
-    let kit = members(map, templates, &mut errors);
-    finish(errors, || kit)
-}
-
-/// Parses and validates a `POST /update_brand_kit` body: `uuid` and the kit's new content.
-pub fn validate_update_brand_kit(
-    json: &str,
-    templates: &[Template],
-) -> Result<UpdateBrandKitRequest, Rejection> {
-    let arena = json::arena_for(json);
-    let body = parse(json, &arena)?;
-    let map = as_object(&body)?;
-    let mut errors = Errors::new(&body);
-    reader::reject_unknown(map, &Path::Root, UPDATE_FIELDS, &mut errors);
-    let path = Path::Root.key("uuid");
-    let uuid = match get(map, "uuid") {
-        None => {
-            reader::required(&path, &mut errors);
-            None
-        }
-        Some(v) => uuid_value(v, &path, &mut errors),
-    };
-    let kit = members(map, templates, &mut errors);
-    finish(errors, || {
-        let kit = kit?;
-        Some(UpdateBrandKitRequest {
-            uuid: uuid?,
-            name: kit.name,
-            intro: kit.intro,
-            outro: kit.outro,
-            speed_ramp: kit.speed_ramp,
-            audio_url: kit.audio_url,
-        })
-    })
-}
+/// The members of a kit.
+pub(crate) const KIT_FIELDS: &[&str] = &["name", "intro", "outro", "speed_ramp", "audio_url"];
+/// The members of `update_brand_kit`.
+pub(crate) const UPDATE_FIELDS: &[&str] =
+    &["uuid", "name", "intro", "outro", "speed_ramp", "audio_url"];
 
 /// The kit's members; `None` when one is invalid (its errors are in `errors`).
-fn members(
+pub(crate) fn members(
     map: &json::Object<'_>,
     templates: &[Template],
     errors: &mut Errors,
@@ -92,7 +47,10 @@ fn members(
             None
         }
     };
-    let audio_url = optional_url(map, "audio_url", errors);
+    let audio_url = match get(map, "audio_url") {
+        None => Some(None),
+        Some(v) => super::image::url(v, &root.key("audio_url"), errors).map(Some),
+    };
     Some(BrandKitBody {
         name: name?,
         intro: intro?,
@@ -104,9 +62,9 @@ fn members(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::catalog;
-    use crate::error::ErrorCode;
+    use crate::error::{ErrorCode, Rejection};
+    use crate::{validate_create_brand_kit, validate_update_brand_kit};
 
     fn codes(result: Result<impl std::fmt::Debug, Rejection>) -> Vec<(String, ErrorCode)> {
         match result {

@@ -47,7 +47,7 @@ pub(crate) fn check(
     let before = errors.count();
     let brand_kit = match get(map, "brand_kit") {
         None => Some(None),
-        Some(v) => crate::validate::uuid_value(v, &path.key("brand_kit"), errors).map(Some),
+        Some(v) => super::uuid::value(v, &path.key("brand_kit"), errors).map(Some),
     };
     let intro = slot(map, path, TemplateSlotKind::Intro, templates, errors);
     let outro = slot(map, path, TemplateSlotKind::Outro, templates, errors);
