@@ -18,7 +18,7 @@ pub fn parse(text: &str) -> Option<Uuid> {
 }
 
 /// A UUID member's value, its errors (not a string, not canonical) pushed to `errors`.
-pub(crate) fn value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
+pub(crate) fn value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<Uuid> {
     let text = reader::string(value, path, errors)?;
     let parsed = parse(text);
     if parsed.is_none() {
