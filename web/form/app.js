@@ -4,6 +4,8 @@ import { StillreelApiError, builtinTemplates, engines, vfxTypes } from './stillr
 import { api, apiKey } from './session.js';
 import { combineTab } from './combine.js';
 import { createTab } from './create.js';
+import { libraryTab } from './library.js';
+import { uploadZone } from './uploads.js';
 import { el, showErrors } from './fields.js';
 
 // What the deployment knows; the built-in defaults until the server answers.
@@ -37,6 +39,7 @@ const ctx = {
 
 const create = createTab(ctx);
 const combine = combineTab(ctx);
+const library = libraryTab(ctx);
 
 function setConn(text, kind) {
   const conn = document.getElementById('conn');
@@ -65,6 +68,7 @@ async function connect() {
     };
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
+    library.setProjects(projects.projects);
     create.refresh();
     combine.refresh();
     setConn(`connected · ${projects.projects.length} project(s)`, 'ok');
@@ -130,6 +134,7 @@ function tabs() {
         document.getElementById(`panel-${other.dataset.tab}`).hidden = !on;
       }
       if (tab.dataset.tab === 'combine') combine.load();
+      if (tab.dataset.tab === 'library') library.load();
     });
   }
 }
@@ -147,6 +152,7 @@ keyForm.addEventListener('submit', (event) => {
 window.stillreel = await import('./stillreel/src/browser.js');
 tabs();
 newProjectBox();
+uploadZone((url) => create.addImageUrl(url));
 create.refresh();
 combine.refresh();
 connect();

@@ -199,6 +199,14 @@ export function createTab(ctx) {
 
   return {
     refresh() { renderSettings(); renderImages(); },
+    /** A photo row for an uploaded picture: the first empty row, else a new one. */
+    addImageUrl(url) {
+      const empty = state.images.find((img) => !img.url.trim());
+      if (empty) empty.url = url;
+      else state.images.push({ ...newImage(), url });
+      touched.add('image_inputs');
+      renderImages();
+    },
     setProjects(projects) { ctx.fillProjects($('project'), projects, state.project); },
   };
 }
