@@ -82,10 +82,18 @@ export function createTab(ctx) {
 
     const motion = node.querySelector('.f-motion');
     motion.dataset.field = `${base}.camera_motion`;
-    const allowed = cameraMotions(ctx.engine(state.engine));
-    if (!allowed.includes(img.motion)) img.motion = 'auto';
+    const engine = ctx.engine(state.engine);
+    const allowed = cameraMotions(engine);
+    if (!allowed.includes(img.motion)) {
+      // Said out loud: a motion the engine cannot draw is reset, not silently swapped.
+      img.note = `${img.motion} is not available with engine ${engine}; the motion was reset to auto`;
+      img.motion = 'auto';
+    }
     motion.replaceChildren(...allowed.map((m) => el('option', { value: m, text: m, selected: m === img.motion })));
-    motion.addEventListener('change', () => { img.motion = motion.value; });
+    motion.addEventListener('change', () => { img.motion = motion.value; img.note = ''; renderImages(); });
+    if (img.note) {
+      motion.parentElement.append(el('small', { class: 'hint motion-reset', role: 'status', text: img.note }));
+    }
 
     const vfx = node.querySelector('.f-vfx');
     vfx.dataset.field = `${base}.vfx.type`;

@@ -364,6 +364,11 @@ export type JobError = {
 /** The branded render, tracked on its own. */
 export type Branding = {
   error?: JobError;
+  /**
+   * 0–100 for the branded render itself (the video's own `progress` is the main render's),
+   * never decreasing.
+   */
+  progress: number;
   /** True only when the ramp really took effect: requested and two or more clips. */
   speed_ramp: boolean;
   status: Status;

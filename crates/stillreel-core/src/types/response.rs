@@ -48,6 +48,11 @@ pub struct Branding {
     pub templates: BrandingTemplates,
     /// True only when the ramp really took effect: requested and two or more clips.
     pub speed_ramp: bool,
+    /// 0–100 for the branded render itself (the video's own `progress` is the main render's),
+    /// never decreasing.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(minimum = 0, maximum = 100))]
+    pub progress: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
 }

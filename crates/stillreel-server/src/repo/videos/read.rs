@@ -129,6 +129,7 @@ pub(crate) struct VideoRow {
     b_templates: Option<Json<BrandingTemplates>>,
     b_speed_ramp: Option<bool>,
     b_status: Option<String>,
+    b_progress: Option<i32>,
     b_video_key: Option<String>,
     b_error_code: Option<String>,
     b_error_message: Option<String>,
@@ -181,7 +182,7 @@ fn job_error(
 pub(crate) const RECORD_SELECT: &str =
     "SELECT v.id, v.project_id, v.kind, v.orientation, v.resolution, v.engine, v.status, v.progress,
             v.video_key, v.audio_url, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
-            b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status,
+            b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status, b.progress AS b_progress,
             b.video_key AS b_video_key, b.error_code AS b_error_code,
             b.error_message AS b_error_message, b.error_field AS b_error_field,
             c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
@@ -301,6 +302,7 @@ pub(crate) fn record(
                 },
                 templates,
                 speed_ramp: row.b_speed_ramp.unwrap_or(false),
+                progress: u8::try_from(row.b_progress.unwrap_or(0).clamp(0, 100)).unwrap_or(0),
                 error: job_error(row.b_error_code, row.b_error_message, row.b_error_field)
                     .filter(|_| b_status == Status::Error),
             })

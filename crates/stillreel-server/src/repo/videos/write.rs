@@ -142,6 +142,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
             video_url: String::new(),
             templates,
             speed_ramp,
+            progress: 0,
             error: None,
         }),
         progress: 0,
