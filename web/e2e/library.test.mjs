@@ -36,7 +36,7 @@ async function shoot(page, name) {
   await page.setViewportSize(viewport);
 }
 
-test('upload → create → library (poster, status) → download → delete', { skip: site.live ? false : site.why }, async () => {
+test('upload → brand kit → draft and result survive a reload → create → library (poster, status) → download → delete', { skip: site.live ? false : site.why }, async () => {
   const photos = ['house-colonial.jpg', 'living-room.png'].map((name) => resolve(repoDir, 'samples', name));
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const problems = [];
@@ -60,11 +60,36 @@ test('upload → create → library (poster, status) → download → delete', {
   assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG or WebP/);
   await shoot(page, 'form-uploads.png');
 
+  // A brand kit saved from the branding card, then picked.
+  await page.selectOption('#create-branding [data-field="branding.outro.template"]', 'outro-minimal');
+  await page.fill('#create-branding [data-field="branding.outro.config.brokerage"]', 'Acme Realty');
+  await page.fill('#create-branding .kit-name', 'Acme');
+  await page.click('#create-branding .kit-save');
+  await page.waitForFunction(() => document.getElementById('banner').textContent.includes('Brand kit “Acme” saved'));
+  const kits = await (await fetch(`${site.url}/api/v1/get_brand_kits`, { headers: { Authorization: site.key } })).json();
+  assert.deepEqual(kits.brand_kits.map((k) => [k.name, k.outro.template]), [['Acme', 'outro-minimal']]);
+  assert.equal(await page.$eval('#create-branding .kit-select', (s) => s.value), kits.brand_kits[0].uuid);
+  await page.$eval('#create-branding', (card) => card.scrollIntoView());
+  await page.screenshot({ path: resolve(docs, 'form-brand-kit.png') });
+
+  // Everything typed survives a reload.
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  assert.deepEqual(await page.$$eval('.f-url', (inputs) => inputs.map((i) => i.value)), urls, 'the photo rows came back');
+  assert.equal(await page.$eval('#create-branding .kit-select', (s) => s.value), kits.brand_kits[0].uuid);
+  assert.equal(await page.inputValue('#create-branding [data-field="branding.outro.config.brokerage"]'), 'Acme Realty');
+
   await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
   await page.click('#create-submit');
   await page.waitForSelector('.result[data-video]');
   const uuid = await page.getAttribute('.result[data-video]', 'data-video');
+  // The result survives a reload too.
+  await page.reload();
+  await page.waitForSelector(`.result[data-video="${uuid}"]`, { timeout: 30000 });
   await page.waitForSelector(`.result[data-video="${uuid}"][data-status="complete"]`, { timeout: RENDER_TIMEOUT_MS });
+  await page.waitForSelector(`.result[data-video="${uuid}"][data-branding-status="complete"]`, { timeout: RENDER_TIMEOUT_MS });
+  const record = await (await fetch(`${site.url}/api/v1/get_video?uuid=${uuid}`, { headers: { Authorization: site.key } })).json();
+  assert.equal(record.branding.templates.outro.config.brokerage.value, 'Acme Realty', 'the kit was applied');
 
   await page.click('#tab-library');
   const card = `.video-card[data-video="${uuid}"]`;

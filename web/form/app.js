@@ -5,6 +5,7 @@ import { api, apiKey } from './session.js';
 import { combineTab } from './combine.js';
 import { createTab } from './create.js';
 import { libraryTab } from './library.js';
+import { loadKits } from './kits.js';
 import { uploadZone } from './uploads.js';
 import { el, showErrors } from './fields.js';
 
@@ -66,6 +67,7 @@ async function connect() {
       default_engine: preferred?.id,
       clip_limit: account.clip_limit,
     };
+    await loadKits().catch(() => []);
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
     library.setProjects(projects.projects);
@@ -73,6 +75,7 @@ async function connect() {
     combine.refresh();
     setConn(`connected · ${projects.projects.length} project(s)`, 'ok');
     showLimit(account.clip_limit);
+    create.restoreResults();
     ctx.banner('');
   } catch (err) {
     setConn(err.status === 401 ? 'key not accepted' : 'offline', 'bad');
