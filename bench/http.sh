@@ -126,7 +126,7 @@ done
 # Upload memory: a fresh server (nothing else has touched its heap), one 20 MB photo of
 # noise (JPEG at the best quality, so it stays about that big), peak RSS before and after.
 photo="$work/photo.jpg"
-ffmpeg -v error -f lavfi -i "nullsrc=s=5200x3900,geq=lum='random(1)*255':cb=128:cr=128" \
+ffmpeg -v error -f lavfi -i "nullsrc=s=6000x4600,geq=lum='random(1)*255':cb=128:cr=128" \
   -frames:v 1 -q:v 1 -y "$photo"
 mport=$(free_port)
 STILLREEL_LISTEN="127.0.0.1:$mport" "$bin" serve >"$work/serve3.out" 2>"$work/serve3.log" &
