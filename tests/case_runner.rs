@@ -18,6 +18,7 @@ macro_rules! case_files {
 
 /// Every case file of `tests/cases/`: name and text.
 pub const CASE_FILES: &[(&str, &str)] = case_files!(
+    "brand_kit.json",
     "branding.json",
     "combine.json",
     "create_video.json",

@@ -4,6 +4,9 @@ import { StillreelApiError, builtinTemplates, engines, vfxTypes } from './stillr
 import { api, apiKey } from './session.js';
 import { combineTab } from './combine.js';
 import { createTab } from './create.js';
+import { libraryTab } from './library.js';
+import { loadKits } from './kits.js';
+import { uploadZone } from './uploads.js';
 import { el, showErrors } from './fields.js';
 
 // What the deployment knows; the built-in defaults until the server answers.
@@ -37,6 +40,7 @@ const ctx = {
 
 const create = createTab(ctx);
 const combine = combineTab(ctx);
+const library = libraryTab(ctx);
 
 function setConn(text, kind) {
   const conn = document.getElementById('conn');
@@ -63,12 +67,15 @@ async function connect() {
       default_engine: preferred?.id,
       clip_limit: account.clip_limit,
     };
+    await loadKits().catch(() => []);
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
+    library.setProjects(projects.projects);
     create.refresh();
     combine.refresh();
     setConn(`connected · ${projects.projects.length} project(s)`, 'ok');
     showLimit(account.clip_limit);
+    create.restoreResults();
     ctx.banner('');
   } catch (err) {
     setConn(err.status === 401 ? 'key not accepted' : 'offline', 'bad');
@@ -130,6 +137,7 @@ function tabs() {
         document.getElementById(`panel-${other.dataset.tab}`).hidden = !on;
       }
       if (tab.dataset.tab === 'combine') combine.load();
+      if (tab.dataset.tab === 'library') library.load();
     });
   }
 }
@@ -149,6 +157,7 @@ keyForm.addEventListener('submit', (event) => {
 window.stillreel = await import('./stillreel/src/browser.js');
 tabs();
 newProjectBox();
+uploadZone((url) => create.addImageUrl(url));
 create.refresh();
 combine.refresh();
 connect();

@@ -22,11 +22,13 @@ export function brandingBody(state, templates) {
     body[slot] = Object.keys(config).length ? { template, config } : { template };
   }
   if (state.speed_ramp) body.speed_ramp = true;
+  if (state.brand_kit) body.brand_kit = state.brand_kit;
   return Object.keys(body).length ? body : undefined;
 }
 
-/** Renders the card into `card`; `onChange` runs after every edit. */
-export function renderBranding(card, state, templates, onChange) {
+/** Renders the card into `card`; `onChange` runs after every edit. `extra(rerender)` adds a
+ * row at the top (the brand kit picker). */
+export function renderBranding(card, state, templates, onChange, extra) {
   const slotBlock = (slot, title) => {
     const current = state[slot];
     const choices = templates.filter((t) => t.slot === slot);
@@ -64,6 +66,7 @@ export function renderBranding(card, state, templates, onChange) {
     card.replaceChildren(
       el('div', { class: 'card-head' }, el('h2', { text: 'Branding' }), el('span', { class: 'muted', text: 'optional' })),
       el('small', { class: 'err block', 'data-field': 'branding', 'data-error-for': 'branding' }),
+      extra ? extra(render) : null,
       el('div', { class: 'grid' }, slotBlock('intro', 'Intro (first 3 s)'), slotBlock('outro', 'Outro (3 s end card)')),
       el('label', { class: 'field check', 'data-field': 'branding.speed_ramp' },
         el('span', {}, el('input', {

@@ -5,6 +5,7 @@ import { api, history } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
 import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
+import { kitBox } from './kits.js';
 
 export function combineTab(ctx) {
   const root = document.getElementById('panel-combine');
@@ -136,7 +137,8 @@ export function combineTab(ctx) {
   return {
     refresh() {
       renderSettings();
-      renderBranding($('combine-branding'), state.branding, ctx.templates(), validate);
+      renderBranding($('combine-branding'), state.branding, ctx.templates(), validate,
+        (rerender) => kitBox(ctx, state.branding, rerender, validate));
       renderSelected();
     },
     load: loadLibrary,

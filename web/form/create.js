@@ -5,6 +5,8 @@ import { api, history } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
 import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
+import { kitBox } from './kits.js';
+import { drafts, results } from './drafts.js';
 
 export function createTab(ctx) {
   const root = document.getElementById('panel-create');
@@ -12,7 +14,7 @@ export function createTab(ctx) {
   const touched = new Set();
   let showAll = false;
   let last = { ok: false, errors: [] };
-  const state = {
+  const state = drafts.load({
     images: [newImage()],
     orientation: 'landscape',
     resolution: '720p',
@@ -21,7 +23,7 @@ export function createTab(ctx) {
     webhook: '',
     project: '',
     branding: newBranding(),
-  };
+  });
 
   function newImage() {
     return { url: '', motion: 'auto', vfx: '', config: {} };
@@ -55,6 +57,7 @@ export function createTab(ctx) {
   }
 
   function validate() {
+    drafts.save(state);
     last = validateCreateVideo(body(), ctx.options());
     const homeless = showErrors(root, last.errors, touched, showAll);
     summary($('create-summary'), last.errors);
@@ -82,10 +85,18 @@ export function createTab(ctx) {
 
     const motion = node.querySelector('.f-motion');
     motion.dataset.field = `${base}.camera_motion`;
-    const allowed = cameraMotions(ctx.engine(state.engine));
-    if (!allowed.includes(img.motion)) img.motion = 'auto';
+    const engine = ctx.engine(state.engine);
+    const allowed = cameraMotions(engine);
+    if (!allowed.includes(img.motion)) {
+      // Said out loud: a motion the engine cannot draw is reset, not silently swapped.
+      img.note = `${img.motion} is not available with engine ${engine}; the motion was reset to auto`;
+      img.motion = 'auto';
+    }
     motion.replaceChildren(...allowed.map((m) => el('option', { value: m, text: m, selected: m === img.motion })));
-    motion.addEventListener('change', () => { img.motion = motion.value; });
+    motion.addEventListener('change', () => { img.motion = motion.value; img.note = ''; renderImages(); });
+    if (img.note) {
+      motion.parentElement.append(el('small', { class: 'hint motion-reset', role: 'status', text: img.note }));
+    }
 
     const vfx = node.querySelector('.f-vfx');
     vfx.dataset.field = `${base}.vfx.type`;
@@ -165,10 +176,14 @@ export function createTab(ctx) {
     };
     hint();
     $('engine').onchange = () => { state.engine = $('engine').value; hint(); renderImages(); };
+    // A restored draft shows what was typed before the reload.
+    $('audio').value = state.audio;
+    $('webhook').value = state.webhook;
     $('audio').oninput = () => { state.audio = $('audio').value; };
     $('webhook').oninput = () => { state.webhook = $('webhook').value; };
     $('project').onchange = () => { state.project = $('project').value; };
-    renderBranding($('create-branding'), state.branding, ctx.templates(), validate);
+    renderBranding($('create-branding'), state.branding, ctx.templates(), validate,
+      (rerender) => kitBox(ctx, state.branding, rerender, validate));
   }
 
   async function submit() {
@@ -180,6 +195,7 @@ export function createTab(ctx) {
     try {
       const video = await api().createVideo(body());
       history.add(video.uuid);
+      results.add(video.uuid);
       ctx.banner('');
       trackVideo($('create-result'), video);
       $('create-result').scrollIntoView({ behavior: 'smooth', block: 'start' });
@@ -199,6 +215,25 @@ export function createTab(ctx) {
 
   return {
     refresh() { renderSettings(); renderImages(); },
+    /** A photo row for an uploaded picture: the first empty row, else a new one. */
+    addImageUrl(url) {
+      const empty = state.images.find((img) => !img.url.trim());
+      if (empty) empty.url = url;
+      else state.images.push({ ...newImage(), url });
+      touched.add('image_inputs');
+      renderImages();
+    },
     setProjects(projects) { ctx.fillProjects($('project'), projects, state.project); },
+    /** The results shown before a reload, fetched again (deleted ones are forgotten). */
+    async restoreResults() {
+      if ($('create-result').children.length) return;
+      for (const uuid of results.list().reverse()) {
+        try {
+          trackVideo($('create-result'), await api().getVideo(uuid));
+        } catch (err) {
+          if (err.status === 404) results.remove(uuid);
+        }
+      }
+    },
   };
 }

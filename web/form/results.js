@@ -11,10 +11,16 @@ export function trackVideo(container, video, onDone) {
   const bar = el('div');
   const status = el('p', { class: 'status' });
   const players = el('div', { class: 'players' });
+  // The branded render has its own bar: the video's reaches 100 % before the branding starts.
+  const brandBar = el('div');
+  const brandBox = el('div', { class: 'brand-progress', hidden: !video.branding },
+    el('small', { text: 'Branded video' }),
+    el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': 'branded render' }, brandBar));
   const card = el('div', { class: 'result', 'data-video': video.uuid },
     el('h3', { text: `Video ${video.uuid}` }),
-    el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100' }, bar),
-    status, players);
+    el('small', { text: 'Video' }),
+    el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': 'video render' }, bar),
+    brandBox, status, players);
   container.prepend(card);
   const shown = new Set();
   const player = (key, title, url) => {
@@ -27,9 +33,25 @@ export function trackVideo(container, video, onDone) {
     const progress = v.status === 'complete' ? 100 : (v.progress ?? 0);
     bar.style.width = `${progress}%`;
     bar.parentElement.setAttribute('aria-valuenow', String(progress));
+    if (v.branding) {
+      const branded = v.branding.status === 'complete' ? 100 : (v.branding.progress ?? 0);
+      brandBox.hidden = false;
+      brandBar.style.width = `${branded}%`;
+      brandBar.parentElement.setAttribute('aria-valuenow', String(branded));
+    }
     const parts = [el('b', { text: v.status.replace('_', ' ') }), ` · ${progress}% · ${v.video_clips.length} clip(s)`];
     if (v.branding) parts.push(` · branded: `, el('b', { text: v.branding.status.replace('_', ' ') }));
-    if (v.error) parts.push(el('br'), `Error: ${v.error.message}`);
+    if (v.error) {
+      // A failing photo is named by its number and highlighted in the create tab.
+      const photo = /^image_inputs\[(\d+)\]/.exec(v.error.field ?? '');
+      const which = photo ? `Photo ${Number(photo[1]) + 1}: ` : '';
+      parts.push(el('br'), el('span', { class: 'job-error', text: `Error: ${which}${v.error.message}` }));
+      if (photo) {
+        const row = document.querySelector(`#images .image-row[data-index="${photo[1]}"]`);
+        row?.classList.add('failed');
+        row?.setAttribute('title', v.error.message);
+      }
+    }
     if (v.branding?.error) parts.push(el('br'), `Branding error: ${v.branding.error.message}`);
     status.replaceChildren(...parts);
     card.dataset.status = v.status;

@@ -5,6 +5,8 @@ import {
   validateCreateVideo,
   validateCombineVideoClips,
   validateCreateProject,
+  validateCreateBrandKit,
+  validateUpdateBrandKit,
 } from '../pkg/stillreel_wasm.js';
 
 /** A non-2xx answer of the API, from its envelope `{error: {code, message, details}}`. */
@@ -106,14 +108,15 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
   const doFetch = fetchImpl ?? globalThis.fetch.bind(globalThis);
   const root = `${baseUrl.replace(/\/+$/, '')}/api/v1`;
 
-  async function request(method, path, { body, idempotencyKey, signal } = {}) {
+  async function request(method, path, { body, raw, contentType, idempotencyKey, signal } = {}) {
     const headers = { Authorization: `Bearer ${apiKey}` };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (raw !== undefined) headers['Content-Type'] = contentType;
     if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
     // A POST without a key may have been stored before the connection broke: resending it
     // could create a second video, so only keyed POSTs are retried.
     const retryable = method === 'GET' || idempotencyKey !== undefined;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const payload = raw ?? (body === undefined ? undefined : JSON.stringify(body));
     for (let attempt = 0; ; attempt += 1) {
       const last = !retryable || attempt >= retries;
       const backoff = Math.min(retryDelayMs * 2 ** attempt, MAX_INTERVAL_MS);
@@ -189,6 +192,53 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       return request('POST', '/create_project', { body, signal });
     },
     getVideo: (uuid, { signal } = {}) => get(`/get_video?uuid=${encodeURIComponent(uuid)}`, signal),
+    /**
+     * One page of the account's videos, newest first: `{videos, next_cursor}`. Pass the
+     * answer's `next_cursor` as `cursor` for the next page (`null` on the last one).
+     */
+    getVideos({ project, status, limit, cursor, signal } = {}) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries({ project, status, limit, cursor })) {
+        if (value !== undefined && value !== null) query.set(name, String(value));
+      }
+      const text = query.toString();
+      return get(`/get_videos${text ? `?${text}` : ''}`, signal);
+    },
+    /** Every video of the account (or of `project`, or with `status`), page after page. */
+    async *listVideos({ project, status, limit, signal } = {}) {
+      let cursor;
+      do {
+        const page = await client.getVideos({ project, status, limit, cursor, signal });
+        yield* page.videos;
+        cursor = page.next_cursor;
+      } while (cursor);
+    },
+    /** `POST /delete_video`: the video and its files are gone; `getVideo` answers 404 after. */
+    deleteVideo: (uuid, { signal } = {}) => request('POST', '/delete_video', { body: { uuid }, signal }),
+    /**
+     * `POST /upload_media`: stores a picture or a soundtrack and resolves with
+     * `{uuid, url, media_type, bytes}`; `url` works as `image_url`, `audio_url` or a template
+     * image. `data` is a Blob or File (its `type` is the content type unless `contentType` is
+     * given), an ArrayBuffer or a typed array. Not retried (each attempt stores a file).
+     */
+    uploadMedia(data, { contentType, signal } = {}) {
+      const type = contentType ?? (typeof data?.type === 'string' && data.type !== '' ? data.type : undefined);
+      if (type === undefined) {
+        return Promise.reject(new TypeError('uploadMedia: give contentType (image/jpeg, audio/mpeg ...) for data without a type'));
+      }
+      return request('POST', '/upload_media', { raw: data, contentType: type, signal });
+    },
+    /** Checks `body` (name, intro, outro, speed_ramp, audio_url) with the server's rules, then saves the kit. */
+    async createBrandKit(body, { signal } = {}) {
+      checked(validateCreateBrandKit(body, await options()));
+      return request('POST', '/create_brand_kit', { body, signal });
+    },
+    /** Replaces kit `body.uuid` with the rest of `body` (members left out are cleared). */
+    async updateBrandKit(body, { signal } = {}) {
+      checked(validateUpdateBrandKit(body, await options()));
+      return request('POST', '/update_brand_kit', { body, signal });
+    },
+    getBrandKits: ({ signal } = {}) => get('/get_brand_kits', signal),
     getProjects: ({ signal } = {}) => get('/get_projects', signal),
     getTemplates: ({ signal } = {}) => get('/get_templates', signal),
     getEngines: ({ signal } = {}) => get('/get_engines', signal),

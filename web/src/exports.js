@@ -3,6 +3,8 @@ export {
   validateCreateVideo,
   validateCombineVideoClips,
   validateCreateProject,
+  validateCreateBrandKit,
+  validateUpdateBrandKit,
   sanitizeWordDropText,
   vfxTypes,
   cameraMotions,

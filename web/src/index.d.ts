@@ -4,6 +4,7 @@ import type {
   BrandingRequest, ImageInput, CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
   CreateVideoRequest, Engine, EngineInfo, FieldError, Limits, Orientation, Resolution,
   SanitizedText, Template, ValidateOptions, ValidationResult, VfxTypeInfo,
+  BrandKit, BrandKitBody, BrandKitList, UpdateBrandKitRequest, UploadedMedia, VideoList, Status,
 } from './types/stillreel.js';
 
 export type * from './types/stillreel.js';
@@ -12,6 +13,10 @@ export type * from './types/stillreel.js';
 export function validateCreateVideo(body: unknown, options?: ValidateOptions): ValidationResult<CreateVideoRequest>;
 /** Validates a `POST /combine_video_clips` body as the server does before it looks the clips up. */
 export function validateCombineVideoClips(body: unknown, options?: ValidateOptions): ValidationResult<CombineVideoClipsRequest>;
+/** Validates a `POST /create_brand_kit` body as the server does. */
+export function validateCreateBrandKit(body: unknown, options?: ValidateOptions): ValidationResult<BrandKitBody>;
+/** Validates a `POST /update_brand_kit` body as the server does. */
+export function validateUpdateBrandKit(body: unknown, options?: ValidateOptions): ValidationResult<UpdateBrandKitRequest>;
 /** Validates a `POST /create_project` body as the server does. */
 export function validateCreateProject(body: unknown): ValidationResult<CreateProjectRequest>;
 /** word-drop text as the renderer draws it, with its length and the limit. */
@@ -86,7 +91,32 @@ export interface WaitOptions extends RequestOptions {
   branding?: boolean;
 }
 
+/** `GET /get_videos` filters and paging. */
+export interface ListOptions extends RequestOptions {
+  project?: string;
+  status?: Status;
+  /** Videos per page, 1 to 100; default 20. */
+  limit?: number;
+  /** A previous page's `next_cursor`. */
+  cursor?: string | null;
+}
+
+/** A brand kit as sent: `speed_ramp` may be left out (false). */
+export type BrandKitInput = Omit<BrandKitBody, 'speed_ramp'> & { speed_ramp?: boolean };
+
+export interface UploadOptions extends RequestOptions {
+  /** The file's type; defaults to a Blob's `type`. */
+  contentType?: string;
+}
+
 export interface StillreelClient {
+  getVideos(options?: ListOptions): Promise<VideoList>;
+  listVideos(options?: Omit<ListOptions, 'cursor'>): AsyncGenerator<Video, void, undefined>;
+  deleteVideo(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
+  uploadMedia(data: Blob | ArrayBuffer | ArrayBufferView, options?: UploadOptions): Promise<UploadedMedia>;
+  createBrandKit(body: BrandKitInput, options?: RequestOptions): Promise<BrandKit>;
+  updateBrandKit(body: BrandKitInput & { uuid: string }, options?: RequestOptions): Promise<BrandKit>;
+  getBrandKits(options?: RequestOptions): Promise<BrandKitList>;
   createVideo(body: CreateVideoBody, options?: CreateOptions): Promise<Video>;
   combineVideoClips(body: CombineVideoClipsBody, options?: CreateOptions): Promise<Video>;
   createProject(body: CreateProjectRequest, options?: RequestOptions): Promise<Project>;

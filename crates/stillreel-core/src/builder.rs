@@ -275,5 +275,6 @@ pub fn full_branding() -> BrandingRequest {
             &[("agent_name", "Ana Díaz"), ("phone", "+1 555 0100")],
         )),
         speed_ramp: true,
+        brand_kit: None,
     }
 }

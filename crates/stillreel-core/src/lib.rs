@@ -29,5 +29,6 @@ pub use json::view as json_reader_view;
 pub use types::*;
 pub use validate::{
     ClipFacts, Options, OptionsData, PROCEDURAL_VFX, TemplatesData, check_combine_clips,
-    validate_combine_video_clips, validate_create_project, validate_create_video,
+    validate_combine_video_clips, validate_create_brand_kit, validate_create_project,
+    validate_create_video, validate_update_brand_kit,
 };

@@ -9,9 +9,10 @@ use crate::error::{ErrorCode, FieldError, Rejection};
 use crate::path::Path;
 use crate::reader::{self, Errors, get};
 use crate::rules;
+use crate::rules::uuid::value as uuid_value;
 use crate::types::{
-    CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Orientation, Resolution,
-    Transition,
+    BrandKitBody, CombineVideoClipsRequest, CreateProjectRequest, CreateVideoRequest, Orientation,
+    Resolution, Transition, UpdateBrandKitRequest,
 };
 
 pub use crate::options::{Options, OptionsData, PROCEDURAL_VFX, TemplatesData};
@@ -175,6 +176,58 @@ fn combine_video_clips(
     })
 }
 
+/// Parses and validates a `POST /create_brand_kit` body (docs/API-DESIGN.md#brand-kits); the
+/// name comes back trimmed.
+pub fn validate_create_brand_kit(
+    json: &str,
+    templates: &[crate::types::Template],
+) -> Result<BrandKitBody, Rejection> {
+    let arena = json::arena_for(json);
+    let body = parse(json, &arena)?;
+    let map = as_object(&body)?;
+    let mut errors = Errors::new(&body);
+    reader::reject_unknown(map, &Path::Root, rules::brand_kit::KIT_FIELDS, &mut errors);
+    let kit = rules::brand_kit::members(map, templates, &mut errors);
+    finish(errors, || kit)
+}
+
+/// Parses and validates a `POST /update_brand_kit` body: `uuid` and the kit's new content.
+pub fn validate_update_brand_kit(
+    json: &str,
+    templates: &[crate::types::Template],
+) -> Result<UpdateBrandKitRequest, Rejection> {
+    let arena = json::arena_for(json);
+    let body = parse(json, &arena)?;
+    let map = as_object(&body)?;
+    let mut errors = Errors::new(&body);
+    reader::reject_unknown(
+        map,
+        &Path::Root,
+        rules::brand_kit::UPDATE_FIELDS,
+        &mut errors,
+    );
+    let path = Path::Root.key("uuid");
+    let uuid = match get(map, "uuid") {
+        None => {
+            reader::required(&path, &mut errors);
+            None
+        }
+        Some(v) => uuid_value(v, &path, &mut errors),
+    };
+    let kit = rules::brand_kit::members(map, templates, &mut errors);
+    finish(errors, || {
+        let kit = kit?;
+        Some(UpdateBrandKitRequest {
+            uuid: uuid?,
+            name: kit.name,
+            intro: kit.intro,
+            outro: kit.outro,
+            speed_ramp: kit.speed_ramp,
+            audio_url: kit.audio_url,
+        })
+    })
+}
+
 /// Parses and validates a `POST /create_project` body; the name comes back trimmed.
 pub fn validate_create_project(json: &str) -> Result<CreateProjectRequest, Rejection> {
     let arena = json::arena_for(json);
@@ -291,7 +344,11 @@ fn array<'a>(
     Some(*items)
 }
 
-fn optional_url(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Option<String>> {
+pub(crate) fn optional_url(
+    map: &Object<'_>,
+    key: &str,
+    errors: &mut Errors,
+) -> Option<Option<String>> {
     match get(map, key) {
         None => Some(None),
         Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
@@ -303,20 +360,4 @@ fn optional_uuid(map: &Object<'_>, key: &str, errors: &mut Errors) -> Option<Opt
         None => Some(None),
         Some(v) => uuid_value(v, &Path::Root.key(key), errors).map(Some),
     }
-}
-
-fn uuid_value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<uuid::Uuid> {
-    let text = reader::string(value, path, errors)?;
-    let parsed = rules::uuid::parse(text);
-    if parsed.is_none() {
-        errors.push(
-            path,
-            ErrorCode::InvalidUuid,
-            format!(
-                "{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
-                reader::name(path)
-            ),
-        );
-    }
-    parsed
 }

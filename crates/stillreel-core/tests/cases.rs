@@ -43,6 +43,14 @@ fn validate(endpoint: &str, options: &OptionsData, body: &str) -> Result<Outcome
         "create_video" => outcome(validate_create_video(body, &options)),
         "combine_video_clips" => outcome(validate_combine_video_clips(body, &options)),
         "create_project" => outcome(validate_create_project(body)),
+        "create_brand_kit" => outcome(stillreel_core::validate_create_brand_kit(
+            body,
+            options.templates,
+        )),
+        "update_brand_kit" => outcome(stillreel_core::validate_update_brand_kit(
+            body,
+            options.templates,
+        )),
         other => Err(format!("unknown endpoint {other}")),
     }
 }

@@ -37,6 +37,9 @@ impl Default for Encoding {
 /// Audio sample rate of every render (docs/API-DESIGN.md#rendering).
 pub const SAMPLE_RATE: u32 = 48_000;
 
+mod still;
+pub use still::{STILL_WIDTH, add_still_output, first_frame_still_command};
+
 /// One ffmpeg invocation: its arguments (without the program) and the frames it will output,
 /// against which its progress is measured.
 #[derive(Debug, Clone, PartialEq, Eq)]

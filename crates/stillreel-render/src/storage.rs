@@ -95,6 +95,15 @@ pub async fn get_async(
         .map_err(|e| StorageError(format!("storage task failed: {e}")))?
 }
 
+/// The key of the JPEG still stored beside a rendered clip or video: `….mp4` → `….jpg`
+/// (a clip's thumbnail, a video's poster).
+pub fn still_key(media_key: &str) -> String {
+    match media_key.strip_suffix(".mp4") {
+        Some(stem) => format!("{stem}.jpg"),
+        None => format!("{media_key}.jpg"),
+    }
+}
+
 /// Files under a directory, served at `url_prefix` + key.
 #[derive(Debug, Clone)]
 pub struct LocalStorage {

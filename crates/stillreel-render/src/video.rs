@@ -211,6 +211,8 @@ impl Renderer {
                 progress::FETCH_SHARE,
             )
             .await?;
+        self.poster(Step::Combine, job.clip_keys.first(), work_dir, &key)
+            .await?;
         bar.report(100.0);
         Ok(video)
     }

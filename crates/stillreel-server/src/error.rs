@@ -50,6 +50,14 @@ pub enum ApiError {
     RateLimited { retry_after: u64 },
     #[error("the service is not ready")]
     Unavailable,
+    /// A refusal with its own status and code: an upload over a limit or of the wrong kind,
+    /// a video that cannot be deleted yet (docs/API-DESIGN.md#uploads, #library).
+    #[error("{message}")]
+    Refused {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+    },
     #[error("internal error: {0}")]
     Internal(String),
     /// `STILLREEL_METRICS_TOKEN` is set and the request did not present it.
@@ -132,6 +140,7 @@ impl ApiError {
             }
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Refused { status, code, .. } => (*status, code),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             ApiError::MetricsUnauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
             ApiError::AuthFailuresLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),

@@ -24,6 +24,7 @@ both_backends!(
     samples_render_bad_image_fails_alone_and_clips_combine,
     every_size_renders_and_each_bad_medium_fails_with_its_code,
     a_mistyped_host_fails_at_once_saying_it_does_not_resolve,
+    uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster,
 );
 both_backends!(
     mod refused, configured by refusing_provider:
@@ -784,5 +785,158 @@ async fn a_lost_lease_stops_ffmpeg_and_the_new_owner_is_left_alone(app: TestApp)
         .get(&format!("/api/v1/get_video?uuid={uuid}"), &key)
         .await;
     assert_eq!(r.json["status"], "in_progress", "{}", r.json);
+    workers.shutdown().await;
+}
+
+/// Decodes a stored JPEG still with ffprobe: (codec, width, height).
+fn probe_still(app: &TestApp, url: &str) -> (String, u64, u64) {
+    let key = url
+        .strip_prefix(&format!("{}/files/", app.base))
+        .unwrap_or_else(|| panic!("{url} is not a stored file"));
+    let path = app.state.storage.local_path(key).expect("local storage");
+    assert!(path.is_file(), "{} was not made", path.display());
+    let (_, streams) = probe(&path);
+    let v = &streams[0];
+    (
+        v["codec_name"].as_str().unwrap_or("").to_owned(),
+        v["width"].as_u64().unwrap_or(0),
+        v["height"].as_u64().unwrap_or(0),
+    )
+}
+
+/// Uploaded photos and music, a brand kit naming the music and an outro, rendered by the real
+/// worker: the renderer reads the uploads from storage (no allow-list entry for them), every
+/// clip gets a JPEG thumbnail and the video a poster, and deleting the video removes them.
+async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let wav = dir.path().join("theme.wav");
+    let made = std::process::Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "sine=frequency=440:duration=4",
+            "-c:a",
+            "pcm_s16le",
+        ])
+        .arg(&wav)
+        .status()
+        .expect("ffmpeg");
+    assert!(made.success());
+    let upload = |content_type: &'static str, bytes: Vec<u8>| {
+        let app = &app;
+        async move {
+            let r = app
+                .request(
+                    axum::http::Method::POST,
+                    "/api/v1/upload_media",
+                    &[("authorization", key), ("content-type", content_type)],
+                    Some(bytes),
+                )
+                .await;
+            assert_eq!(r.status, 200, "{}", r.json);
+            r.json["url"].as_str().expect("url").to_owned()
+        }
+    };
+    let read = |name: &str| std::fs::read(samples_dir().join(name)).expect("sample");
+    let front = upload("image/jpeg", read("house-colonial.jpg")).await;
+    let room = upload("image/png", read("living-room.png")).await;
+    let music = upload("audio/wav", std::fs::read(&wav).expect("wav")).await;
+
+    let kit = app
+        .post(
+            "/api/v1/create_brand_kit",
+            key,
+            &json!({"name": "Acme", "audio_url": music,
+                    "outro": {"template": "outro-minimal",
+                              "config": {"brokerage": {"value": "Acme Realty"}}}}),
+        )
+        .await;
+    assert_eq!(kit.status, 200, "{}", kit.json);
+    let mut body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([&front, &room])
+            .build(),
+    );
+    body["branding"] = json!({"brand_kit": kit.json["uuid"]});
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, key, &id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(
+        done["audio_url"],
+        music.as_str(),
+        "the kit's music is echoed"
+    );
+    let video_url = done["video_url"].as_str().expect("video_url");
+    let (duration, streams) = fetch_and_probe(&app, video_url, dir.path(), "video.mp4").await;
+    assert_standard_720p(duration, &streams, 10.0, "uploaded photos and music");
+
+    for clip in done["video_clips"].as_array().expect("clips") {
+        let thumb = clip["thumbnail_url"].as_str().expect("thumbnail_url");
+        assert_eq!(
+            probe_still(&app, thumb),
+            ("mjpeg".to_owned(), 640, 360),
+            "{thumb}"
+        );
+    }
+    let poster = done["poster_url"].as_str().expect("poster_url");
+    assert_eq!(probe_still(&app, poster), ("mjpeg".to_owned(), 640, 360));
+    let served = app
+        .get(poster.strip_prefix(&app.base).expect("ours"), "")
+        .await;
+    assert_eq!(
+        served
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("image/jpeg")
+    );
+
+    // The branded render with the kit's outro, then the library and deletion.
+    let started = Instant::now();
+    let branded = loop {
+        let r = app.get(&format!("/api/v1/get_video?uuid={id}"), key).await;
+        let status = r.json["branding"]["status"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned();
+        if status == "complete" || status == "error" {
+            break r.json;
+        }
+        assert!(started.elapsed() < Duration::from_secs(240), "{}", r.json);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert_eq!(branded["branding"]["status"], "complete", "{branded}");
+    assert_eq!(
+        branded["branding"]["templates"]["outro"]["template"],
+        "outro-minimal"
+    );
+    let listed = app.get("/api/v1/get_videos", key).await;
+    assert_eq!(listed.json["videos"][0], branded);
+    let r = app
+        .post("/api/v1/delete_video", key, &json!({"uuid": id}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    for url in [
+        video_url,
+        poster,
+        branded["branding"]["video_url"].as_str().expect("branded"),
+    ] {
+        let key = url
+            .strip_prefix(&format!("{}/files/", app.base))
+            .expect("stored");
+        assert_eq!(
+            app.state.storage.size(key).expect("size"),
+            None,
+            "{key} left behind"
+        );
+    }
     workers.shutdown().await;
 }

@@ -77,6 +77,8 @@ enum Validator {
     CreateVideo = 0,
     CombineVideoClips = 1,
     CreateProject = 2,
+    CreateBrandKit = 3,
+    UpdateBrandKit = 4,
 }
 
 impl Validator {
@@ -85,6 +87,8 @@ impl Validator {
             Self::CreateVideo,
             Self::CombineVideoClips,
             Self::CreateProject,
+            Self::CreateBrandKit,
+            Self::UpdateBrandKit,
         ]
         .into_iter()
         .find(|v| *v as u32 == code)
@@ -102,6 +106,12 @@ impl Validator {
                 stillreel_core::validate_combine_video_clips(json, &options).map(boxed)
             }
             Self::CreateProject => stillreel_core::validate_create_project(json).map(boxed),
+            Self::CreateBrandKit => {
+                stillreel_core::validate_create_brand_kit(json, options.templates).map(boxed)
+            }
+            Self::UpdateBrandKit => {
+                stillreel_core::validate_update_brand_kit(json, options.templates).map(boxed)
+            }
         }
     }
 
@@ -218,6 +228,27 @@ pub fn validate_combine_video_clips(
     #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     Validator::CombineVideoClips.respond(&body, &options)
+}
+
+/// Validates a `POST /create_brand_kit` body as the server would (templates from `options`).
+#[wasm_bindgen(js_name = validateCreateBrandKit, unchecked_return_type = "ValidationResult<BrandKitBody>")]
+pub fn validate_create_brand_kit(
+    body: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
+) -> Result<JsValue, JsError> {
+    Validator::CreateBrandKit.respond(&body, &options)
+}
+
+/// Validates a `POST /update_brand_kit` body as the server would (templates from `options`).
+#[wasm_bindgen(
+    js_name = validateUpdateBrandKit,
+    unchecked_return_type = "ValidationResult<UpdateBrandKitRequest>"
+)]
+pub fn validate_update_brand_kit(
+    body: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ValidateOptions | undefined")] options: JsValue,
+) -> Result<JsValue, JsError> {
+    Validator::UpdateBrandKit.respond(&body, &options)
 }
 
 /// Validates a `POST /create_project` body as the server would.

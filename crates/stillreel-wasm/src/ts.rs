@@ -81,6 +81,8 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::CreateVideoRequest>(),
         decl::<core::CombineVideoClipsRequest>(),
         decl::<core::CreateProjectRequest>(),
+        decl::<core::BrandKitBody>(),
+        decl::<core::UpdateBrandKitRequest>(),
         decl::<core::TemplateField>(),
         decl::<core::Template>(),
         decl::<core::TemplateList>(),
@@ -101,6 +103,10 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::Video>(),
         decl::<core::Project>(),
         decl::<core::ProjectList>(),
+        decl::<core::VideoList>(),
+        decl::<core::BrandKit>(),
+        decl::<core::BrandKitList>(),
+        decl::<core::UploadedMedia>(),
     ]);
     all
 }

@@ -39,6 +39,8 @@ fn wasm_outcome(endpoint: &str, options: Option<&Value>, body_text: &str) -> Val
         "create_video" => stillreel_wasm::validate_create_video(body(), options),
         "combine_video_clips" => stillreel_wasm::validate_combine_video_clips(body(), options),
         "create_project" => stillreel_wasm::validate_create_project(body()),
+        "create_brand_kit" => stillreel_wasm::validate_create_brand_kit(body(), options),
+        "update_brand_kit" => stillreel_wasm::validate_update_brand_kit(body(), options),
         other => panic!("unknown endpoint {other}"),
     }))
 }
@@ -105,6 +107,7 @@ macro_rules! case_file_tests {
 }
 
 case_file_tests!(
+    cases_brand_kit => "brand_kit",
     cases_branding => "branding",
     cases_combine => "combine",
     cases_create_video => "create_video",

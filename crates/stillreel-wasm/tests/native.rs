@@ -35,6 +35,20 @@ fn native_outcome(endpoint: &str, options: Option<&Value>, json: &str) -> Value 
             Outcome::from_core(validate_create_project(json))
                 .map(|o| serde_json::to_value(o).expect("json")),
         ),
+        "create_brand_kit" => to_value(
+            Outcome::from_core(stillreel_core::validate_create_brand_kit(
+                json,
+                options.templates,
+            ))
+            .map(|o| serde_json::to_value(o).expect("json")),
+        ),
+        "update_brand_kit" => to_value(
+            Outcome::from_core(stillreel_core::validate_update_brand_kit(
+                json,
+                options.templates,
+            ))
+            .map(|o| serde_json::to_value(o).expect("json")),
+        ),
         other => panic!("unknown endpoint {other}"),
     }
 }

@@ -168,6 +168,13 @@ export type TemplateSlot = {
  * an intro, an outro or the speed ramp (docs/API-DESIGN.md#branding).
  */
 export type BrandingRequest = {
+  /**
+   * A saved brand kit (`POST /create_brand_kit`) to start from: its intro, outro, speed
+   * ramp and music apply, and the members given beside it replace the kit's
+   * (docs/API-DESIGN.md#brand-kits). The server resolves it before the video is stored, so
+   * a stored request never names a kit.
+   */
+  brand_kit?: string;
   intro?: TemplateSlot;
   outro?: TemplateSlot;
   /** Asks for the speed ramp; it takes effect with two or more clips. */
@@ -219,6 +226,32 @@ export type CombineVideoClipsRequest = {
 /** `POST /create_project` body. */
 export type CreateProjectRequest = {
   name: string;
+};
+/**
+ * A brand kit as saved: `POST /create_brand_kit` body (and, with `uuid`, the body of
+ * `POST /update_brand_kit`, which replaces the kit with what it gives). The intro and outro
+ * carry the brokerage's field values (logo, headshot, agent name, phone ...); `audio_url` is
+ * the default music of videos that use the kit and name none.
+ */
+export type BrandKitBody = {
+  /** Absolute http(s) URL of the default soundtrack; same URL rules as `image_url`. */
+  audio_url?: string;
+  intro?: TemplateSlot;
+  name: string;
+  outro?: TemplateSlot;
+  speed_ramp: boolean;
+};
+/**
+ * `POST /update_brand_kit` body: the kit's `uuid` and its new content (every member of
+ * `create_brand_kit`; what is left out is cleared).
+ */
+export type UpdateBrandKitRequest = {
+  audio_url?: string;
+  intro?: TemplateSlot;
+  name: string;
+  outro?: TemplateSlot;
+  speed_ramp: boolean;
+  uuid: string;
 };
 /** One field of a template. */
 export type TemplateField = {
@@ -317,6 +350,11 @@ export type VideoClip = {
   image_url: string;
   orientation: Orientation;
   resolution: Resolution;
+  /**
+   * A JPEG of the clip's middle frame, made with the clip; `null` for a clip rendered
+   * before thumbnails existed.
+   */
+  thumbnail_url: string | null;
   uuid: string;
   /** `null` when the clip has no effect. */
   vfx: null | Vfx;
@@ -336,6 +374,11 @@ export type JobError = {
 /** The branded render, tracked on its own. */
 export type Branding = {
   error?: JobError;
+  /**
+   * 0–100 for the branded render itself (the video's own `progress` is the main render's),
+   * never decreasing.
+   */
+  progress: number;
   /** True only when the ramp really took effect: requested and two or more clips. */
   speed_ramp: boolean;
   status: Status;
@@ -359,12 +402,22 @@ export type Webhook = {
 /** A video job, as both POSTs and `GET /get_video` answer it. */
 export type Video = {
   ai_engine: Engine;
+  /**
+   * The soundtrack the video was made with (the request's, or its brand kit's); `null`
+   * without one.
+   */
+  audio_url: string | null;
   /** Present only when branding was requested. */
   branding?: Branding;
   created_at: string;
   /** Present only when `status` is `error`. */
   error?: JobError;
   orientation: Orientation;
+  /**
+   * A JPEG of a representative frame of the video (one second in), made with it; `null`
+   * until `status` is `complete`.
+   */
+  poster_url: string | null;
   /** 0–100, never decreasing. */
   progress: number;
   project: string;
@@ -388,4 +441,40 @@ export type Project = {
 /** `GET /get_projects`. */
 export type ProjectList = {
   projects: Project[];
+};
+/** `GET /get_videos`: one page of the account's videos, newest first. */
+export type VideoList = {
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  next_cursor: string | null;
+  /** Each as `GET /get_video` answers it. */
+  videos: Video[];
+};
+/** A saved brand kit. */
+export type BrandKit = {
+  /** The default soundtrack; `null` without one. */
+  audio_url: string | null;
+  created_at: string;
+  intro?: TemplateSlot;
+  name: string;
+  outro?: TemplateSlot;
+  speed_ramp: boolean;
+  updated_at: string;
+  uuid: string;
+};
+/** `GET /get_brand_kits`. */
+export type BrandKitList = {
+  /** Oldest first. */
+  brand_kits: BrandKit[];
+};
+/** `POST /upload_media`: a stored upload. */
+export type UploadedMedia = {
+  bytes: number;
+  /**
+   * What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
+   * `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
+   */
+  media_type: string;
+  /** Where the file is served; usable as `image_url`, `audio_url` or a template image. */
+  url: string;
+  uuid: string;
 };

@@ -13,7 +13,7 @@ use crate::types::{
     BrandingRequest, Template, TemplateFieldType, TemplateSlot, TemplateSlotKind, TemplateValue,
 };
 
-const BRANDING_FIELDS: &[&str] = &["intro", "outro", "speed_ramp"];
+const BRANDING_FIELDS: &[&str] = &["brand_kit", "intro", "outro", "speed_ramp"];
 const SLOT_FIELDS: &[&str] = &["template", "config"];
 
 /// Validates `branding`. Returns `Some(None)` when valid but asking for nothing, so the
@@ -45,6 +45,10 @@ pub(crate) fn check(
     };
     reader::reject_unknown(map, path, BRANDING_FIELDS, errors);
     let before = errors.count();
+    let brand_kit = match get(map, "brand_kit") {
+        None => Some(None),
+        Some(v) => super::uuid::value(v, &path.key("brand_kit"), errors).map(Some),
+    };
     let intro = slot(map, path, TemplateSlotKind::Intro, templates, errors);
     let outro = slot(map, path, TemplateSlotKind::Outro, templates, errors);
     let speed_ramp = match get(map, "speed_ramp") {
@@ -59,6 +63,7 @@ pub(crate) fn check(
         return None;
     }
     let branding = BrandingRequest {
+        brand_kit: brand_kit?,
         intro: intro?,
         outro: outro?,
         speed_ramp: speed_ramp?,
@@ -66,8 +71,8 @@ pub(crate) fn check(
     Some(branding.is_requested().then_some(branding))
 }
 
-/// Validates `branding.intro` or `branding.outro`.
-fn slot(
+/// Validates `branding.intro` or `branding.outro` (or a brand kit's).
+pub(crate) fn slot(
     branding: &Object<'_>,
     parent: &Path<'_>,
     kind: TemplateSlotKind,

@@ -4,12 +4,34 @@
 
 use uuid::Uuid;
 
+use crate::ErrorCode;
+use crate::json::Json;
+use crate::path::Path;
+use crate::reader::{self, Errors};
+
 /// The UUID, or `None` when `text` is not a canonical hyphenated UUID.
 pub fn parse(text: &str) -> Option<Uuid> {
     if text.len() != 36 {
         return None;
     }
     Uuid::try_parse(text).ok()
+}
+
+/// A UUID member's value, its errors (not a string, not canonical) pushed to `errors`.
+pub(crate) fn value(value: &Json<'_>, path: &Path<'_>, errors: &mut Errors) -> Option<Uuid> {
+    let text = reader::string(value, path, errors)?;
+    let parsed = parse(text);
+    if parsed.is_none() {
+        errors.push(
+            path,
+            ErrorCode::InvalidUuid,
+            format!(
+                "{} must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
+                reader::name(path)
+            ),
+        );
+    }
+    parsed
 }
 
 #[cfg(test)]

@@ -49,6 +49,12 @@ pub struct TemplateSlot {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BrandingRequest {
+    /// A saved brand kit (`POST /create_brand_kit`) to start from: its intro, outro, speed
+    /// ramp and music apply, and the members given beside it replace the kit's
+    /// (docs/API-DESIGN.md#brand-kits). The server resolves it before the video is stored, so
+    /// a stored request never names a kit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand_kit: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intro: Option<TemplateSlot>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,7 +68,18 @@ pub struct BrandingRequest {
 impl BrandingRequest {
     /// Whether this asks for any branding at all.
     pub fn is_requested(&self) -> bool {
-        self.intro.is_some() || self.outro.is_some() || self.speed_ramp
+        self.brand_kit.is_some() || self.intro.is_some() || self.outro.is_some() || self.speed_ramp
+    }
+
+    /// This branding on top of `kit`: a slot given here replaces the kit's, the speed ramp is
+    /// on when either asks for it, and the result names no kit.
+    pub fn over_kit(&self, kit: &BrandKitBody) -> BrandingRequest {
+        BrandingRequest {
+            brand_kit: None,
+            intro: self.intro.clone().or_else(|| kit.intro.clone()),
+            outro: self.outro.clone().or_else(|| kit.outro.clone()),
+            speed_ramp: self.speed_ramp || kit.speed_ramp,
+        }
     }
 }
 
@@ -144,4 +161,61 @@ pub struct CombineVideoClipsRequest {
 pub struct CreateProjectRequest {
     #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 100))]
     pub name: String,
+}
+
+/// A brand kit as saved: `POST /create_brand_kit` body (and, with `uuid`, the body of
+/// `POST /update_brand_kit`, which replaces the kit with what it gives). The intro and outro
+/// carry the brokerage's field values (logo, headshot, agent name, phone ...); `audio_url` is
+/// the default music of videos that use the kit and name none.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrandKitBody {
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 100))]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intro: Option<TemplateSlot>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outro: Option<TemplateSlot>,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(default = false))]
+    pub speed_ramp: bool,
+    /// Absolute http(s) URL of the default soundtrack; same URL rules as `image_url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
+    pub audio_url: Option<String>,
+}
+
+/// `POST /update_brand_kit` body: the kit's `uuid` and its new content (every member of
+/// `create_brand_kit`; what is left out is cleared).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateBrandKitRequest {
+    pub uuid: Uuid,
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 100))]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intro: Option<TemplateSlot>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outro: Option<TemplateSlot>,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(default = false))]
+    pub speed_ramp: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(max_length = 2048))]
+    pub audio_url: Option<String>,
+}
+
+impl UpdateBrandKitRequest {
+    /// The kit's new content.
+    pub fn body(&self) -> BrandKitBody {
+        BrandKitBody {
+            name: self.name.clone(),
+            intro: self.intro.clone(),
+            outro: self.outro.clone(),
+            speed_ramp: self.speed_ramp,
+            audio_url: self.audio_url.clone(),
+        }
+    }
 }

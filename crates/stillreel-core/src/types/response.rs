@@ -5,6 +5,8 @@ use uuid::Uuid;
 
 use super::{CameraMotion, Engine, Orientation, Resolution, Status, TemplateSlot, Vfx};
 
+use super::BrandKitBody;
+
 /// One clip of a video (reference: "Video clip").
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +21,11 @@ pub struct VideoClip {
     /// `null` when the clip has no effect.
     #[cfg_attr(feature = "schema", schema(required = true))]
     pub vfx: Option<Vfx>,
+    /// A JPEG of the clip's middle frame, made with the clip; `null` for a clip rendered
+    /// before thumbnails existed.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub thumbnail_url: Option<String>,
 }
 
 /// Echo of the intro/outro of the request.
@@ -41,6 +48,11 @@ pub struct Branding {
     pub templates: BrandingTemplates,
     /// True only when the ramp really took effect: requested and two or more clips.
     pub speed_ramp: bool,
+    /// 0–100 for the branded render itself (the video's own `progress` is the main render's),
+    /// never decreasing.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(minimum = 0, maximum = 100))]
+    pub progress: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<JobError>,
 }
@@ -66,6 +78,16 @@ pub struct Video {
     /// Empty until `status` is `complete`.
     pub video_url: String,
     pub video_clips: Vec<VideoClip>,
+    /// A JPEG of a representative frame of the video (one second in), made with it; `null`
+    /// until `status` is `complete`.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub poster_url: Option<String>,
+    /// The soundtrack the video was made with (the request's, or its brand kit's); `null`
+    /// without one.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub audio_url: Option<String>,
     pub orientation: Orientation,
     pub resolution: Resolution,
     pub ai_engine: Engine,
@@ -173,4 +195,72 @@ pub struct EngineInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineList {
     pub engines: Vec<EngineInfo>,
+}
+
+/// `GET /get_videos`: one page of the account's videos, newest first.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VideoList {
+    /// Each as `GET /get_video` answers it.
+    pub videos: Vec<Video>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub next_cursor: Option<String>,
+}
+
+/// A saved brand kit.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrandKit {
+    pub uuid: Uuid,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intro: Option<TemplateSlot>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outro: Option<TemplateSlot>,
+    pub speed_ramp: bool,
+    /// The default soundtrack; `null` without one.
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub audio_url: Option<String>,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
+    pub created_at: String,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
+    pub updated_at: String,
+}
+
+/// `GET /get_brand_kits`.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrandKitList {
+    /// Oldest first.
+    pub brand_kits: Vec<BrandKit>,
+}
+
+/// `POST /upload_media`: a stored upload.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadedMedia {
+    pub uuid: Uuid,
+    /// Where the file is served; usable as `image_url`, `audio_url` or a template image.
+    pub url: String,
+    /// What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
+    /// `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
+    pub media_type: String,
+    pub bytes: u64,
+}
+
+impl BrandKit {
+    /// A stored kit's record.
+    pub fn new(uuid: Uuid, kit: BrandKitBody, created_at: String, updated_at: String) -> Self {
+        BrandKit {
+            uuid,
+            name: kit.name,
+            intro: kit.intro,
+            outro: kit.outro,
+            speed_ramp: kit.speed_ramp,
+            audio_url: kit.audio_url,
+            created_at,
+            updated_at,
+        }
+    }
 }

@@ -174,7 +174,8 @@ fn render_checked(
 ) -> Result<StoredClip, RenderError> {
     let step = Step::Clip(task.index);
     let rendered = format!("render-{:03}.mp4", task.index);
-    let cmd = match &task.source {
+    let still = format!("render-{:03}.jpg", task.index);
+    let mut cmd = match &task.source {
         ClipSource::Still(still) => command::clip_command(
             &task.plan,
             &StillInput {
@@ -193,6 +194,8 @@ fn render_checked(
             Path::new(&rendered),
         ),
     };
+    // The thumbnail: the middle frame, split off the clip's own graph (no second decode).
+    let with_still = command::add_still_output(&mut cmd, task.plan.frames / 2, Path::new(&still));
     runner.run(step, &cmd, dir, frames)?;
     let local = dir.join(&rendered);
     crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
@@ -200,6 +203,12 @@ fn render_checked(
     // record the file, and this blocking thread outlives the dropped future.
     if runner.cancel.is_cancelled() {
         return Err(RenderError::Cancelled { step });
+    }
+    // The still first: once the clip is stored (and recorded), its thumbnail is there too.
+    if with_still {
+        storage
+            .put(&dir.join(&still), &crate::storage::still_key(&task.key))
+            .map_err(|e| io_error(Step::Store, e))?;
     }
     let url_path = storage
         .put(&local, &task.key)

@@ -66,8 +66,55 @@ impl Renderer {
                 0.0,
             )
             .await?;
+        self.poster(Step::Stitch, job.clip_keys.first(), work_dir, &key)
+            .await?;
         bar.report(100.0);
         Ok(video)
+    }
+
+    /// Stores the poster of the video stored at `key` (in `work_dir` as `video.mp4` until
+    /// stored): a copy of its first clip's thumbnail, or, for a clip rendered before
+    /// thumbnails existed, the video's first frame (one frame decoded).
+    pub(crate) async fn poster(
+        &self,
+        step: Step,
+        first_clip: Option<&String>,
+        work_dir: &Path,
+        key: &str,
+    ) -> Result<(), JobFailure> {
+        let local = work_dir.join("poster.jpg");
+        let poster_key = crate::storage::still_key(key);
+        if let Some(clip) = first_clip
+            && get(
+                &self.storage,
+                &crate::storage::still_key(clip),
+                &local,
+                step,
+            )
+            .await
+            .is_ok()
+        {
+            put(&self.storage, local, poster_key).await?;
+            return Ok(());
+        }
+        let part = work_dir.join("part-000.mp4");
+        let clip = work_dir.join("clip-000.mp4");
+        let source = if part.is_file() { part } else { clip };
+        let cmd = command::first_frame_still_command(
+            Path::new(source.file_name().unwrap_or_default()),
+            Path::new("poster.jpg"),
+        );
+        let runner = self.runner();
+        let _give_up = runner.cancel.on_drop();
+        let dir = work_dir.to_path_buf();
+        run_blocking(
+            step,
+            move |frames| runner.run(step, &cmd, &dir, frames),
+            |_| {},
+        )
+        .await?;
+        put(&self.storage, local, poster_key).await?;
+        Ok(())
     }
 
     /// Joins the clips `names` (files in `work_dir`) meeting by `transition`, with `music`,

@@ -53,13 +53,19 @@ fn document_is_openapi_3_1_with_security_and_every_route() {
         paths,
         [
             "/api/v1/combine_video_clips",
+            "/api/v1/create_brand_kit",
             "/api/v1/create_project",
             "/api/v1/create_video",
+            "/api/v1/delete_video",
             "/api/v1/get_account",
+            "/api/v1/get_brand_kits",
             "/api/v1/get_engines",
             "/api/v1/get_projects",
             "/api/v1/get_templates",
             "/api/v1/get_video",
+            "/api/v1/get_videos",
+            "/api/v1/update_brand_kit",
+            "/api/v1/upload_media",
         ]
     );
 }
@@ -108,7 +114,7 @@ fn every_authenticated_operation_has_the_shared_answers() {
             assert_eq!(retry["type"], "integer", "{method} {path}");
         }
     }
-    assert_eq!(seen, 8);
+    assert_eq!(seen, 14);
 }
 
 #[test]
@@ -214,6 +220,8 @@ fn request_members_that_may_be_left_out_may_be_null() {
         ("BrandingRequest", "speed_ramp"),
         ("TemplateSlot", "config"),
         ("CombineVideoClipsRequest", "branding"),
+        ("BrandingRequest", "brand_kit"),
+        ("BrandKitBody", "audio_url"),
     ] {
         let s = &schema(&doc, name)["properties"][member];
         assert!(null_ok(s), "{name}.{member}: {s}");

@@ -11,12 +11,16 @@
 //! - [`idempotency`]: `Idempotency-Key` records.
 //! - [`sweep`]: jobs whose lease ran out, and the records they leave unfinished.
 //! - [`webhooks`]: the webhook outbox: events, their delivery jobs and attempts.
+//! - [`uploads`]: uploaded files and the account's upload quota.
+//! - [`brand_kits`]: saved branding.
 
 pub mod accounts;
+pub mod brand_kits;
 pub mod graph;
 pub mod idempotency;
 pub mod render;
 pub mod sweep;
+pub mod uploads;
 pub mod videos;
 pub mod webhooks;
 

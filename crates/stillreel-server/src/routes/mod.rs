@@ -1,10 +1,13 @@
 //! The HTTP surface: one module per group of endpoints, and [`api`], the one list of the
 //! documented routes (the router and the OpenAPI paths both come from it).
 
+pub mod brand_kits;
 pub mod catalog;
 pub mod files;
+pub mod library;
 pub mod ops;
 pub mod projects;
+pub mod uploads;
 pub mod videos;
 
 use axum::extract::FromRequestParts;
@@ -24,6 +27,12 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(videos::create_video))
         .routes(routes!(videos::combine_video_clips))
         .routes(routes!(videos::get_video))
+        .routes(routes!(library::get_videos))
+        .routes(routes!(library::delete_video))
+        .routes(routes!(uploads::upload_media))
+        .routes(routes!(brand_kits::create_brand_kit))
+        .routes(routes!(brand_kits::get_brand_kits))
+        .routes(routes!(brand_kits::update_brand_kit))
         .routes(routes!(projects::create_project))
         .routes(routes!(projects::get_projects))
         .routes(routes!(catalog::get_templates))

@@ -150,7 +150,14 @@ pub async fn create_video(
         |key| async {
             let vfx = state.available_vfx();
             let options = rule_options(&state, &ctx, &vfx);
-            let request = validate_create_video(&body, &options)?;
+            let mut request = validate_create_video(&body, &options)?;
+            (request.branding, request.audio_url) = super::brand_kits::resolve(
+                &state,
+                ctx.account_id,
+                request.branding.take(),
+                request.audio_url.take(),
+            )
+            .await?;
             let project = project_of(&state, ctx, request.project).await?;
             let video = NewVideo {
                 account: ctx.account_id,
@@ -190,7 +197,14 @@ pub async fn combine_video_clips(
     idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
         let vfx = state.available_vfx();
         let options = rule_options(&state, &ctx, &vfx);
-        let request = validate_combine_video_clips(&body, &options)?;
+        let mut request = validate_combine_video_clips(&body, &options)?;
+        (request.branding, request.audio_url) = super::brand_kits::resolve(
+            &state,
+            ctx.account_id,
+            request.branding.take(),
+            request.audio_url.take(),
+        )
+        .await?;
         let (project, source) = combine_source(&state, ctx, request).await?;
         let video = NewVideo {
             account: ctx.account_id,
@@ -213,6 +227,7 @@ async fn combine_source(
 ) -> Result<(Uuid, Source), ApiError> {
     let found =
         videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
+    super::library::refuse_deleted_clips(&found, &request.video_clip_uuids)?;
     // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
     let missing: Vec<FieldError> = request
         .video_clip_uuids

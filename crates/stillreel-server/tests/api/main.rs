@@ -6,11 +6,14 @@
 mod common;
 
 mod accounts;
+mod brand_kits;
 mod catalog;
 mod combine;
 mod errors;
+mod library;
 mod operations;
 mod projects;
+mod uploads;
 mod videos;
 
 use common::{Resp, TestApp};

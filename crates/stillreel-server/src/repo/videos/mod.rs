@@ -9,10 +9,12 @@
 //! writer.
 
 mod group_commit;
+mod list;
 mod read;
 mod write;
 
-pub use read::{StoredClip, clips_of_account, get_video};
+pub use list::{Deleted, ListQuery, cursor, delete_video, list_videos, parse_cursor};
+pub use read::{StoredClip, clips_of_account, get_video, still_key};
 pub use write::{NewVideo, Source};
 
 use std::sync::Arc;

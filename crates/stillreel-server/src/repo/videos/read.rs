@@ -25,6 +25,8 @@ pub struct StoredClip {
     pub engine: Engine,
     /// Storage key of the rendered clip; `None` until rendered.
     pub clip_key: Option<String>,
+    /// The clip's video was deleted (`POST /delete_video`): its file is gone.
+    pub video_deleted: bool,
 }
 
 impl StoredClip {
@@ -40,12 +42,13 @@ impl StoredClip {
             resolution: self.resolution,
             ai_engine: self.engine,
             vfx: self.vfx.clone(),
+            thumbnail_url: Some(public_url(base_url, &still_key(key))),
         })
     }
 }
 
 #[derive(sqlx::FromRow)]
-struct ClipRow {
+pub(crate) struct ClipRow {
     id: Uuid,
     image_url: String,
     camera_motion: String,
@@ -54,6 +57,9 @@ struct ClipRow {
     resolution: String,
     engine: String,
     clip_key: Option<String>,
+    /// Only [`clips_of_account`] selects it.
+    #[sqlx(default)]
+    video_deleted_at: Option<i64>,
 }
 
 impl TryFrom<ClipRow> for StoredClip {
@@ -68,6 +74,7 @@ impl TryFrom<ClipRow> for StoredClip {
             resolution: parse_enum(&row.resolution, "resolution")?,
             engine: parse_enum(&row.engine, "engine")?,
             clip_key: row.clip_key,
+            video_deleted: row.video_deleted_at.is_some(),
         })
     }
 }
@@ -88,7 +95,8 @@ pub async fn clips_of_account(
             continue;
         }
         let row: Option<ClipRow> = on_db!(db, pool => sqlx::query_as(
-            sqlx::AssertSqlSafe(format!("SELECT {CLIP_COLUMNS} FROM clips c WHERE c.id = $1 AND c.account_id = $2")),
+            sqlx::AssertSqlSafe(format!("SELECT {CLIP_COLUMNS}, v.deleted_at AS video_deleted_at FROM clips c
+                     JOIN videos v ON v.id = c.video_id WHERE c.id = $1 AND c.account_id = $2")),
         )
         .bind(*id)
         .bind(account)
@@ -102,24 +110,26 @@ pub async fn clips_of_account(
 }
 
 #[derive(sqlx::FromRow)]
-struct VideoRow {
-    id: Uuid,
+pub(crate) struct VideoRow {
+    pub(crate) id: Uuid,
     project_id: Uuid,
-    kind: String,
+    pub(crate) kind: String,
     orientation: String,
     resolution: String,
     engine: String,
     status: String,
     progress: i32,
     video_key: Option<String>,
+    audio_url: Option<String>,
     error_code: Option<String>,
     error_message: Option<String>,
     error_field: Option<String>,
-    created_at: i64,
+    pub(crate) created_at: i64,
     updated_at: i64,
     b_templates: Option<Json<BrandingTemplates>>,
     b_speed_ramp: Option<bool>,
     b_status: Option<String>,
+    b_progress: Option<i32>,
     b_video_key: Option<String>,
     b_error_code: Option<String>,
     b_error_message: Option<String>,
@@ -150,6 +160,7 @@ impl VideoRow {
             resolution: self.c_resolution.take()?,
             engine: self.c_engine.take()?,
             clip_key: self.c_clip_key.take(),
+            video_deleted_at: None,
         })
     }
 }
@@ -166,8 +177,31 @@ fn job_error(
     })
 }
 
-/// The video record of `id` as `account` sees it: `None` when it does not exist or belongs to
-/// another account. URLs are built on `base_url`.
+/// The columns of a video record: the video, its branding, its webhook delivery and (joined
+/// by the caller) its rendered clips.
+pub(crate) const RECORD_SELECT: &str =
+    "SELECT v.id, v.project_id, v.kind, v.orientation, v.resolution, v.engine, v.status, v.progress,
+            v.video_key, v.audio_url, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
+            b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status, b.progress AS b_progress,
+            b.video_key AS b_video_key, b.error_code AS b_error_code,
+            b.error_message AS b_error_message, b.error_field AS b_error_field,
+            c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
+            c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
+            c.clip_key AS c_clip_key,
+            v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
+     FROM videos v
+     LEFT JOIN brandings b ON b.video_id = v.id
+     LEFT JOIN webhook_deliveries w ON w.video_id = v.id
+          AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
+     LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL";
+
+/// The key of the JPEG still made beside a rendered clip or video (`….mp4` → `….jpg`).
+pub fn still_key(media_key: &str) -> String {
+    stillreel_render::storage::still_key(media_key)
+}
+
+/// The video record of `id` as `account` sees it: `None` when it does not exist, was
+/// deleted, or belongs to another account. URLs are built on `base_url`.
 pub async fn get_video(
     db: &Db,
     account: Uuid,
@@ -176,24 +210,11 @@ pub async fn get_video(
 ) -> Result<Option<Video>, DbError> {
     // One round trip in the common case: the video, its branding and (for a create video) its
     // rendered clips, one row per clip. `get_video` is what clients poll.
-    let mut rows: Vec<VideoRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT v.id, v.project_id, v.kind, v.orientation, v.resolution, v.engine, v.status, v.progress,
-                v.video_key, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
-                b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status,
-                b.video_key AS b_video_key, b.error_code AS b_error_code,
-                b.error_message AS b_error_message, b.error_field AS b_error_field,
-                c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
-                c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
-                c.clip_key AS c_clip_key,
-                v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
-         FROM videos v
-         LEFT JOIN brandings b ON b.video_id = v.id
-         LEFT JOIN webhook_deliveries w ON w.video_id = v.id
-              AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
-         LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL
-         WHERE v.id = $1 AND v.account_id = $2
-         ORDER BY c.position",
-    )
+    let rows: Vec<VideoRow> = on_db!(db, pool => sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{RECORD_SELECT}
+         WHERE v.id = $1 AND v.account_id = $2 AND v.deleted_at IS NULL
+         ORDER BY c.position"),
+    ))
     .bind(id)
     .bind(account)
     .fetch_all(pool)
@@ -201,20 +222,66 @@ pub async fn get_video(
     if rows.is_empty() {
         return Ok(None);
     }
+    let mut combined = if rows[0].kind == "combine" {
+        combine_clips(db, &[id]).await?
+    } else {
+        HashMap::new()
+    };
+    let combined = combined.remove(&id).unwrap_or_default();
+    record(rows, combined, base_url).map(Some)
+}
+
+/// The clips each combined video of `videos` is made of, in order.
+pub(crate) async fn combine_clips(
+    db: &Db,
+    videos: &[Uuid],
+) -> Result<HashMap<Uuid, Vec<ClipRow>>, DbError> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        video_id: Uuid,
+        #[sqlx(flatten)]
+        clip: ClipRow,
+    }
+    let mut by_video: HashMap<Uuid, Vec<ClipRow>> = HashMap::new();
+    if videos.is_empty() {
+        return Ok(by_video);
+    }
+    let list = (1..=videos.len())
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!(
+        "SELECT cc.video_id, {CLIP_COLUMNS}
+         FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
+         WHERE cc.video_id IN ({list}) AND c.clip_key IS NOT NULL ORDER BY cc.video_id, cc.position"
+    );
+    let rows: Vec<Row> = on_db!(db, pool => {
+        let mut query = sqlx::query_as(sqlx::AssertSqlSafe(sql.clone()));
+        for id in videos {
+            query = query.bind(*id);
+        }
+        query.fetch_all(pool).await?
+    });
+    for row in rows {
+        by_video.entry(row.video_id).or_default().push(row.clip);
+    }
+    Ok(by_video)
+}
+
+/// One video's record from its rows (one per rendered clip, in order) and, for a combined
+/// video, the clips it is made of.
+pub(crate) fn record(
+    mut rows: Vec<VideoRow>,
+    combined: Vec<ClipRow>,
+    base_url: &str,
+) -> Result<Video, DbError> {
     // A clip is listed once its clip_url is set, in input order
     // (docs/API-DESIGN.md#records-and-endpoints).
     let mut clip_rows: Vec<ClipRow> = rows.iter_mut().filter_map(VideoRow::take_clip).collect();
     let row = rows.swap_remove(0);
     if row.kind == "combine" {
         // A combined video owns no clips; it lists the ones it is made of.
-        clip_rows = on_db!(db, pool => sqlx::query_as(
-            "SELECT c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key
-             FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
-             WHERE cc.video_id = $1 AND c.clip_key IS NOT NULL ORDER BY cc.position",
-        )
-        .bind(id)
-        .fetch_all(pool)
-        .await?);
+        clip_rows = combined;
     }
     let mut video_clips = Vec::with_capacity(clip_rows.len());
     for clip in clip_rows {
@@ -235,21 +302,25 @@ pub async fn get_video(
                 },
                 templates,
                 speed_ramp: row.b_speed_ramp.unwrap_or(false),
+                progress: u8::try_from(row.b_progress.unwrap_or(0).clamp(0, 100)).unwrap_or(0),
                 error: job_error(row.b_error_code, row.b_error_message, row.b_error_field)
                     .filter(|_| b_status == Status::Error),
             })
         }
         _ => None,
     };
-    Ok(Some(Video {
+    let finished = match (status, &row.video_key) {
+        (Status::Complete, Some(key)) => Some(key),
+        _ => None,
+    };
+    Ok(Video {
         uuid: row.id,
         project: row.project_id,
         status,
-        video_url: match (status, &row.video_key) {
-            (Status::Complete, Some(key)) => public_url(base_url, key),
-            _ => String::new(),
-        },
+        video_url: finished.map_or_else(String::new, |key| public_url(base_url, key)),
         video_clips,
+        poster_url: finished.map(|key| public_url(base_url, &still_key(key))),
+        audio_url: row.audio_url,
         orientation: parse_enum(&row.orientation, "orientation")?,
         resolution: parse_enum(&row.resolution, "resolution")?,
         ai_engine: parse_enum(&row.engine, "engine")?,
@@ -274,5 +345,5 @@ pub async fn get_video(
                 .unwrap_or(0),
             last_status: row.w_last_status.and_then(|n| u16::try_from(n).ok()),
         }),
-    }))
+    })
 }

@@ -55,6 +55,10 @@ fn branding_of(
 pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbError> {
     let id = Uuid::now_v7();
     let now = now_ms();
+    let audio_url = match &video.source {
+        Source::Images(request) => request.audio_url.as_deref(),
+        Source::Clips { request, .. } => request.audio_url.as_deref(),
+    };
     let (kind, request_json, webhook_url, o, r, engine, clips, branding, job) = match &video.source
     {
         Source::Images(request) => (
@@ -87,8 +91,9 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
     batch
         .statement(
             "INSERT INTO videos (id, account_id, project_id, kind, request, orientation, resolution,
-                                 engine, status, progress, webhook_url, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?)",
+                                 engine, status, progress, webhook_url, audio_url, created_at,
+                                 updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(video.account)
@@ -99,6 +104,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
         .bind(r.as_str())
         .bind(engine.as_str())
         .bind(webhook_url)
+        .bind(audio_url)
         .bind(now)
         .bind(now);
     match &video.source {
@@ -126,6 +132,8 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
         status: Status::Queued,
         video_url: String::new(),
         video_clips: clips,
+        poster_url: None,
+        audio_url: audio_url.map(str::to_owned),
         orientation: o,
         resolution: r,
         ai_engine: engine,
@@ -134,6 +142,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
             video_url: String::new(),
             templates,
             speed_ramp,
+            progress: 0,
             error: None,
         }),
         progress: 0,

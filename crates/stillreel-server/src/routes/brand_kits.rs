@@ -1,0 +1,115 @@
+//! `POST /create_brand_kit`, `GET /get_brand_kits`, `POST /update_brand_kit`, and how a
+//! request's `branding.brand_kit` is resolved (docs/API-DESIGN.md#brand-kits).
+
+use axum::Json;
+use axum::extract::State;
+use stillreel_core::{
+    BrandKit, BrandKitList, BrandingRequest, ErrorCode, FieldError, validate_create_brand_kit,
+    validate_update_brand_kit,
+};
+use uuid::Uuid;
+
+use crate::error::{ApiError, Envelope};
+use crate::extract::{Auth, JsonBody};
+use crate::repo::brand_kits;
+use crate::state::AppState;
+
+/// Saves a brand kit.
+#[utoipa::path(
+    post, path = "/create_brand_kit", tag = "brand kits",
+    request_body(content = stillreel_core::BrandKitBody, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The saved kit", body = BrandKit),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Invalid fields", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn create_brand_kit(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<BrandKit>, ApiError> {
+    let kit = validate_create_brand_kit(&body, state.templates)?;
+    Ok(Json(
+        brand_kits::create(&state.db, ctx.account_id, kit).await?,
+    ))
+}
+
+/// The account's brand kits, oldest first.
+#[utoipa::path(
+    get, path = "/get_brand_kits", tag = "brand kits",
+    responses((status = 200, description = "Every kit of the account", body = BrandKitList)),
+    security(("api_key" = []))
+)]
+pub async fn get_brand_kits(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+) -> Result<Json<BrandKitList>, ApiError> {
+    Ok(Json(BrandKitList {
+        brand_kits: brand_kits::list(&state.db, ctx.account_id).await?,
+    }))
+}
+
+/// Replaces a brand kit's content (members left out are cleared). Videos already made keep
+/// the branding they were made with.
+#[utoipa::path(
+    post, path = "/update_brand_kit", tag = "brand kits",
+    request_body(content = stillreel_core::UpdateBrandKitRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The kit as saved now", body = BrandKit),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 404, description = "No such kit for this account", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Invalid fields", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn update_brand_kit(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<BrandKit>, ApiError> {
+    let request = validate_update_brand_kit(&body, state.templates)?;
+    brand_kits::update(&state.db, ctx.account_id, request.uuid, request.body())
+        .await?
+        .map(Json)
+        .ok_or_else(|| kit_not_found("uuid"))
+}
+
+fn kit_not_found(field: &str) -> ApiError {
+    ApiError::not_found_fields(vec![FieldError::new(
+        field,
+        ErrorCode::NotFound,
+        "this brand kit does not exist or belongs to another account",
+    )])
+}
+
+/// A request's branding with its brand kit applied, and the soundtrack to use: the request's
+/// `audio_url`, or the kit's when the request names none. Without a kit, both as given.
+pub async fn resolve(
+    state: &AppState,
+    account: Uuid,
+    branding: Option<BrandingRequest>,
+    audio_url: Option<String>,
+) -> Result<(Option<BrandingRequest>, Option<String>), ApiError> {
+    let Some(id) = branding.as_ref().and_then(|b| b.brand_kit) else {
+        return Ok((branding, audio_url));
+    };
+    let kit = brand_kits::get(&state.db, account, id)
+        .await?
+        .ok_or_else(|| kit_not_found("branding.brand_kit"))?;
+    let body = stillreel_core::BrandKitBody {
+        name: kit.name,
+        intro: kit.intro,
+        outro: kit.outro,
+        speed_ramp: kit.speed_ramp,
+        audio_url: kit.audio_url,
+    };
+    let merged = branding.map(|b| b.over_kit(&body));
+    let audio = audio_url.or(body.audio_url);
+    Ok((merged.filter(BrandingRequest::is_requested), audio))
+}

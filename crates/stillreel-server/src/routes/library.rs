@@ -1,0 +1,260 @@
+//! `GET /get_videos` and `POST /delete_video`: the account's library
+//! (docs/API-DESIGN.md#library).
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use stillreel_core::{ErrorCode, FieldError, Status, VideoList};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::QueryPairs;
+use crate::error::{ApiError, Envelope};
+use crate::extract::{Auth, JsonBody};
+use crate::repo::accounts;
+use crate::repo::videos::{self, Deleted, ListQuery, StoredClip};
+use crate::state::AppState;
+
+/// Videos on a page unless `limit` says otherwise.
+pub const DEFAULT_PAGE: usize = 20;
+/// The most videos on one page.
+pub const MAX_PAGE: usize = 100;
+
+fn invalid(field: &str, code: ErrorCode, message: impl Into<String>) -> ApiError {
+    ApiError::invalid(vec![FieldError::new(field, code, message)])
+}
+
+/// The query of `get_videos`, checked.
+fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
+    let mut errors = Vec::new();
+    let project = match query.get("project").filter(|p| !p.is_empty()) {
+        None => None,
+        Some(_) => match query.uuid("project") {
+            Ok(id) => Some(id),
+            Err(ApiError::Validation { errors: e, .. }) => {
+                errors.extend(e);
+                None
+            }
+            Err(other) => return Err(other),
+        },
+    };
+    let status = match query.get("status").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(text) => {
+            let parsed = Status::parse(text);
+            if parsed.is_none() {
+                errors.push(FieldError::new(
+                    "status",
+                    ErrorCode::InvalidValue,
+                    format!("status must be one of {}", Status::allowed_list()),
+                ));
+            }
+            parsed
+        }
+    };
+    let limit = match query.get("limit").filter(|s| !s.is_empty()) {
+        None => Some(DEFAULT_PAGE),
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => Some(n),
+            _ => {
+                errors.push(FieldError::new(
+                    "limit",
+                    ErrorCode::InvalidValue,
+                    format!("limit must be a whole number from 1 to {MAX_PAGE}"),
+                ));
+                None
+            }
+        },
+    };
+    let after = match query.get("cursor").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(text) => {
+            let parsed = videos::parse_cursor(text);
+            if parsed.is_none() {
+                errors.push(FieldError::new(
+                    "cursor",
+                    ErrorCode::InvalidValue,
+                    "cursor must be a next_cursor that get_videos answered",
+                ));
+            }
+            parsed
+        }
+    };
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    Ok(ListQuery {
+        project,
+        status,
+        limit: limit.unwrap_or(DEFAULT_PAGE),
+        after,
+    })
+}
+
+/// The account's videos, newest first, a page at a time.
+#[utoipa::path(
+    get, path = "/get_videos", tag = "videos",
+    params(
+        ("project" = Option<String>, Query, description = "Only this project's videos", format = Uuid),
+        ("status" = Option<String>, Query, description = "Only videos with this status: queued, in_progress, complete or error"),
+        ("limit" = Option<u32>, Query, description = "Videos per page, 1 to 100; default 20", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "The previous page's next_cursor"),
+    ),
+    responses(
+        (status = 200, description = "One page of videos, each as get_video answers it", body = VideoList),
+        (status = 404, description = "The project does not exist or belongs to another account", body = Envelope),
+        (status = 422, description = "Invalid project, status, limit or cursor", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn get_videos(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    query: QueryPairs,
+) -> Result<Json<VideoList>, ApiError> {
+    let query = list_query(&query)?;
+    if let Some(project) = query.project
+        && !accounts::owns_project(&state.db, ctx.account_id, project).await?
+    {
+        return Err(ApiError::not_found_fields(vec![FieldError::new(
+            "project",
+            ErrorCode::NotFound,
+            "this project does not exist or belongs to another account",
+        )]));
+    }
+    let (videos, next_cursor) =
+        videos::list_videos(&state.db, ctx.account_id, &query, &state.config.public_url).await?;
+    Ok(Json(VideoList {
+        videos,
+        next_cursor,
+    }))
+}
+
+/// `POST /delete_video` body.
+#[derive(Debug, serde::Deserialize, ToSchema)]
+pub struct DeleteVideoRequest {
+    pub uuid: Uuid,
+}
+
+/// `POST /delete_video` answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeletedVideo {
+    pub uuid: Uuid,
+    pub deleted: bool,
+}
+
+/// Deletes a settled video: its record disappears and its files leave storage.
+#[utoipa::path(
+    post, path = "/delete_video", tag = "videos",
+    request_body(content = DeleteVideoRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Deleted", body = DeletedVideo),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 404, description = "No such video for this account", body = Envelope),
+        (status = 409, description = "The video or its branded render is still queued or rendering (`video_in_progress`)", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Missing or invalid uuid", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn delete_video(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<DeletedVideo>, ApiError> {
+    let value: serde_json::Value = serde_json::from_str(&body)
+        .map_err(|e| ApiError::MalformedJson(format!("the body is not valid JSON: {e}")))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(ApiError::MalformedJson(
+            "the body must be a JSON object".to_owned(),
+        ));
+    };
+    let unknown: Vec<FieldError> = map
+        .keys()
+        .filter(|k| k.as_str() != "uuid")
+        .map(|k| {
+            FieldError::new(
+                k.as_str(),
+                ErrorCode::UnknownField,
+                format!("{k} is not a field of this body; its only field is uuid"),
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::invalid(unknown));
+    }
+    let id = match map.get("uuid") {
+        None => return Err(invalid("uuid", ErrorCode::Required, "uuid is required")),
+        Some(serde_json::Value::String(text)) => Uuid::try_parse(text.trim()).map_err(|_| {
+            invalid(
+                "uuid",
+                ErrorCode::InvalidUuid,
+                "uuid must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
+            )
+        })?,
+        Some(_) => {
+            return Err(invalid(
+                "uuid",
+                ErrorCode::InvalidType,
+                "uuid must be a string",
+            ));
+        }
+    };
+    match videos::delete_video(&state.db, ctx.account_id, id).await? {
+        Deleted::NotFound => Err(ApiError::not_found("video")),
+        Deleted::Busy => Err(ApiError::Refused {
+            status: StatusCode::CONFLICT,
+            code: "video_in_progress",
+            message: "this video or its branded render is still queued or rendering; delete it \
+                      once get_video shows it complete or error"
+                .to_owned(),
+        }),
+        Deleted::Done(keys) => {
+            let storage = state.storage.clone();
+            let removed = tokio::task::spawn_blocking(move || {
+                keys.iter()
+                    .filter_map(|key| storage.delete(key).err())
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .map_err(|e| ApiError::Internal(format!("delete task: {e}")))?;
+            for error in removed {
+                // The record is gone either way; a file left behind is logged for the operator.
+                tracing::warn!(video = %id, %error, "a deleted video's file could not be removed");
+            }
+            Ok(Json(DeletedVideo {
+                uuid: id,
+                deleted: true,
+            }))
+        }
+    }
+}
+
+/// Refuses a combine that names a clip of a deleted video, with a message that says so (the
+/// clip's file is gone).
+pub fn refuse_deleted_clips(
+    found: &HashMap<Uuid, StoredClip>,
+    requested: &[Uuid],
+) -> Result<(), ApiError> {
+    let gone: Vec<FieldError> = requested
+        .iter()
+        .enumerate()
+        .filter(|(_, id)| found.get(id).is_some_and(|c| c.video_deleted))
+        .map(|(i, _)| {
+            FieldError::new(
+                format!("video_clip_uuids[{i}]"),
+                ErrorCode::NotFound,
+                "this clip's video was deleted (POST /delete_video), and its file with it",
+            )
+        })
+        .collect();
+    if gone.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiError::not_found_fields(gone))
+    }
+}

@@ -1,0 +1,398 @@
+//! `POST /upload_media`: a picture or a sound file as the raw request body, stored under the
+//! account and answered with a URL any request may use (docs/API-DESIGN.md#uploads).
+//!
+//! The body is never held whole: it streams to a temporary file in the data dir, keeping only
+//! its first [`HEAD_BYTES`] in memory, where the format is sniffed and an image's header is
+//! read. The rules are the fetched media's: the byte limits of `STILLREEL_MEDIA_MAX_BYTES`,
+//! the pixel cap of `STILLREEL_MEDIA_MAX_PIXELS` (checked as soon as the header has arrived)
+//! and at most 16384 pixels a side; the format by magic bytes, never by the declared type.
+//! The stored file is served at `/files/uploads/…`, which the renderer reads from storage
+//! directly (`worker/files.rs`), so no allow-list entry is needed for it.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use futures_util::StreamExt;
+use std::io::Write;
+use stillreel_core::UploadedMedia;
+use stillreel_render::fetch::sniff::SNIFF_LEN;
+use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
+use uuid::Uuid;
+
+use crate::error::{ApiError, Envelope};
+use crate::extract::Auth;
+use crate::repo::uploads::{self, NewUpload};
+use crate::state::AppState;
+use crate::storage::public_url;
+
+/// Bytes of the body kept in memory: enough for every format's magic and for an image header
+/// behind large EXIF blocks.
+pub const HEAD_BYTES: usize = 1 << 20;
+
+/// The longest an upload may take, at least: the JSON body deadline is for 1 MiB, this for up
+/// to 40 MiB (and the operator's deadline times ten when that is longer).
+const MIN_UPLOAD_DEADLINE: Duration = Duration::from_secs(300);
+
+/// The largest side of an image, as for fetched media.
+const MAX_SIDE: u32 = 16_384;
+
+fn refused(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::Refused {
+        status,
+        code,
+        message: message.into(),
+    }
+}
+
+/// What the declared `Content-Type` says the file is.
+fn declared_class(content_type: Option<&str>) -> Result<MediaClass, ApiError> {
+    let essence = content_type
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence.starts_with("image/") {
+        Ok(MediaClass::Image)
+    } else if essence.starts_with("audio/") {
+        Ok(MediaClass::Audio)
+    } else {
+        Err(refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media",
+            "send the file as the body with its Content-Type: image/jpeg, image/png or \
+             image/webp for a picture, audio/* for a soundtrack",
+        ))
+    }
+}
+
+/// The media type answered for a stored format.
+pub fn media_type(format: MediaFormat) -> &'static str {
+    match format {
+        MediaFormat::Jpeg => "image/jpeg",
+        MediaFormat::Png => "image/png",
+        MediaFormat::Webp => "image/webp",
+        MediaFormat::Mp3 => "audio/mpeg",
+        MediaFormat::Aac => "audio/aac",
+        MediaFormat::M4a => "audio/mp4",
+        MediaFormat::Wav => "audio/wav",
+        MediaFormat::Ogg => "audio/ogg",
+        MediaFormat::Flac => "audio/flac",
+    }
+}
+
+fn mebibytes(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    if bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / MIB as f64)
+    }
+}
+
+fn too_large(class: MediaClass, limit: u64) -> ApiError {
+    let what = match class {
+        MediaClass::Image => "an image",
+        MediaClass::Audio => "a soundtrack",
+    };
+    refused(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "media_too_large",
+        format!(
+            "the file is over {}, the largest {what} this service takes",
+            mebibytes(limit)
+        ),
+    )
+}
+
+fn over_quota(quota: u64, used: u64, bytes: u64) -> ApiError {
+    refused(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "upload_quota_exceeded",
+        format!(
+            "this account may keep {} of uploads; {} are stored and this file is {}. \
+             The operator sets the quota (accounts.upload_quota_bytes)",
+            mebibytes(quota),
+            mebibytes(used),
+            mebibytes(bytes)
+        ),
+    )
+}
+
+/// Checks an image's header (from the first bytes of the body) against the pixel cap.
+/// `Ok(false)`: the header is not complete yet.
+fn check_image_head(head: &[u8], max_pixels: u64, complete: bool) -> Result<bool, ApiError> {
+    let size = match imagesize::blob_size(head) {
+        Ok(size) => size,
+        Err(_) if !complete => return Ok(false),
+        Err(_) => {
+            return Err(refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_media",
+                "the image is damaged: its header could not be read",
+            ));
+        }
+    };
+    let (w, h) = (size.width as u64, size.height as u64);
+    if w * h > max_pixels {
+        return Err(refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!(
+                "the image is {w}×{h} pixels; the limit is {} megapixels",
+                max_pixels as f64 / 1e6
+            ),
+        ));
+    }
+    if w == 0 || h == 0 || w > u64::from(MAX_SIDE) || h > u64::from(MAX_SIDE) {
+        return Err(refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!("the image is {w}×{h} pixels; at most {MAX_SIDE} per side"),
+        ));
+    }
+    Ok(true)
+}
+
+/// A file of the upload that is removed when dropped unless it was handed on.
+struct TempFile(Option<PathBuf>);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(path) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// What the streamed body turned out to be.
+struct Received {
+    format: MediaFormat,
+    bytes: u64,
+}
+
+/// Reads and drops what is left of a refused body, a bounded amount for a bounded time, so
+/// the client (still sending) gets to read the answer instead of a broken pipe.
+async fn drain(stream: &mut axum::body::BodyDataStream) {
+    const MAX_BYTES: usize = 8 << 20;
+    let read_rest = async {
+        let mut seen = 0usize;
+        while let Some(Ok(chunk)) = stream.next().await {
+            seen += chunk.len();
+            if seen > MAX_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), read_rest).await;
+}
+
+/// Streams `body` into `file`, checking the limits as it goes.
+async fn receive(
+    stream: &mut axum::body::BodyDataStream,
+    path: &Path,
+    class: MediaClass,
+    limit: u64,
+    max_pixels: u64,
+) -> Result<Received, ApiError> {
+    let io = |e: std::io::Error| ApiError::Internal(format!("upload file {}: {e}", path.display()));
+    // Written in place, chunk by chunk, with std's file: tokio's file hands every chunk to a
+    // blocking thread through a buffer of its own, and the benchmark measured a 20 MB upload
+    // growing the server's peak memory by more than the file's size that way (per-thread
+    // allocator arenas). A chunk is at most a few tens of KiB into the page cache.
+    let mut file = std::fs::File::create(path).map_err(io)?;
+    let mut head: Vec<u8> = Vec::new();
+    let mut bytes = 0u64;
+    let mut header_checked = class == MediaClass::Audio;
+    let mut format = None;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            refused(
+                StatusCode::BAD_REQUEST,
+                "body_unreadable",
+                format!("the body could not be read: {e}"),
+            )
+        })?;
+        bytes += chunk.len() as u64;
+        if bytes > limit {
+            return Err(too_large(class, limit));
+        }
+        if head.len() < HEAD_BYTES {
+            let take = chunk.len().min(HEAD_BYTES - head.len());
+            head.extend_from_slice(&chunk[..take]);
+            if format.is_none() && head.len() >= SNIFF_LEN {
+                format = Some(sniffed(&head, class)?);
+            }
+            if !header_checked {
+                header_checked = check_image_head(&head, max_pixels, false)?;
+            }
+        }
+        file.write_all(&chunk).map_err(io)?;
+    }
+    file.flush().map_err(io)?;
+    let format = match format {
+        Some(format) => format,
+        None => sniffed(&head, class)?,
+    };
+    if !header_checked {
+        check_image_head(&head, max_pixels, true)?;
+    }
+    Ok(Received { format, bytes })
+}
+
+/// The format of the body's first bytes, which must be of the declared class.
+fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
+    match sniff(head) {
+        Some(format) if format.class() == class => Ok(format),
+        Some(_) => Err(refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media",
+            "the file is not what its Content-Type says (a picture sent as audio or the reverse)",
+        )),
+        None => Err(refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media",
+            match class {
+                MediaClass::Image => "the file is not a JPEG, PNG or WebP image",
+                MediaClass::Audio => "the file is not MP3, AAC, M4A, WAV, Ogg or FLAC audio",
+            },
+        )),
+    }
+}
+
+/// Stores a picture or a soundtrack; answers its URL.
+#[utoipa::path(
+    post, path = "/upload_media", tag = "uploads",
+    request_body(content = Vec<u8>, description = "The file itself, with its Content-Type (image/jpeg, image/png, image/webp or audio/*). The format is decided by the file's first bytes.", content_type = "application/octet-stream"),
+    responses(
+        (status = 200, description = "The stored file", body = UploadedMedia),
+        (status = 408, description = "The body did not arrive in time", body = Envelope),
+        (status = 413, description = "Over the media size limit (`media_too_large`) or the account's upload quota (`upload_quota_exceeded`)", body = Envelope),
+        (status = 415, description = "Not a JPEG, PNG or WebP picture or a supported audio format (`unsupported_media`)", body = Envelope),
+        (status = 422, description = "A damaged image, or one over the pixel limit (`invalid_media`)", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn upload_media(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    request: Request,
+) -> Result<Json<UploadedMedia>, ApiError> {
+    let (parts, body) = request.into_parts();
+    let mut stream = body.into_data_stream();
+    let answer = store_upload(&state, ctx.account_id, &parts.headers, &mut stream).await;
+    if answer.is_err() {
+        drain(&mut stream).await;
+    }
+    answer.map(Json)
+}
+
+async fn store_upload(
+    state: &AppState,
+    account: Uuid,
+    headers: &axum::http::HeaderMap,
+    stream: &mut axum::body::BodyDataStream,
+) -> Result<UploadedMedia, ApiError> {
+    let class = declared_class(
+        headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+    )?;
+    let limits = &state.config.limits;
+    let limit = match class {
+        MediaClass::Image => limits.max_image_bytes,
+        MediaClass::Audio => limits.max_audio_bytes,
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(too_large(class, limit));
+    }
+    let (quota, used) = uploads::usage(&state.db, account).await?;
+    if let Some(n) = declared
+        && used.saturating_add(n) > quota
+    {
+        return Err(over_quota(quota, used, n));
+    }
+
+    let id = Uuid::new_v4();
+    let dir = state.config.data_dir.join("uploads-tmp");
+    tokio::fs::create_dir_all(&dir)
+        .await
+        .map_err(|e| ApiError::Internal(format!("{}: {e}", dir.display())))?;
+    let temp = TempFile(Some(dir.join(format!("{id}.part"))));
+    let path = temp.0.clone().unwrap_or_default();
+    let deadline = MIN_UPLOAD_DEADLINE.max(state.config.http.body_timeout * 10);
+    let received = tokio::time::timeout(
+        deadline,
+        receive(stream, &path, class, limit, limits.max_pixels),
+    )
+    .await
+    .unwrap_or(Err(ApiError::RequestTimeout))?;
+
+    let key = format!(
+        "uploads/{}/{id}.{}",
+        account.simple(),
+        received.format.extension()
+    );
+    let upload = NewUpload {
+        id,
+        account,
+        key: key.clone(),
+        media_type: media_type(received.format),
+        bytes: received.bytes,
+    };
+    let storage = state.storage.clone();
+    let put_key = key.clone();
+    tokio::task::spawn_blocking(move || {
+        let _temp = temp;
+        storage.put(&path, &put_key)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("upload task: {e}")))?
+    .map_err(|e| ApiError::Internal(format!("storing an upload: {e}")))?;
+    let recorded = uploads::record(&state.db, &upload).await;
+    if !matches!(recorded, Ok(true)) {
+        let _ = state.storage.delete(&key);
+    }
+    if !recorded? {
+        let (quota, used) = uploads::usage(&state.db, account).await?;
+        return Err(over_quota(quota, used, received.bytes));
+    }
+    Ok(UploadedMedia {
+        uuid: id,
+        url: public_url(&state.config.public_url, &key),
+        media_type: upload.media_type.to_owned(),
+        bytes: received.bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_declared_type_picks_the_class_and_anything_else_is_415() {
+        assert_eq!(
+            declared_class(Some("image/jpeg")).ok(),
+            Some(MediaClass::Image)
+        );
+        assert_eq!(
+            declared_class(Some("Audio/MPEG; x=y")).ok(),
+            Some(MediaClass::Audio)
+        );
+        for other in [None, Some("application/json"), Some("text/plain")] {
+            let err = declared_class(other).expect_err("refused");
+            assert_eq!(
+                err.status_and_code(),
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media")
+            );
+        }
+    }
+}

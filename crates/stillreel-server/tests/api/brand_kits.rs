@@ -1,0 +1,203 @@
+//! Brand kits: saved, listed, updated, applied to a create or a combine with overrides, and
+//! validated with the core's codes.
+
+use serde_json::json;
+
+use crate::common::{TestApp, combine_body, create_body};
+use crate::{render_all, uuid_of};
+
+crate::both_backends!(brand_kits_are_saved_and_applied, brand_kit_errors,);
+
+fn kit() -> serde_json::Value {
+    json!({
+        "name": " Acme Realty ",
+        "intro": {"template": "intro-lower-third",
+                  "config": {"address": {"value": "12 Oak Lane"}, "agent_name": {"value": "Ana Díaz"}}},
+        "outro": {"template": "outro-contact-card",
+                  "config": {"agent_name": {"value": "Ana Díaz"}, "phone": {"value": "+1 555 0100"}}},
+        "speed_ramp": true,
+        "audio_url": "https://cdn.example.com/theme.mp3"
+    })
+}
+
+async fn brand_kits_are_saved_and_applied(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let r = app.post("/api/v1/create_brand_kit", key, &kit()).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["name"], "Acme Realty");
+    assert_eq!(r.json["speed_ramp"], true);
+    assert_eq!(r.json["audio_url"], "https://cdn.example.com/theme.mp3");
+    let id = uuid_of(&r);
+    let list = app.get("/api/v1/get_brand_kits", key).await;
+    assert_eq!(list.json["brand_kits"].as_array().map(Vec::len), Some(1));
+    assert_eq!(list.json["brand_kits"][0], r.json);
+    let other = app.account().await;
+    let theirs = app.get("/api/v1/get_brand_kits", &other.api_key).await;
+    assert_eq!(theirs.json, json!({"brand_kits": []}));
+
+    // A create that names the kit gets all of it.
+    let mut body = create_body(2);
+    body["branding"] = json!({"brand_kit": id.to_string()});
+    let video = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(video.status, 200, "{}", video.json);
+    assert_eq!(video.json["audio_url"], "https://cdn.example.com/theme.mp3");
+    let b = &video.json["branding"];
+    assert_eq!(b["speed_ramp"], true);
+    assert_eq!(b["templates"]["intro"], kit()["intro"]);
+    assert_eq!(b["templates"]["outro"], kit()["outro"]);
+    // get_video shows the same, and so does what the renderer reads.
+    let again = app
+        .get(&format!("/api/v1/get_video?uuid={}", uuid_of(&video)), key)
+        .await;
+    assert_eq!(again.json["branding"]["templates"], b["templates"]);
+    let input = stillreel_server::repo::render::render_input(app.db(), uuid_of(&video))
+        .await
+        .expect("input")
+        .expect("exists");
+    let stillreel_server::repo::render::RenderSource::Create { request, .. } = input.source else {
+        panic!("a create video")
+    };
+    assert_eq!(
+        request.audio_url.as_deref(),
+        Some("https://cdn.example.com/theme.mp3")
+    );
+    let stored = request.branding.expect("branding");
+    assert_eq!(stored.brand_kit, None, "resolved before it is stored");
+    assert_eq!(
+        stored.intro.map(|s| s.template),
+        Some("intro-lower-third".to_owned())
+    );
+
+    // Members beside the kit replace the kit's; the request's own music wins.
+    let mut body = create_body(1);
+    body["audio_url"] = json!("https://cdn.example.com/other.mp3");
+    body["branding"] = json!({"brand_kit": id.to_string(),
+        "outro": {"template": "outro-minimal", "config": {"brokerage": {"value": "Oak & Co"}}}});
+    let video = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(video.status, 200, "{}", video.json);
+    assert_eq!(video.json["audio_url"], "https://cdn.example.com/other.mp3");
+    let b = &video.json["branding"];
+    assert_eq!(b["templates"]["intro"], kit()["intro"]);
+    assert_eq!(b["templates"]["outro"]["template"], "outro-minimal");
+    assert_eq!(
+        b["speed_ramp"], false,
+        "one clip: the ramp takes effect with two or more"
+    );
+
+    // Combine takes a kit too.
+    let made = uuid_of(&app.post("/api/v1/create_video", key, &create_body(2)).await);
+    let clips = render_all(&app, made).await;
+    let mut body = combine_body(&clips);
+    body["branding"] = json!({"brand_kit": id.to_string()});
+    let combined = app.post("/api/v1/combine_video_clips", key, &body).await;
+    assert_eq!(combined.status, 200, "{}", combined.json);
+    assert_eq!(
+        combined.json["branding"]["templates"]["outro"],
+        kit()["outro"]
+    );
+    assert_eq!(
+        combined.json["audio_url"],
+        "https://cdn.example.com/theme.mp3"
+    );
+
+    // An update replaces the kit; videos made before keep what they were made with.
+    let r = app
+        .post(
+            "/api/v1/update_brand_kit",
+            key,
+            &json!({"uuid": id.to_string(), "name": "Acme", "speed_ramp": false}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["name"], "Acme");
+    assert_eq!(r.json.get("intro"), None);
+    assert_eq!(r.json["audio_url"], serde_json::Value::Null);
+    assert_eq!(
+        r.json["created_at"],
+        list.json["brand_kits"][0]["created_at"]
+    );
+    let again = app
+        .get(
+            &format!("/api/v1/get_video?uuid={}", uuid_of(&combined)),
+            key,
+        )
+        .await;
+    assert_eq!(again.json["branding"]["templates"]["outro"], kit()["outro"]);
+    // A kit that now asks for nothing gives a video without branding.
+    let mut body = create_body(1);
+    body["branding"] = json!({"brand_kit": id.to_string()});
+    let plain = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(plain.status, 200, "{}", plain.json);
+    assert_eq!(plain.json.get("branding"), None, "{}", plain.json);
+}
+
+async fn brand_kit_errors(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let r = app
+        .post(
+            "/api/v1/create_brand_kit",
+            key,
+            &json!({"intro": {"template": "outro-minimal"}, "brand_kit": "x", "audio_url": "ftp://a/b"}),
+        )
+        .await;
+    r.assert_error(422, "validation_failed");
+    assert_eq!(
+        r.details(),
+        // Document order; serde_json writes the members sorted.
+        vec![
+            ("audio_url".to_owned(), "invalid_url".to_owned()),
+            ("brand_kit".to_owned(), "unknown_field".to_owned()),
+            (
+                "intro.template".to_owned(),
+                "template_slot_mismatch".to_owned()
+            ),
+            ("name".to_owned(), "required".to_owned()),
+        ]
+    );
+    // Unknown and foreign kits are one case: 404 on the field.
+    let theirs = app.account().await;
+    let foreign = uuid_of(
+        &app.post("/api/v1/create_brand_kit", &theirs.api_key, &kit())
+            .await,
+    );
+    for id in [uuid::Uuid::new_v4(), foreign] {
+        let mut body = create_body(1);
+        body["branding"] = json!({"brand_kit": id.to_string()});
+        let r = app.post("/api/v1/create_video", key, &body).await;
+        r.assert_error(404, "not_found");
+        assert_eq!(
+            r.details(),
+            vec![("branding.brand_kit".to_owned(), "not_found".to_owned())]
+        );
+        let r = app
+            .post(
+                "/api/v1/update_brand_kit",
+                key,
+                &json!({"uuid": id.to_string(), "name": "x"}),
+            )
+            .await;
+        assert_eq!(
+            r.details(),
+            vec![("uuid".to_owned(), "not_found".to_owned())]
+        );
+    }
+    let mut body = create_body(1);
+    body["branding"] = json!({"brand_kit": "not-a-uuid"});
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(
+        r.details(),
+        vec![("branding.brand_kit".to_owned(), "invalid_uuid".to_owned())]
+    );
+    let r = app
+        .post("/api/v1/update_brand_kit", key, &json!({"name": ""}))
+        .await;
+    assert_eq!(
+        r.details(),
+        vec![
+            ("name".to_owned(), "empty".to_owned()),
+            ("uuid".to_owned(), "required".to_owned())
+        ]
+    );
+}

@@ -1,0 +1,122 @@
+// The "Library" tab: the account's videos from GET /get_videos, newest first, a page at a
+// time: poster, status and progress (polled live while rendering), project and status
+// filters, watch, download, copy link and delete.
+import { api } from './session.js';
+import { el } from './fields.js';
+
+const PAGE = 12;
+const POLL_MS = 2000;
+
+export function libraryTab(ctx) {
+  const $ = (id) => document.getElementById(id);
+  const cards = new Map(); // uuid → {card, video}
+  let cursor = null;
+  let timer = null;
+
+  const running = (v) => ['queued', 'in_progress'].includes(v.status)
+    || ['queued', 'in_progress'].includes(v.branding?.status);
+
+  function fill(entry, v) {
+    entry.video = v;
+    const { card } = entry;
+    card.dataset.status = v.status;
+    const progress = v.status === 'complete' ? 100 : (v.progress ?? 0);
+    card.querySelector('.poster').replaceChildren(v.poster_url
+      ? el('img', { src: v.poster_url, alt: `Poster of video ${v.uuid}`, loading: 'lazy' })
+      : el('div', { class: 'placeholder', text: v.status === 'error' ? 'failed' : 'rendering…' }));
+    card.querySelector('.progress > div').style.width = `${progress}%`;
+    const when = new Date(v.created_at).toLocaleString();
+    const branded = v.branding ? ` · branded ${v.branding.status.replace('_', ' ')}` : '';
+    card.querySelector('.meta').textContent = `${v.status.replace('_', ' ')} · ${progress}% · ${v.video_clips.length} clip(s)${branded} · ${when}`;
+    card.querySelector('.error').textContent = v.error ? v.error.message : '';
+    const url = v.branding?.status === 'complete' ? v.branding.video_url : v.video_url;
+    const actions = card.querySelector('.actions');
+    actions.replaceChildren(
+      url ? el('button', { type: 'button', class: 'btn small ghost watch', text: 'Watch', onclick: () => watch(entry, url) }) : null,
+      url ? el('a', { class: 'btn small ghost download', href: url, download: '', text: 'Download' }) : null,
+      url ? el('button', { type: 'button', class: 'btn small ghost copy', text: 'Copy link', onclick: () => copy(url, card) }) : null,
+      running(v) ? null : el('button', { type: 'button', class: 'btn small ghost delete', text: 'Delete', onclick: () => remove(entry) }),
+    );
+  }
+
+  function watch(entry, url) {
+    const player = entry.card.querySelector('.player');
+    player.replaceChildren(el('video', { src: url, controls: true, playsinline: true, preload: 'metadata', poster: entry.video.poster_url ?? '' }));
+  }
+
+  async function copy(url, card) {
+    try {
+      await navigator.clipboard.writeText(url);
+      card.querySelector('.error').textContent = 'Link copied.';
+    } catch {
+      // Without clipboard access (plain http), show the link to copy by hand.
+      card.querySelector('.error').textContent = url;
+    }
+  }
+
+  async function remove(entry) {
+    if (!window.confirm('Delete this video and its files? This cannot be undone.')) return;
+    try {
+      await api().deleteVideo(entry.video.uuid);
+      entry.card.remove();
+      cards.delete(entry.video.uuid);
+      ctx.banner('Video deleted.', 'info');
+    } catch (err) {
+      ctx.banner(`Could not delete the video: ${err.message}`);
+    }
+  }
+
+  function card(v) {
+    const node = el('article', { class: 'video-card', 'data-video': v.uuid },
+      el('div', { class: 'poster' }),
+      el('div', { class: 'progress', role: 'progressbar' }, el('div')),
+      el('p', { class: 'meta' }),
+      el('p', { class: 'error' }),
+      el('div', { class: 'actions' }),
+      el('div', { class: 'player' }));
+    const entry = { card: node, video: v };
+    cards.set(v.uuid, entry);
+    fill(entry, v);
+    return node;
+  }
+
+  async function load(reset) {
+    if (reset) { cursor = null; cards.clear(); $('videos').replaceChildren(); }
+    try {
+      const page = await api().getVideos({
+        project: $('lib-project').value || undefined,
+        status: $('lib-status').value || undefined,
+        limit: PAGE,
+        cursor: cursor ?? undefined,
+      });
+      $('videos').append(...page.videos.filter((v) => !cards.has(v.uuid)).map(card));
+      cursor = page.next_cursor;
+      $('lib-more').hidden = !cursor;
+      $('lib-empty').hidden = cards.size > 0;
+      poll();
+    } catch (err) {
+      ctx.banner(`Cannot list the videos: ${err.message}`);
+    }
+  }
+
+  // Rendering videos are polled until they settle, so status and progress move on their own.
+  function poll() {
+    clearTimeout(timer);
+    const busy = [...cards.values()].filter((e) => running(e.video));
+    if (!busy.length || $('panel-library').hidden) return;
+    timer = setTimeout(async () => {
+      await Promise.all(busy.map((e) => api().getVideo(e.video.uuid).then((v) => fill(e, v)).catch(() => {})));
+      poll();
+    }, POLL_MS);
+  }
+
+  $('lib-refresh').addEventListener('click', () => load(true));
+  $('lib-more').addEventListener('click', () => load(false));
+  $('lib-project').addEventListener('change', () => load(true));
+  $('lib-status').addEventListener('change', () => load(true));
+
+  return {
+    load: () => load(true),
+    setProjects(projects) { ctx.fillProjects($('lib-project'), projects, $('lib-project').value); $('lib-project').options[0].textContent = 'All projects'; },
+  };
+}

@@ -1,0 +1,63 @@
+// Photos from this computer: drop or choose several files; each is sent to
+// POST /upload_media with a progress bar (XMLHttpRequest: fetch reports no upload progress),
+// and its URL becomes a photo row of the create tab.
+import { apiKey } from './session.js';
+import { el } from './fields.js';
+
+/** Sends one file; resolves with the upload record, rejects with the server's message. */
+function send(file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${location.origin}/api/v1/upload_media`);
+    xhr.setRequestHeader('Authorization', `Bearer ${apiKey.get()}`);
+    xhr.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(Math.round((100 * e.loaded) / e.total)); };
+    xhr.onload = () => {
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+      if (xhr.status === 200 && data) resolve(data);
+      else reject(new Error(data?.error?.message ?? `HTTP ${xhr.status}`));
+    };
+    xhr.onerror = () => reject(new Error('the server cannot be reached'));
+    xhr.send(file);
+  });
+}
+
+/** Wires the drop zone; `onUploaded(url, file)` runs for every stored file, in order. */
+export function uploadZone(onUploaded) {
+  const zone = document.getElementById('dropzone');
+  const input = document.getElementById('upload-input');
+  const list = document.getElementById('uploads');
+  async function upload(files) {
+    for (const file of files) {
+      const bar = el('div');
+      const note = el('span', { class: 'muted', text: 'uploading…' });
+      const item = el('li', { class: 'upload', 'data-name': file.name },
+        el('span', { class: 'name', text: file.name }),
+        el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100' }, bar),
+        note);
+      list.append(item);
+      try {
+        const stored = await send(file, (p) => { bar.style.width = `${p}%`; });
+        bar.style.width = '100%';
+        note.textContent = `${(stored.bytes / 1e6).toFixed(1)} MB · ${stored.media_type}`;
+        item.dataset.url = stored.url;
+        item.dataset.state = 'done';
+        onUploaded(stored.url, file);
+      } catch (err) {
+        item.dataset.state = 'error';
+        item.classList.add('invalid');
+        note.textContent = `${file.name}: ${err.message}`;
+      }
+    }
+  }
+  document.getElementById('pick-files').addEventListener('click', () => input.click());
+  input.addEventListener('change', () => { upload([...input.files]); input.value = ''; });
+  zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('over'); });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    upload([...e.dataTransfer.files].filter((f) => f.type.startsWith('image/')));
+  });
+}
