@@ -20,6 +20,7 @@ use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
 use crate::storage::Storage;
 use crate::video_plan::clip_plan;
+use crate::warp::{self, Canvas};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
@@ -162,6 +163,24 @@ struct ClipTask {
     key: String,
 }
 
+/// The clip's canvas: the still decoded, turned and cover-cropped by ffmpeg into a raw
+/// yuv420p frame in the work dir, read back.
+fn draw_canvas(
+    task: &ClipTask,
+    still: &StillInput,
+    runner: &Runner,
+    dir: &Path,
+) -> Result<Canvas, RenderError> {
+    let step = Step::Clip(task.index);
+    let name = format!("canvas-{:03}.yuv", task.index);
+    let cmd = command::canvas_command(&task.plan, still, Path::new(&name));
+    runner.run(step, &cmd, dir, &mut |_| {})?;
+    let path = dir.join(&name);
+    let bytes = std::fs::read(&path).map_err(|e| io_error(step, e))?;
+    let _ = std::fs::remove_file(&path);
+    Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| io_error(step, e))
+}
+
 /// Renders a clip, checks it and stores it (blocking). Reports frames done to `frames`.
 fn render_checked(
     task: &ClipTask,
@@ -174,26 +193,36 @@ fn render_checked(
 ) -> Result<StoredClip, RenderError> {
     let step = Step::Clip(task.index);
     let rendered = format!("render-{:03}.mp4", task.index);
-    let cmd = match &task.source {
-        ClipSource::Still(still) => command::clip_command(
-            &task.plan,
-            &StillInput {
+    match &task.source {
+        ClipSource::Still(still) => {
+            let still = StillInput {
                 path: relative(dir, &still.path),
                 ..still.clone()
-            },
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
-        ClipSource::Video(video) => command::provider_clip_command(
-            &task.plan,
-            &relative(dir, video),
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
-    };
-    runner.run(step, &cmd, dir, frames)?;
+            };
+            let canvas = draw_canvas(task, &still, runner, dir)?;
+            let cmd = command::clip_command(
+                &task.plan,
+                task.effect.as_ref(),
+                encoding,
+                Path::new(&rendered),
+            );
+            let threads = warp::draw_threads();
+            let plan = task.plan;
+            runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
+                warp::write_frames(&plan, &canvas, None, threads, stdin)
+            })?;
+        }
+        ClipSource::Video(video) => {
+            let cmd = command::provider_clip_command(
+                &task.plan,
+                &relative(dir, video),
+                task.effect.as_ref(),
+                encoding,
+                Path::new(&rendered),
+            );
+            runner.run(step, &cmd, dir, frames)?;
+        }
+    }
     let local = dir.join(&rendered);
     crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
