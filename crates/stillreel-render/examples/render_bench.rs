@@ -67,6 +67,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {
+                depth: None,
                 image_url: format!("http://bench.invalid/bench/{i}"),
                 camera_motion: CameraMotion::PushIn,
                 effect: None,
@@ -155,6 +156,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         orientation: Orientation::Landscape,
         resolution,
         engine: Engine::V25,
+        depth: None,
     };
     let started = Instant::now();
     let path = match which.as_str() {

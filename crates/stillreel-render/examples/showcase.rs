@@ -3,7 +3,7 @@
 //! JSON object per run.
 //!
 //! ```text
-//! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image>
+//! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image> [depth map PNG]
 //! showcase brand <out dir> <WxH> <intro-json|none> <outro-json|none> <ramp:true|false> <image>...
 //! ```
 //! `<WxH>` is 1280x720, 720x1280, 1920x1080 or 1080x1920. Template image values may name local
@@ -18,9 +18,10 @@ use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
+use stillreel_render::storage::Storage;
 use stillreel_render::{
-    BrandJob, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig,
-    Renderer, VideoJob, vfx_stage,
+    BrandJob, BrandSlot, ClipRequest, DepthInput, DepthPolarity, FetchConfig, Fetcher,
+    LocalStorage, OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 #[derive(Debug, Default)]
@@ -88,11 +89,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
         config.ffmpeg = ffmpeg.into();
     }
-    let renderer = Renderer::new(config, fetcher, storage);
+    let renderer = Renderer::new(config, fetcher, Arc::clone(&storage) as Arc<dyn Storage>);
     let store = out.join("store");
     match (mode, rest) {
-        ("clip", [motion, vfx, image]) => {
+        ("clip", [motion, vfx, image, depth @ ..]) if depth.len() <= 1 => {
             let motion = CameraMotion::parse(motion).ok_or("unknown motion")?;
+            // A depth map (a grey PNG, brighter is nearer) goes into storage beside the photo,
+            // as a depth provider's output would.
+            let depth = match depth.first() {
+                Some(path) => {
+                    let key = "showcase/clip/depth-000.png".to_owned();
+                    storage.put(std::path::Path::new(path), &key)?;
+                    Some(DepthInput {
+                        key,
+                        polarity: DepthPolarity::BrighterIsNearer,
+                    })
+                }
+                None => None,
+            };
             let effect = if vfx == "none" {
                 None
             } else {
@@ -101,6 +115,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let job = VideoJob {
                 key_prefix: "showcase/clip".into(),
                 clips: vec![ClipRequest {
+                    depth,
                     image_url: files.url(PathBuf::from(image)),
                     camera_motion: motion,
                     effect,
@@ -127,6 +142,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 clips: images
                     .iter()
                     .map(|i| ClipRequest {
+                        depth: None,
                         image_url: files.url(PathBuf::from(i)),
                         camera_motion: CameraMotion::Auto,
                         effect: None,

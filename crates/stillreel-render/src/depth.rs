@@ -120,6 +120,17 @@ impl DepthMap {
         })
     }
 
+    /// The map with brighter meaning nearer (values flipped for [`DepthPolarity::DarkerIsNearer`]).
+    #[must_use]
+    pub fn with_polarity(mut self, polarity: DepthPolarity) -> Self {
+        if polarity == DepthPolarity::DarkerIsNearer {
+            for v in &mut self.values {
+                *v = u16::MAX - *v;
+            }
+        }
+        self
+    }
+
     /// Refuses a map whose aspect ratio is not the upright photo's.
     pub fn check_aspect(&self, photo: (u32, u32)) -> Result<(), DepthError> {
         let map = f64::from(self.width) / f64::from(self.height.max(1));
@@ -147,9 +158,10 @@ pub struct DepthField {
 }
 
 impl DepthField {
-    /// Prepares `map` for a `frame` (W×H): cover-cropped like the photo, stretched so its 1st
-    /// and 99th percentiles are far and near, turned by `polarity`, dilated and blurred.
-    pub fn prepare(map: &DepthMap, polarity: DepthPolarity, frame: (u32, u32)) -> Self {
+    /// Prepares `map` (brighter is nearer, see [`DepthMap::with_polarity`]) for a `frame`
+    /// (W×H): cover-cropped like the photo, stretched so its 1st and 99th percentiles are far
+    /// and near, dilated and blurred.
+    pub fn prepare(map: &DepthMap, frame: (u32, u32)) -> Self {
         let (w, h) = ((frame.0 / 2).max(1) as usize, (frame.1 / 2).max(1) as usize);
         let cover = cover_sample(map, w, h);
         let (lo, hi) = percentiles(&cover);
@@ -162,10 +174,6 @@ impl DepthField {
                     return 128;
                 }
                 let t = ((v - lo) / span).clamp(0.0, 1.0);
-                let t = match polarity {
-                    DepthPolarity::BrighterIsNearer => t,
-                    DepthPolarity::DarkerIsNearer => 1.0 - t,
-                };
                 (t * 255.0).round() as u8
             })
             .collect();
@@ -383,7 +391,7 @@ mod tests {
             height: mh,
             values,
         };
-        let field = DepthField::prepare(&map, DepthPolarity::BrighterIsNearer, (1280, 720));
+        let field = DepthField::prepare(&map, (1280, 720));
         assert_eq!((field.width, field.height), (640, 360));
         assert_eq!(field.at(10.0, 360.0), 0, "far, stretched to 0");
         assert_eq!(field.at(1270.0, 360.0), 255, "near, stretched to 255");
@@ -398,7 +406,10 @@ mod tests {
         );
         let row: Vec<u8> = (0..640).map(|x| field.near[180 * 640 + x]).collect();
         assert!(row.windows(2).all(|p| p[1].abs_diff(p[0]) < 40), "{row:?}");
-        let turned = DepthField::prepare(&map, DepthPolarity::DarkerIsNearer, (1280, 720));
+        let turned = DepthField::prepare(
+            &map.with_polarity(DepthPolarity::DarkerIsNearer),
+            (1280, 720),
+        );
         assert_eq!(turned.at(10.0, 360.0), 255);
         // A flat map: everything at the middle depth.
         let flat = DepthMap {
@@ -406,7 +417,7 @@ mod tests {
             height: 3,
             values: vec![500; 12],
         };
-        let field = DepthField::prepare(&flat, DepthPolarity::BrighterIsNearer, (64, 36));
+        let field = DepthField::prepare(&flat, (64, 36));
         assert!(field.near.iter().all(|&v| v == 128));
     }
 }

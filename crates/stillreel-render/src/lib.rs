@@ -44,6 +44,7 @@ pub mod warp;
 
 pub use brand::{BrandJob, BrandPlan, BrandSlot, BrandedVideo};
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
+pub use depth::{DepthError, DepthInput, DepthPolarity};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::JobFailure;
 pub use fetch::{

@@ -4,9 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stillreel_core::Engine;
+
 use super::{ClipJob, clip_key};
 use crate::blocking::run_blocking;
 use crate::command::{self, Encoding, StillInput};
+use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
 use crate::failure::JobFailure;
 use crate::fetch::{ExifOrientation, FetchedMedia};
@@ -78,10 +81,17 @@ impl Renderer {
                 orientation: job.input.orientation,
             }),
         };
+        let depth = match (&job.depth, &source) {
+            (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
+                Some(self.depth_map(job, input, work_dir).await?)
+            }
+            _ => None,
+        };
         let task = ClipTask {
             index: job.index,
             plan,
             source,
+            depth,
             effect,
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
         };
@@ -103,6 +113,31 @@ impl Renderer {
         .await?;
         bar.report(100.0);
         Ok(clip)
+    }
+
+    /// The clip's depth map, fetched from storage and checked against the picture (an
+    /// unusable map fails the clip: [`JobFailure::Depth`]).
+    async fn depth_map(
+        &self,
+        job: &ClipJob,
+        input: &DepthInput,
+        work_dir: &Path,
+    ) -> Result<DepthMap, JobFailure> {
+        let step = Step::Clip(job.index);
+        let local = work_dir.join(format!("depth-{:03}.png", job.index));
+        get(&self.storage, &input.key, &local, step).await?;
+        let bytes = tokio::fs::read(&local)
+            .await
+            .map_err(|e| JobFailure::Render(io_error(step, e)))?;
+        let fail = |error| JobFailure::Depth {
+            field: format!("image_inputs[{}]", job.index),
+            error,
+        };
+        let map = DepthMap::from_png(&bytes).map_err(fail)?;
+        if let Some(upright) = job.input.upright {
+            map.check_aspect(upright).map_err(fail)?;
+        }
+        Ok(map.with_polarity(input.polarity))
     }
 
     /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
@@ -159,6 +194,8 @@ struct ClipTask {
     index: usize,
     plan: ClipPlan,
     source: ClipSource,
+    /// The checked depth map (v25 stills only).
+    depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
     key: String,
 }
@@ -208,8 +245,12 @@ fn render_checked(
             );
             let threads = warp::draw_threads();
             let plan = task.plan;
+            let field = task
+                .depth
+                .as_ref()
+                .map(|map| DepthField::prepare(map, (plan.width, plan.height)));
             runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
-                warp::write_frames(&plan, &canvas, None, threads, stdin)
+                warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin)
             })?;
         }
         ClipSource::Video(video) => {

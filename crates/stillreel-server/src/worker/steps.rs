@@ -126,6 +126,8 @@ async fn clip(
         orientation: input.orientation,
         resolution: input.resolution,
         engine: input.engine,
+        // Depth maps come with the depth provider role (not yet made by the server).
+        depth: None,
     };
     let target = observer::Target::Clip {
         video: input.video_id,
