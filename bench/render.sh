@@ -33,7 +33,7 @@ for img in "${IMAGES[@]}"; do
     ffmpeg -v error -y -f lavfi -i "testsrc2=s=2400x1600" -frames:v 1 "$img"
   fi
 done
-cargo build -q --release -p stillreel-render --example render_bench
+[ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example render_bench
 BIN=target/release/examples/render_bench
 VENV=target/bench-venv
 if [ -z "${SKIP_MOVIEPY:-}" ] && [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; "$VENV/bin/pip" install -q moviepy; fi

@@ -99,7 +99,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let depth = match depth.first() {
                 Some(path) => {
                     let key = "showcase/clip/depth-000.png".to_owned();
-                    storage.put(std::path::Path::new(path), &key)?;
+                    // `put` moves its file in: hand it a copy.
+                    std::fs::create_dir_all(&out)?;
+                    let copy = out.join("depth-upload.png");
+                    std::fs::copy(path, &copy)?;
+                    storage.put(&copy, &key)?;
                     Some(DepthInput {
                         key,
                         polarity: DepthPolarity::BrighterIsNearer,

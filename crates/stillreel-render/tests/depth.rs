@@ -132,7 +132,10 @@ async fn render(
         .await?;
     let depth = depth.map(|path| {
         let key = format!("{prefix}/depth.png");
-        s.storage.put(path, &key).expect("store depth");
+        // `put` moves its file in: hand it a copy.
+        let copy = s.root.join(format!("{name}-depth-upload.png"));
+        std::fs::copy(path, &copy).expect("copy depth");
+        s.storage.put(&copy, &key).expect("store depth");
         DepthInput {
             key,
             polarity: DepthPolarity::BrighterIsNearer,
