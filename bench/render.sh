@@ -20,6 +20,7 @@
 #   BASELINE_RENDER_BENCH=/path/to/old/render_bench bench/render.sh   # also an earlier build, side by side
 #   SKIP_MOVIEPY=1 bench/render.sh                                     # without the MoviePy run
 #   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
+#   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -83,6 +84,22 @@ for res in ${RESOLUTIONS:-720p 1080p}; do
     "peak_floor_kib=$(peak "$OUT/clip-peak-floor-$res.log") psnr_ours_vs_reference=$psnr" | tee -a "$OUT/summary.txt"
   rm -f "$SHM/frames-$res.yuv"
 done
+fi
+# depth: one 720p clip of samples/living-room.png, flat and with samples/living-room-depth.png
+# (showcase clip, the whole pipeline), push-in and orbit-left, interleaved, medians.
+if [[ " ${PARTS:-clip video} " == *" depth "* ]]; then
+  [ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example showcase
+  SHOW=target/release/examples/showcase
+  for m in push-in orbit-left; do
+    : > "$OUT/depth-flat-$m.txt"; : > "$OUT/depth-depth-$m.txt"
+    for _ in $(seq "$RUNS"); do
+      "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png | json_field wall >> "$OUT/depth-flat-$m.txt"
+      cp samples/living-room-depth.png "$OUT/depth-map.png"
+      "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png "$OUT/depth-map.png" | json_field wall >> "$OUT/depth-depth-$m.txt"
+    done
+    fl=$(median < "$OUT/depth-flat-$m.txt"); de=$(median < "$OUT/depth-depth-$m.txt")
+    echo "depth $m flat=$fl [$(paste -sd/ "$OUT/depth-flat-$m.txt")] depth=$de [$(paste -sd/ "$OUT/depth-depth-$m.txt")] depth/flat=$(echo "$de / $fl" | bc -l | cut -c1-5)" | tee -a "$OUT/summary.txt"
+  done
 fi
 [[ " ${PARTS:-clip video} " == *" video "* ]] || exit 0
 for res in ${RESOLUTIONS:-720p 1080p}; do

@@ -53,11 +53,12 @@ impl Homography {
     }
 
     /// The canvas point output pixel `(x, y)` shows.
+    #[inline]
     pub fn map(&self, x: f64, y: f64) -> (f64, f64) {
-        let den = self.g * x + self.h * y + 1.0;
+        let inv = 1.0 / (self.g * x + self.h * y + 1.0);
         (
-            (self.a * x + self.b * y + self.c) / den,
-            (self.d * x + self.e * y + self.f) / den,
+            (self.a * x + self.b * y + self.c) * inv,
+            (self.d * x + self.e * y + self.f) * inv,
         )
     }
 
