@@ -1,12 +1,26 @@
 #!/usr/bin/env bash
-# Render benchmark (figures in docs/BENCHMARKS.md). Five bundled stills (samples/, mixed sizes up to
-# 2400x1600) into 25 s of push-in video through stillreel-render, beside one hand-written ffmpeg
-# command (bench/baseline-ffmpeg.sh) and a MoviePy Ken Burns slideshow, in the same run; then
-# combining 10 stored clips (50 s). Prints a Markdown table for docs/BENCHMARKS.md. RUNS (default 3)
-# runs per measurement, median reported. Usage: bench/render.sh
+# Render benchmark (figures in docs/BENCHMARKS.md), two parts (PARTS, default "clip video"):
+#
+# clip:  one 5 s push-in clip of samples/house-colonial.jpg (2400x1600 JPEG) through the clip step
+#        (`render_bench clip ... ours`: canvas, the camera's frames drawn in Rust and piped to x264,
+#        ffprobe check, store) beside the previous renderer's single ffmpeg run (`... reference`,
+#        `perspective`) and beside the ENCODER FLOOR: x264 with the clip's very settings encoding the
+#        same 150 frames (our clip decoded to raw yuv420p in /dev/shm) read from memory:
+#          ffmpeg -nostdin -y -f rawvideo -pix_fmt yuv420p -s WxH -framerate 30 -i /dev/shm/frames.yuv \
+#            -an -c:v libx264 -preset veryfast -crf 20 -profile:v high -level:v 3.1|4.1 -pix_fmt yuv420p \
+#            -r 30 -g 60 -video_track_timescale 15360 -movflags +faststart -f mp4 floor.mp4
+#        Interleaved, RUNS rounds, medians. Also: peak RSS of every ffmpeg run and of the render
+#        process, and the PSNR of our clip against the reference clip.
+# video: five bundled stills (samples/, mixed sizes up to 2400x1600) into 25 s of push-in video
+#        through stillreel-render, beside one hand-written ffmpeg command (bench/baseline-ffmpeg.sh)
+#        and a MoviePy Ken Burns slideshow, in the same run; then combining 10 stored clips (50 s).
+#        The API figure's floor: the encoder floor above for 750 frames (5 x the clip's).
+# Prints lines for docs/BENCHMARKS.md. RUNS (default 3) runs per measurement, median reported. Usage:
+#   bench/render.sh
 #   BASELINE_RENDER_BENCH=/path/to/old/render_bench bench/render.sh   # also an earlier build, side by side
 #   SKIP_MOVIEPY=1 bench/render.sh                                     # without the MoviePy run
-#   RESOLUTIONS=720p RUNS=5 bench/render.sh                            # one resolution only
+#   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
+#   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -20,7 +34,7 @@ for img in "${IMAGES[@]}"; do
     ffmpeg -v error -y -f lavfi -i "testsrc2=s=2400x1600" -frames:v 1 "$img"
   fi
 done
-cargo build -q --release -p stillreel-render --example render_bench
+[ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example render_bench
 BIN=target/release/examples/render_bench
 VENV=target/bench-venv
 if [ -z "${SKIP_MOVIEPY:-}" ] && [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; "$VENV/bin/pip" install -q moviepy; fi
@@ -29,13 +43,82 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
 peak() { sort -n "$1" | tail -1; }
 
+json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
+timed_peak() { /usr/bin/time -f "%M" -o "$1" "${@:2}"; }
+CLIP_IMG=${CLIP_IMG:-samples/house-colonial.jpg}
+SHM=/dev/shm/stillreel-bench-$$; mkdir -p "$SHM"; trap 'rm -rf "$SHM"' EXIT
+if [[ " ${PARTS:-clip video} " == *" clip "* ]]; then
+for res in ${RESOLUTIONS:-720p 1080p}; do
+  size=1280x720; level=3.1; [ "$res" = 1080p ] && size=1920x1080 && level=4.1
+  : > "$OUT/clip-ours-$res.txt"; : > "$OUT/clip-ref-$res.txt"; : > "$OUT/clip-floor-$res.txt"
+  : > "$OUT/clip-peak-ours-$res.log"; : > "$OUT/clip-peak-ref-$res.log"; : > "$OUT/clip-peak-floor-$res.log"
+  : > "$OUT/clip-rss-ours-$res.log"
+  for run in $(seq "$RUNS"); do
+    oj=$(PEAK_LOG="$OUT/clip-peak-ours-$res.log" STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
+      timed_peak "$OUT/clip-rss.tmp" "$BIN" clip "$OUT" "$res" "$CLIP_IMG" push-in ours)
+    cat "$OUT/clip-rss.tmp" >> "$OUT/clip-rss-ours-$res.log"
+    echo "$oj" | json_field clip_wall >> "$OUT/clip-ours-$res.txt"
+    ours_clip=$(echo "$oj" | json_field clip)
+    rj=$(PEAK_LOG="$OUT/clip-peak-ref-$res.log" STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
+      "$BIN" clip "$OUT" "$res" "$CLIP_IMG" push-in reference)
+    echo "$rj" | json_field clip_wall >> "$OUT/clip-ref-$res.txt"
+    ref_clip=$(echo "$rj" | json_field clip)
+    if [ "$run" = 1 ]; then
+      ffmpeg -nostdin -v error -y -i "$ours_clip" -f rawvideo -pix_fmt yuv420p "$SHM/frames-$res.yuv"
+      cp "$ours_clip" "$OUT/clip-ours-$res.mp4"; cp "$ref_clip" "$OUT/clip-ref-$res.mp4"
+    fi
+    # The encoder floor (see the header).
+    PEAK_LOG="$OUT/clip-peak-floor-$res.log" wall bench/ffmpeg-peak-mem.sh -nostdin -y \
+      -f rawvideo -pix_fmt yuv420p -s "$size" -framerate 30 -i "$SHM/frames-$res.yuv" \
+      -an -c:v libx264 -preset veryfast -crf 20 -profile:v high -level:v "$level" -pix_fmt yuv420p \
+      -r 30 -g 60 -video_track_timescale 15360 -movflags +faststart -f mp4 "$OUT/floor-$res.mp4" \
+      >> "$OUT/clip-floor-$res.txt"
+  done
+  o=$(median < "$OUT/clip-ours-$res.txt"); r=$(median < "$OUT/clip-ref-$res.txt"); f=$(median < "$OUT/clip-floor-$res.txt")
+  psnr=$(ffmpeg -nostdin -i "$OUT/clip-ours-$res.mp4" -i "$OUT/clip-ref-$res.mp4" -lavfi psnr -f null - 2>&1 \
+    | sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -1)
+  echo "clip $res ours=$o [$(paste -sd/ "$OUT/clip-ours-$res.txt")] reference=$r [$(paste -sd/ "$OUT/clip-ref-$res.txt")]" \
+    "floor=$f [$(paste -sd/ "$OUT/clip-floor-$res.txt")] ours/floor=$(echo "$o / $f" | bc -l | cut -c1-5)" \
+    "reference/floor=$(echo "$r / $f" | bc -l | cut -c1-5) peak_ffmpeg_ours_kib=$(peak "$OUT/clip-peak-ours-$res.log")" \
+    "peak_render_process_kib=$(peak "$OUT/clip-rss-ours-$res.log") peak_ffmpeg_reference_kib=$(peak "$OUT/clip-peak-ref-$res.log")" \
+    "peak_floor_kib=$(peak "$OUT/clip-peak-floor-$res.log") psnr_ours_vs_reference=$psnr" | tee -a "$OUT/summary.txt"
+  rm -f "$SHM/frames-$res.yuv"
+done
+fi
+# depth: one 720p clip of samples/living-room.png, flat and with samples/living-room-depth.png
+# (showcase clip, the whole pipeline), push-in and orbit-left, interleaved, medians.
+if [[ " ${PARTS:-clip video} " == *" depth "* ]]; then
+  [ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example showcase
+  SHOW=target/release/examples/showcase
+  for m in push-in orbit-left; do
+    : > "$OUT/depth-flat-$m.txt"; : > "$OUT/depth-depth-$m.txt"
+    for _ in $(seq "$RUNS"); do
+      "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png | json_field wall >> "$OUT/depth-flat-$m.txt"
+      cp samples/living-room-depth.png "$OUT/depth-map.png"
+      "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png "$OUT/depth-map.png" | json_field wall >> "$OUT/depth-depth-$m.txt"
+    done
+    fl=$(median < "$OUT/depth-flat-$m.txt"); de=$(median < "$OUT/depth-depth-$m.txt")
+    echo "depth $m flat=$fl [$(paste -sd/ "$OUT/depth-flat-$m.txt")] depth=$de [$(paste -sd/ "$OUT/depth-depth-$m.txt")] depth/flat=$(echo "$de / $fl" | bc -l | cut -c1-5)" | tee -a "$OUT/summary.txt"
+  done
+fi
+[[ " ${PARTS:-clip video} " == *" video "* ]] || exit 0
 for res in ${RESOLUTIONS:-720p 1080p}; do
   size=1280x720; [ "$res" = 1080p ] && size=1920x1080
   : > "$OUT/ours-$res.txt"; : > "$OUT/base-$res.txt"; : > "$OUT/comb-$res.txt"; : > "$OUT/old-$res.txt"; : > "$OUT/oldcomb-$res.txt"
   export PEAK_LOG="$OUT/peak-ours-$res.log"; : > "$PEAK_LOG"
-  for _ in $(seq "$RUNS"); do
+  : > "$OUT/floor750-$res.txt"
+  level=3.1; [ "$res" = 1080p ] && level=4.1
+  for run in $(seq "$RUNS"); do
     json=$(STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" "$BIN" "$OUT" "$res" "${IMAGES[@]}")
     echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["render_wall"])' >> "$OUT/ours-$res.txt"
+    # The encoder floor for the video's 750 frames (decoded from it, read from memory).
+    if [ "$run" = 1 ]; then
+      ffmpeg -nostdin -v error -y -i "$(echo "$json" | json_field video)" -f rawvideo -pix_fmt yuv420p "$SHM/video-$res.yuv"
+    fi
+    wall ffmpeg -nostdin -y -f rawvideo -pix_fmt yuv420p -s "$size" -framerate 30 -i "$SHM/video-$res.yuv" \
+      -an -c:v libx264 -preset veryfast -crf 20 -profile:v high -level:v "$level" -pix_fmt yuv420p \
+      -r 30 -g 60 -video_track_timescale 15360 -movflags +faststart -f mp4 "$OUT/floor750-$res.mp4" \
+      >> "$OUT/floor750-$res.txt"
     echo "$json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["combine_wall"])' >> "$OUT/comb-$res.txt"
     PEAK_LOG="$OUT/peak-base-$res.log" wall env FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
       bench/baseline-ffmpeg.sh "$size" "$OUT/baseline-$res.mp4" "${IMAGES[@]}" >> "$OUT/base-$res.txt"
@@ -51,7 +134,9 @@ for res in ${RESOLUTIONS:-720p 1080p}; do
     o=$(median < "$OUT/old-$res.txt")
     old=" earlier_build=$o ours/earlier=$(echo "$ours / $o" | bc -l | cut -c1-5) earlier_combine=$(median < "$OUT/oldcomb-$res.txt")"
   fi
-  echo "$res ours=$ours base=$base$old combine=$comb peak_ours_kib=$(peak "$OUT/peak-ours-$res.log") peak_base_kib=$(peak "$OUT/peak-base-$res.log")" | tee -a "$OUT/summary.txt"
+  rm -f "$SHM/video-$res.yuv"
+  f750=$(median < "$OUT/floor750-$res.txt")
+  echo "$res ours=$ours [$(paste -sd/ "$OUT/ours-$res.txt")] floor750=$f750 ours/floor750=$(echo "$ours / $f750" | bc -l | cut -c1-5) base=$base ours/base=$(echo "$ours / $base" | bc -l | cut -c1-5)$old combine=$comb peak_ours_kib=$(peak "$OUT/peak-ours-$res.log") peak_base_kib=$(peak "$OUT/peak-base-$res.log")" | tee -a "$OUT/summary.txt"
 done
 if [ -z "${SKIP_MOVIEPY:-}" ]; then
   mp=$(wall "$VENV/bin/python" bench/moviepy_kenburns.py 1280 720 "$OUT/moviepy-720p.mp4" "${IMAGES[@]}")

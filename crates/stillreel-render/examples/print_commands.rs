@@ -29,14 +29,32 @@ fn main() {
         format: MediaFormat::Jpeg,
         orientation,
     };
+    let canvas = command::canvas_command(&plan, &still, Path::new("canvas-000.yuv"));
+    println!(
+        "# canvas (the still, cover-cropped, one raw frame)\nffmpeg {}",
+        quote(&canvas.args)
+    );
     let clip = command::clip_command(
         &plan,
-        &still,
         None,
         &Encoding::default(),
         Path::new("render-000.mp4"),
     );
-    println!("# clip\nffmpeg {}", quote(&clip.args));
+    println!(
+        "# clip (the camera's frames, drawn by stillreel_render::warp, on standard input)\nffmpeg {}",
+        quote(&clip.args)
+    );
+    let reference = stillreel_render::reference::reference_clip_command(
+        &plan,
+        &still,
+        None,
+        &Encoding::default(),
+        Path::new("reference-000.mp4"),
+    );
+    println!(
+        "# the previous renderer's clip (perspective), the reference for comparisons\nffmpeg {}",
+        quote(&reference.args)
+    );
     let stitch = command::stitch_command(
         Path::new("clips.ffconcat"),
         750,

@@ -5,6 +5,12 @@
 //! `render_bench <out dir> <720p|1080p> <image>...` (env `STILLREEL_FFMPEG` for the binary,
 //! `BENCH_TRANSITION` for how the clips meet: `cut`, the default, `crossfade` or `fade-black`;
 //! the combine uses it too).
+//!
+//! `render_bench clip <out dir> <720p|1080p> <image> <motion> <ours|reference>`: one clip's
+//! step alone. `ours` times `Renderer::render_clip` (canvas, frames drawn in Rust and piped to
+//! the encoder, ffprobe check, store) after an untimed prepare; `reference` times only the
+//! previous renderer's single ffmpeg run (`command::reference_clip_command`, `perspective`) on
+//! the same stored input. Prints `{"clip_wall":..,"clip":"<mp4>"}`.
 #![expect(clippy::print_stdout, reason = "the output is the point")]
 
 use std::path::PathBuf;
@@ -12,9 +18,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
+use stillreel_render::command::StillInput;
+use stillreel_render::runner::{Runner, Step};
 use stillreel_render::{
-    ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
-    RenderConfig, Renderer, VideoJob,
+    ClipJob, ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
+    PrepareJob, RenderConfig, Renderer, VideoJob,
 };
 
 #[derive(Debug)]
@@ -30,6 +38,9 @@ impl OwnFiles for Images {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("clip") {
+        return clip(&args[1..]).await;
+    }
     let [out, resolution, images @ ..] = args.as_slice() else {
         return Err("usage: render_bench <out dir> <720p|1080p> <image>...".into());
     };
@@ -64,6 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {
+                depth: None,
                 image_url: format!("http://bench.invalid/bench/{i}"),
                 camera_motion: CameraMotion::PushIn,
                 effect: None,
@@ -103,6 +115,93 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         video.seconds,
         combined.seconds,
         out.join("store").join(&video.key).display()
+    );
+    Ok(())
+}
+
+/// `clip <out dir> <720p|1080p> <image> <motion> <ours|reference>` (see the module doc).
+async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let [out, resolution, image, motion, which] = args else {
+        return Err(
+            "usage: render_bench clip <out dir> <720p|1080p> <image> <motion> <ours|reference>"
+                .into(),
+        );
+    };
+    let resolution = Resolution::parse(resolution).ok_or("resolution is 720p or 1080p")?;
+    let camera_motion = CameraMotion::parse(motion).ok_or("unknown motion")?;
+    let out = PathBuf::from(out);
+    let fetch = FetchConfig {
+        public_url: Some("http://bench.invalid/".parse()?),
+        ..FetchConfig::default()
+    };
+    let fetcher = Fetcher::new(fetch, Some(Arc::new(Images(vec![PathBuf::from(image)]))));
+    let storage = Arc::new(LocalStorage::new(out.join("store"), "/files"));
+    let mut config = RenderConfig::default();
+    if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
+        config.ffmpeg = ffmpeg.into();
+    }
+    let renderer = Renderer::new(config.clone(), fetcher, storage);
+    let prefix = format!("bench/clip-{resolution}-{which}");
+    let work = out.join(format!("work-clip-{resolution}-{which}"));
+    let _ = std::fs::remove_dir_all(&work);
+    let prepared = renderer
+        .prepare(
+            &PrepareJob {
+                key_prefix: prefix.clone(),
+                images: vec![(0, "http://bench.invalid/bench/0".to_owned())],
+                audio_url: None,
+            },
+            &work,
+            &NoObserver,
+        )
+        .await?;
+    let input = prepared.inputs.into_iter().next().ok_or("no input")?;
+    let job = ClipJob {
+        key_prefix: prefix,
+        index: 0,
+        token: None,
+        input: input.clone(),
+        camera_motion,
+        effect: None,
+        orientation: Orientation::Landscape,
+        resolution,
+        engine: Engine::V25,
+        depth: None,
+    };
+    let started = Instant::now();
+    let path = match which.as_str() {
+        "ours" => {
+            let stored = renderer.render_clip(&job, &work, &NoObserver).await?;
+            out.join("store").join(&stored.key)
+        }
+        "reference" => {
+            let plan = stillreel_render::video_plan::clip_plan(job.shape(), &job.picture());
+            let still = StillInput {
+                path: out.join("store").join(&input.key),
+                format: input.format,
+                orientation: input.orientation,
+            };
+            let output = work.join("reference.mp4");
+            let cmd = stillreel_render::reference::reference_clip_command(
+                &plan,
+                &still,
+                None,
+                &config.encoding,
+                &output,
+            );
+            let runner = Runner::new(&config.ffmpeg, config.step_time_limit);
+            tokio::task::spawn_blocking(move || {
+                runner.run(Step::Clip(0), &cmd, &work, &mut |_| {})
+            })
+            .await??;
+            output
+        }
+        _ => return Err("ours or reference".into()),
+    };
+    let wall = started.elapsed().as_secs_f64();
+    println!(
+        "{{\"clip_wall\":{wall:.3},\"clip\":\"{}\"}}",
+        path.display()
     );
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! JSON object per run.
 //!
 //! ```text
-//! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image>
+//! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image> [depth map PNG]
 //! showcase brand <out dir> <WxH> <intro-json|none> <outro-json|none> <ramp:true|false> <image>...
 //! ```
 //! `brand` takes the video's music from the file `SHOWCASE_MUSIC` names, when set.
@@ -19,9 +19,10 @@ use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
+use stillreel_render::storage::Storage;
 use stillreel_render::{
-    BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage, OwnFiles,
-    RenderConfig, Renderer, VideoJob, vfx_stage,
+    BrandJob, BrandMusic, BrandSlot, ClipRequest, DepthInput, DepthPolarity, FetchConfig, Fetcher,
+    LocalStorage, OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 #[derive(Debug, Default)]
@@ -89,11 +90,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
         config.ffmpeg = ffmpeg.into();
     }
-    let renderer = Renderer::new(config, fetcher, storage);
+    let renderer = Renderer::new(config, fetcher, Arc::clone(&storage) as Arc<dyn Storage>);
     let store = out.join("store");
     match (mode, rest) {
-        ("clip", [motion, vfx, image]) => {
+        ("clip", [motion, vfx, image, depth @ ..]) if depth.len() <= 1 => {
             let motion = CameraMotion::parse(motion).ok_or("unknown motion")?;
+            // A depth map (a grey PNG, brighter is nearer) goes into storage beside the photo,
+            // as a depth provider's output would.
+            let depth = match depth.first() {
+                Some(path) => {
+                    let key = "showcase/clip/depth-000.png".to_owned();
+                    // `put` moves its file in: hand it a copy.
+                    std::fs::create_dir_all(&out)?;
+                    let copy = out.join("depth-upload.png");
+                    std::fs::copy(path, &copy)?;
+                    storage.put(&copy, &key)?;
+                    Some(DepthInput {
+                        key,
+                        polarity: DepthPolarity::BrighterIsNearer,
+                    })
+                }
+                None => None,
+            };
             let effect = if vfx == "none" {
                 None
             } else {
@@ -102,6 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let job = VideoJob {
                 key_prefix: "showcase/clip".into(),
                 clips: vec![ClipRequest {
+                    depth,
                     image_url: files.url(PathBuf::from(image)),
                     camera_motion: motion,
                     effect,
@@ -133,6 +152,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 clips: images
                     .iter()
                     .map(|i| ClipRequest {
+                        depth: None,
                         image_url: files.url(PathBuf::from(i)),
                         camera_motion: CameraMotion::Auto,
                         effect: None,

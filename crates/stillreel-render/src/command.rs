@@ -4,7 +4,12 @@
 //! named by us, opened with `-protocol_whitelist file` and its format forced (a playlist named
 //! `.png` is then read as a PNG and fails, instead of being followed as HLS); the concat
 //! demuxer is used in its default safe mode (never `-safe 0`) with relative names in the work
-//! directory.
+//! directory. The one other input is the camera's frames on standard input (`pipe:0`, raw
+//! yuv420p of a fixed size, only the pipe protocol allowed), written by the render itself.
+//!
+//! Over 400 lines of non-test code on purpose: every argument list of a clip (canvas, frames on
+//! a pipe, provider clip), the stitch and the music sit beside the one set of helpers that
+//! applies those rules, so no command is built without them.
 
 use std::path::{Path, PathBuf};
 
@@ -96,48 +101,113 @@ pub struct StillInput {
     pub orientation: ExifOrientation,
 }
 
-/// The clip filtergraph (video `[v]` only). Clips have no audio track: the stitch mixes the
-/// music, or silence, once over the whole video, so no AAC priming gap or padding is left at
-/// the joins.
-pub fn clip_graph(
-    plan: &ClipPlan,
-    orientation: ExifOrientation,
-    effect: Option<&EffectFilter>,
-) -> String {
-    let (w, h, fps, frames) = (plan.width, plan.height, plan.fps, plan.frames);
+/// The canvas of a clip: the still decoded once, turned by its EXIF tag, cover-cropped to the
+/// frame at full quality (lanczos) and converted to yuv420p, written as one raw frame. The
+/// camera's frames are drawn from it in Rust ([`crate::warp`]).
+pub fn canvas_graph(plan: &ClipPlan, orientation: ExifOrientation) -> String {
+    let (w, h) = (plan.width, plan.height);
     let mut chain = String::from("[0:v]");
     if let Some(turn) = orientation.filter() {
         chain.push_str(turn);
         chain.push(',');
     }
-    // Cover-crop once at full quality, convert to yuv420p early (3-4x faster downstream),
-    // then repeat the one decoded frame instead of decoding the file every frame.
     chain.push_str(&format!(
         "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},setsar=1,\
-         format=yuv420p,loop=loop={}:size=1:start=0,setpts=N/({fps}*TB),",
-        frames.saturating_sub(1)
+         format=yuv420p[v]"
     ));
-    let p = plan.progress_expr();
-    let names = [("x0", "y0"), ("x1", "y1"), ("x2", "y2"), ("x3", "y3")];
-    let window = plan.window();
-    let coords: Vec<String> = names
-        .iter()
-        .zip(window.corners.iter())
-        .flat_map(|((xn, yn), (x, y))| {
-            [
-                format!("{xn}='{}'", x.expr(&p)),
-                format!("{yn}='{}'", y.expr(&p)),
-            ]
-        })
-        .collect();
-    chain.push_str(&format!(
-        "perspective={}:interpolation=linear:eval=frame",
-        coords.join(":")
-    ));
+    chain
+}
+
+/// Writes the canvas of `still` (see [`canvas_graph`]) to `output` as raw yuv420p.
+pub fn canvas_command(plan: &ClipPlan, still: &StillInput, output: &Path) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(1);
+    still_input(&mut cmd, plan, still);
+    let graph = canvas_graph(plan, still.orientation);
+    push(
+        &mut cmd.args,
+        [
+            "-filter_complex",
+            &graph,
+            "-map",
+            "[v]",
+            "-an",
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "yuv420p",
+        ],
+    );
+    cmd.args.push(local_arg(output));
+    cmd
+}
+
+/// The still as input 0: `-noautorotate`, because ffmpeg turns JPEGs by their EXIF tag itself
+/// and the graph applies the tag explicitly (the same on every ffmpeg version); it must not be
+/// turned twice.
+pub(crate) fn still_input(cmd: &mut FfmpegArgs, plan: &ClipPlan, still: &StillInput) {
+    let fps = plan.fps.to_string();
+    cmd.input(
+        still.format.ffmpeg_demuxer(),
+        &still.path,
+        &["-noautorotate", "-framerate", &fps],
+    );
+}
+
+/// The clip filtergraph (video `[v]` only) over the camera's frames (input 0, yuv420p, from
+/// the pipe): the effect, if any, composes after the motion. Clips have no audio track: the
+/// stitch mixes the music, or silence, once over the whole video, so no AAC priming gap or
+/// padding is left at the joins.
+pub fn clip_graph(effect: Option<&EffectFilter>) -> String {
     match effect {
-        Some(effect) => format!("{chain}[mv];{};[fx]format=yuv420p[v]", effect.graph),
-        None => format!("{chain},format=yuv420p[v]"),
+        Some(effect) => format!("[0:v]setsar=1[mv];{};[fx]format=yuv420p[v]", effect.graph),
+        None => "[0:v]setsar=1,format=yuv420p[v]".to_owned(),
     }
+}
+
+/// Encodes one clip whose frames (raw yuv420p, W×H, in order) arrive on standard input, the
+/// camera's frames drawn by [`crate::warp`]. Only the pipe protocol is allowed for that input.
+pub fn clip_command(
+    plan: &ClipPlan,
+    effect: Option<&EffectFilter>,
+    encoding: &Encoding,
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(plan.frames);
+    let size = format!("{}x{}", plan.width, plan.height);
+    push(
+        &mut cmd.args,
+        [
+            "-protocol_whitelist",
+            "pipe",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "yuv420p",
+            "-s",
+            &size,
+            "-framerate",
+            &plan.fps.to_string(),
+            "-i",
+            "pipe:0",
+        ],
+    );
+    if let Some(effect) = effect {
+        for input in &effect.inputs {
+            cmd.input(&input.format, &input.path, &[]);
+        }
+    }
+    let graph = clip_graph(effect);
+    push(
+        &mut cmd.args,
+        ["-filter_complex", &graph, "-map", "[v]", "-an"],
+    );
+    push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
+    encode_video_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
+    push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
+    cmd.args.push(local_arg(output));
+    cmd
 }
 
 /// The clip filtergraph for a clip a provider made (a video, any size and rate): cover-cropped to
@@ -253,40 +323,6 @@ pub(crate) fn encode_args(
         args,
         ["-c:a", "aac", "-b:a", "128k", "-ar", &sr, "-ac", "2"],
     );
-}
-
-/// Renders one clip: `still` → `output` (mp4).
-pub fn clip_command(
-    plan: &ClipPlan,
-    still: &StillInput,
-    effect: Option<&EffectFilter>,
-    encoding: &Encoding,
-    output: &Path,
-) -> FfmpegArgs {
-    let mut cmd = FfmpegArgs::new(plan.frames);
-    let fps = plan.fps.to_string();
-    cmd.input(
-        still.format.ffmpeg_demuxer(),
-        &still.path,
-        // `-noautorotate`: ffmpeg turns JPEGs by their EXIF tag itself; the graph applies the
-        // tag explicitly (the same on every ffmpeg version), so it must not be turned twice.
-        &["-noautorotate", "-framerate", &fps],
-    );
-    if let Some(effect) = effect {
-        for input in &effect.inputs {
-            cmd.input(&input.format, &input.path, &[]);
-        }
-    }
-    let graph = clip_graph(plan, still.orientation, effect);
-    push(
-        &mut cmd.args,
-        ["-filter_complex", &graph, "-map", "[v]", "-an"],
-    );
-    push(&mut cmd.args, ["-frames:v", &plan.frames.to_string()]);
-    encode_video_args(&mut cmd.args, plan.width, plan.height, plan.fps, encoding);
-    push(&mut cmd.args, ["-movflags", "+faststart", "-f", "mp4"]);
-    cmd.args.push(local_arg(output));
-    cmd
 }
 
 /// Music for a stitched video.
@@ -429,20 +465,14 @@ mod tests {
     }
 
     #[test]
-    fn clip_command_is_this_list() {
+    fn canvas_command_is_this_list() {
         let still = StillInput {
             path: PathBuf::from("input-000.jpg"),
             format: MediaFormat::Jpeg,
             orientation: ExifOrientation(6),
         };
-        let cmd = clip_command(
-            &plan(),
-            &still,
-            None,
-            &Encoding::default(),
-            Path::new("render-000.mp4"),
-        );
-        let graph = clip_graph(&plan(), ExifOrientation(6), None);
+        let cmd = canvas_command(&plan(), &still, Path::new("canvas-000.yuv"));
+        let graph = canvas_graph(&plan(), ExifOrientation(6));
         assert_eq!(
             cmd.args,
             list(&[
@@ -463,6 +493,54 @@ mod tests {
                     "[v]",
                     "-an",
                     "-frames:v",
+                    "1",
+                    "-f",
+                    "rawvideo",
+                    "-pix_fmt",
+                    "yuv420p",
+                    "./canvas-000.yuv",
+                ],
+            ])
+        );
+        assert_eq!(cmd.planned_frames, 1);
+        assert_eq!(
+            graph,
+            "[0:v]transpose=1,scale=1280:720:force_original_aspect_ratio=increase:flags=lanczos,\
+             crop=1280:720,setsar=1,format=yuv420p[v]"
+        );
+    }
+
+    #[test]
+    fn clip_command_is_this_list() {
+        let cmd = clip_command(
+            &plan(),
+            None,
+            &Encoding::default(),
+            Path::new("render-000.mp4"),
+        );
+        assert_eq!(
+            cmd.args,
+            list(&[
+                &START,
+                &[
+                    "-protocol_whitelist",
+                    "pipe",
+                    "-f",
+                    "rawvideo",
+                    "-pix_fmt",
+                    "yuv420p",
+                    "-s",
+                    "1280x720",
+                    "-framerate",
+                    "30",
+                    "-i",
+                    "pipe:0",
+                    "-filter_complex",
+                    "[0:v]setsar=1,format=yuv420p[v]",
+                    "-map",
+                    "[v]",
+                    "-an",
+                    "-frames:v",
                     "150",
                 ],
                 &VIDEO_720,
@@ -470,16 +548,10 @@ mod tests {
             ])
         );
         assert_eq!(cmd.planned_frames, 150);
-        assert!(
-            graph.starts_with("[0:v]transpose=1,scale=1280:720:"),
-            "{graph}"
-        );
-        assert!(graph.contains("loop=loop=149:size=1:start=0"), "{graph}");
-        assert!(graph.ends_with(",format=yuv420p[v]"), "{graph}");
     }
 
     #[test]
-    fn clip_command_adds_effect_inputs_after_the_still() {
+    fn clip_command_adds_effect_inputs_after_the_frames() {
         let effect = EffectFilter {
             graph: "[mv][1:v]overlay[fx]".to_owned(),
             inputs: vec![EffectInput {
@@ -487,31 +559,17 @@ mod tests {
                 format: "png_pipe".to_owned(),
             }],
         };
-        let still = StillInput {
-            path: PathBuf::from("/abs/input-001.png"),
-            format: MediaFormat::Png,
-            orientation: ExifOrientation(1),
-        };
         let cmd = clip_command(
             &plan(),
-            &still,
             Some(&effect),
             &Encoding::default(),
             Path::new("out.mp4"),
         );
-        let graph = clip_graph(&plan(), ExifOrientation(1), Some(&effect));
+        let graph = clip_graph(Some(&effect));
         assert_eq!(
-            cmd.args[5..23],
+            cmd.args[16..26],
             list(&[&[
-                "-protocol_whitelist",
-                "file",
-                "-f",
-                "png_pipe",
-                "-noautorotate",
-                "-framerate",
-                "30",
-                "-i",
-                "/abs/input-001.png",
+                "pipe:0",
                 "-protocol_whitelist",
                 "file",
                 "-f",
@@ -523,7 +581,10 @@ mod tests {
                 "-map",
             ]])[..]
         );
-        assert!(graph.contains("[mv];[mv][1:v]overlay[fx];[fx]format=yuv420p[v]"));
+        assert_eq!(
+            graph,
+            "[0:v]setsar=1[mv];[mv][1:v]overlay[fx];[fx]format=yuv420p[v]"
+        );
     }
 
     #[test]

@@ -19,8 +19,8 @@ pub struct RenderConfig {
     /// Wall time one ffmpeg run may take before it is killed.
     pub step_time_limit: Duration,
     pub encoding: Encoding,
-    /// Clips of one job rendered at once. 2 uses both cores of a small machine
-    /// (`perspective` computes its sampling map on one thread).
+    /// Clips of one job rendered at once. 2 keeps both cores of a small machine busy while
+    /// one clip's encoder waits on its frames.
     pub clip_parallelism: usize,
     /// Memory limit of each ffmpeg run in bytes (`STILLREEL_FFMPEG_MAX_MEMORY`; `None`: none).
     pub ffmpeg_memory_limit: Option<u64>,

@@ -2,6 +2,7 @@
 //! record (docs/API-DESIGN.md#render-failures). Sits above the errors it wraps ([`FetchError`],
 //! [`RenderError`], [`ProviderError`]), so none of them imports it.
 
+use crate::depth::DepthError;
 use crate::fetch::FetchError;
 use crate::provider::ProviderError;
 use crate::runner::RenderError;
@@ -19,6 +20,10 @@ pub enum JobFailure {
     /// The generative provider failed for a clip's vfx; `field` is `image_inputs[i].vfx`.
     #[error("{field}: {error}")]
     Provider { field: String, error: ProviderError },
+    /// A clip's depth map cannot be used (not a grey PNG, colourised, another aspect ratio
+    /// than the photo's); `field` is `image_inputs[i]`. The clip fails rather than move wrongly.
+    #[error("{field}: {error}")]
+    Depth { field: String, error: DepthError },
 }
 
 impl JobFailure {
@@ -26,14 +31,18 @@ impl JobFailure {
     pub fn code(&self) -> &'static str {
         match self {
             JobFailure::Media { error, .. } => error.code(),
-            JobFailure::Render(_) | JobFailure::Provider { .. } => "render_failed",
+            JobFailure::Render(_) | JobFailure::Provider { .. } | JobFailure::Depth { .. } => {
+                "render_failed"
+            }
         }
     }
 
     /// The request field at fault, if any.
     pub fn field(&self) -> Option<&str> {
         match self {
-            JobFailure::Media { field, .. } | JobFailure::Provider { field, .. } => Some(field),
+            JobFailure::Media { field, .. }
+            | JobFailure::Provider { field, .. }
+            | JobFailure::Depth { field, .. } => Some(field),
             JobFailure::Render(_) => None,
         }
     }
@@ -48,6 +57,7 @@ impl JobFailure {
             }
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
             JobFailure::Provider { error, .. } => error.to_string(),
+            JobFailure::Depth { error, .. } => error.to_string(),
         }
     }
 
@@ -64,6 +74,7 @@ impl JobFailure {
             ) => true,
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),
+            JobFailure::Depth { .. } => false,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::depth::DepthInput;
 use crate::effect::EffectStage;
 use crate::plan::Motion;
 
@@ -15,6 +16,8 @@ pub struct ClipRequest {
     pub camera_motion: CameraMotion,
     /// The vfx of this image, from `stillreel-effects`.
     pub effect: Option<Arc<dyn EffectStage>>,
+    /// A depth map of the image already in storage (engine v25 then moves with parallax).
+    pub depth: Option<DepthInput>,
 }
 
 /// `create_video`, as the renderer needs it.

@@ -2,6 +2,9 @@
 //! the process, cancellation that kills it too, and the tail of stderr kept for the error.
 //! [`RenderError`] (a failed run or step, naming its [`Step`]) is raised here first and by the
 //! steps around a run.
+//!
+//! Over 400 lines of non-test code on purpose: a run (plain, or fed on standard input), the
+//! loop that watches it and the error it ends with are one unit, read together.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -103,6 +106,9 @@ impl RenderError {
         }
     }
 }
+
+/// Writes a run's standard input (see [`Runner::run_fed`]).
+pub type Feed<'a> = dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()> + Send + 'a;
 
 /// Lines of stderr kept for an error.
 const TAIL_LINES: usize = 12;
@@ -218,6 +224,33 @@ impl Runner {
         dir: &Path,
         progress: &mut dyn FnMut(u32),
     ) -> Result<(), RenderError> {
+        self.run_with_input(step, cmd, dir, progress, None)
+    }
+
+    /// Like [`Runner::run`], with `feed` writing ffmpeg's standard input (a `pipe:0` input of
+    /// `cmd`) on a thread of its own while this one watches progress, clock and cancellation.
+    /// Standard input is closed when `feed` returns. A feed that fails because ffmpeg stopped
+    /// reading leaves the verdict to ffmpeg's exit; any other feed error kills ffmpeg and
+    /// fails the run with that error.
+    pub fn run_fed(
+        &self,
+        step: Step,
+        cmd: &FfmpegArgs,
+        dir: &Path,
+        progress: &mut dyn FnMut(u32),
+        feed: &mut Feed<'_>,
+    ) -> Result<(), RenderError> {
+        self.run_with_input(step, cmd, dir, progress, Some(feed))
+    }
+
+    fn run_with_input(
+        &self,
+        step: Step,
+        cmd: &FfmpegArgs,
+        dir: &Path,
+        progress: &mut dyn FnMut(u32),
+        feed: Option<&mut Feed<'_>>,
+    ) -> Result<(), RenderError> {
         if self.cancel.is_cancelled() {
             return Err(RenderError::Cancelled { step });
         }
@@ -233,6 +266,7 @@ impl Runner {
         let mut child = command
             .spawn()
             .map_err(|source| RenderError::Spawn { step, source })?;
+        let stdin = child.take_stdin();
         let events = match child.iter() {
             Ok(events) => events,
             Err(e) => {
@@ -257,7 +291,41 @@ impl Runner {
             }
         });
 
+        let (fed_tx, fed_rx) = mpsc::channel::<std::io::Result<()>>();
+        std::thread::scope(|scope| {
+            if let Some(feed) = feed {
+                let fed_tx = fed_tx.clone();
+                scope.spawn(move || {
+                    let result = match stdin {
+                        Some(mut stdin) => feed(&mut stdin),
+                        None => Err(std::io::Error::other("ffmpeg has no standard input")),
+                    };
+                    // `stdin` is dropped here: ffmpeg reads the end of its input.
+                    let _ = fed_tx.send(result);
+                });
+            } else {
+                drop(stdin);
+                let _ = fed_tx.send(Ok(()));
+            }
+            drop(fed_tx);
+            self.watch(step, cmd, child, rx, reader, progress, &fed_rx)
+        })
+    }
+
+    /// Watches a started run to its end (see [`Runner::run`]).
+    #[expect(clippy::too_many_arguments, reason = "the parts of one started run")]
+    fn watch(
+        &self,
+        step: Step,
+        cmd: &FfmpegArgs,
+        mut child: ffmpeg_sidecar::child::FfmpegChild,
+        rx: mpsc::Receiver<FfmpegEvent>,
+        reader: std::thread::JoinHandle<()>,
+        progress: &mut dyn FnMut(u32),
+        fed: &mpsc::Receiver<std::io::Result<()>>,
+    ) -> Result<(), RenderError> {
         let started = Instant::now();
+        let mut feed_error: Option<std::io::Error> = None;
         let mut tail: VecDeque<String> = VecDeque::new();
         let mut best = 0u32;
         let mut timed_out = false;
@@ -265,6 +333,14 @@ impl Runner {
         loop {
             if self.cancel.is_cancelled() {
                 cancelled = true;
+                let _ = child.kill();
+                break;
+            }
+            if let Ok(Err(e)) = fed.try_recv()
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                // The frames could not be made: ffmpeg must not finish a short clip.
+                feed_error = Some(e);
                 let _ = child.kill();
                 break;
             }
@@ -302,6 +378,20 @@ impl Runner {
         let stderr_tail = join_tail(&tail);
         if cancelled {
             return Err(RenderError::Cancelled { step });
+        }
+        // A feed still running ends now (ffmpeg is gone: its writes fail); a late feed
+        // error counts too.
+        if feed_error.is_none()
+            && let Ok(Err(e)) = fed.recv()
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            feed_error = Some(e);
+        }
+        if let Some(e) = feed_error {
+            return Err(RenderError::Io {
+                step,
+                message: format!("drawing frames: {e}"),
+            });
         }
         if timed_out {
             return Err(RenderError::TimedOut {

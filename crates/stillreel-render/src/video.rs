@@ -76,6 +76,7 @@ impl Renderer {
                     orientation: job.orientation,
                     resolution: job.resolution,
                     engine: job.engine,
+                    depth: clip.depth.clone(),
                 }
             })
             .collect();

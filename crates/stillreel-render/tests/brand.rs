@@ -85,6 +85,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
         clips: [CameraMotion::PushIn, CameraMotion::PushOut]
             .into_iter()
             .map(|m| ClipRequest {
+                depth: None,
                 image_url: server.url("/a.jpg"),
                 camera_motion: m,
                 effect: None,

@@ -2,21 +2,23 @@
 //! 720p and 1080p in both orientations (ffprobe: size, pixel format, frame count).
 //!
 //! To keep the CPU bounded each run is cut to its first 15 frames (`-frames:v`) and encoded
-//! `ultrafast`: the whole graph (stills computed once, masks, the move) is still built and run
-//! at full size. Full-length frame counts are checked by `stillreel-effects`' tests and the
+//! `ultrafast`: the whole graph (stills computed once, masks) and the camera's frames are
+//! still built and run at full size. Full-length frame counts are checked by `stillreel-effects`' tests and the
 //! pipeline tests.
 
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use stillreel_core::{Engine, Orientation, Resolution, Vfx, VfxType};
-use stillreel_render::command::{Encoding, StillInput, clip_command, clip_context};
+use stillreel_render::command::{Encoding, StillInput, canvas_command, clip_command, clip_context};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
 use stillreel_render::plan::{ClipPlan, Motion};
+use stillreel_render::runner::{Runner, Step};
 use stillreel_render::vfx_stage;
+use stillreel_render::warp::{Canvas, write_frames};
 
 const FRAMES: &str = "15";
 
@@ -52,28 +54,33 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
         crf: 28,
     };
     let out = dir.join(name);
-    let mut cmd = clip_command(plan, &still, effect.as_ref(), &encoding, &out);
+    // The clip as the clip step makes it: the canvas by ffmpeg, the camera's frames drawn in
+    // Rust and piped to the encoder (which stops after FRAMES; the rest of the pipe is refused).
+    let runner = Runner::new("ffmpeg", Duration::from_secs(300));
+    let canvas_file = dir.join(format!("{name}.yuv"));
+    runner
+        .run(
+            Step::Clip(0),
+            &canvas_command(plan, &still, &canvas_file),
+            dir,
+            &mut |_| {},
+        )
+        .expect("canvas");
+    let bytes = std::fs::read(&canvas_file).expect("canvas file");
+    let _ = std::fs::remove_file(&canvas_file);
+    let canvas = Canvas::from_yuv420p(plan.width, plan.height, &bytes).expect("canvas size");
+    let mut cmd = clip_command(plan, effect.as_ref(), &encoding, &out);
     let at = cmd
         .args
         .iter()
         .position(|a| a == "-frames:v")
         .expect("frames arg");
     cmd.args[at + 1] = FRAMES.to_owned();
-    let run = Command::new("ffmpeg")
-        .args(&cmd.args)
-        .current_dir(dir)
-        .output()
-        .expect("run ffmpeg");
-    assert!(
-        run.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&run.stderr)
-            .lines()
-            .rev()
-            .take(5)
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
+    if let Err(e) = runner.run_fed(Step::Clip(0), &cmd, dir, &mut |_| {}, &mut |stdin| {
+        write_frames(plan, &canvas, None, 1, stdin)
+    }) {
+        panic!("{name}: {e}");
+    }
     let p = common::probe(&out);
     let v = common::stream(&p, "video");
     let facts = (

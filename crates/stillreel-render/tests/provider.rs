@@ -67,6 +67,7 @@ impl Env {
         VideoJob {
             key_prefix: "videos/p".into(),
             clips: vec![ClipRequest {
+                depth: None,
                 image_url: self.images.url("/house.jpg"),
                 camera_motion: CameraMotion::PushIn,
                 effect: Some(vfx_stage(vfx)),

@@ -126,6 +126,7 @@ impl Env {
             clips: images
                 .iter()
                 .map(|(path, motion)| ClipRequest {
+                    depth: None,
                     image_url: self.server.url(path),
                     camera_motion: *motion,
                     effect: None,

@@ -84,6 +84,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
                 image_url: server.url(p),
                 camera_motion: CameraMotion::PushIn,
                 effect: None,
+                depth: None,
             })
             .collect(),
         orientation: Orientation::Landscape,

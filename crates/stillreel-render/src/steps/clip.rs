@@ -4,9 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use stillreel_core::Engine;
+
 use super::{ClipJob, clip_key};
 use crate::blocking::run_blocking;
 use crate::command::{self, Encoding, StillInput};
+use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
 use crate::failure::JobFailure;
 use crate::fetch::{ExifOrientation, FetchedMedia};
@@ -20,6 +23,7 @@ use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
 use crate::storage::Storage;
 use crate::video_plan::clip_plan;
+use crate::warp::{self, Canvas};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
@@ -77,10 +81,17 @@ impl Renderer {
                 orientation: job.input.orientation,
             }),
         };
+        let depth = match (&job.depth, &source) {
+            (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
+                Some(self.depth_map(job, input, work_dir).await?)
+            }
+            _ => None,
+        };
         let task = ClipTask {
             index: job.index,
             plan,
             source,
+            depth,
             effect,
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
         };
@@ -102,6 +113,31 @@ impl Renderer {
         .await?;
         bar.report(100.0);
         Ok(clip)
+    }
+
+    /// The clip's depth map, fetched from storage and checked against the picture (an
+    /// unusable map fails the clip: [`JobFailure::Depth`]).
+    async fn depth_map(
+        &self,
+        job: &ClipJob,
+        input: &DepthInput,
+        work_dir: &Path,
+    ) -> Result<DepthMap, JobFailure> {
+        let step = Step::Clip(job.index);
+        let local = work_dir.join(format!("depth-{:03}.png", job.index));
+        get(&self.storage, &input.key, &local, step).await?;
+        let bytes = tokio::fs::read(&local)
+            .await
+            .map_err(|e| JobFailure::Render(io_error(step, e)))?;
+        let fail = |error| JobFailure::Depth {
+            field: format!("image_inputs[{}]", job.index),
+            error,
+        };
+        let map = DepthMap::from_png(&bytes).map_err(fail)?;
+        if let Some(upright) = job.input.upright {
+            map.check_aspect(upright).map_err(fail)?;
+        }
+        Ok(map.with_polarity(input.polarity))
     }
 
     /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
@@ -158,8 +194,28 @@ struct ClipTask {
     index: usize,
     plan: ClipPlan,
     source: ClipSource,
+    /// The checked depth map (v25 stills only).
+    depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
     key: String,
+}
+
+/// The clip's canvas: the still decoded, turned and cover-cropped by ffmpeg into a raw
+/// yuv420p frame in the work dir, read back.
+fn draw_canvas(
+    task: &ClipTask,
+    still: &StillInput,
+    runner: &Runner,
+    dir: &Path,
+) -> Result<Canvas, RenderError> {
+    let step = Step::Clip(task.index);
+    let name = format!("canvas-{:03}.yuv", task.index);
+    let cmd = command::canvas_command(&task.plan, still, Path::new(&name));
+    runner.run(step, &cmd, dir, &mut |_| {})?;
+    let path = dir.join(&name);
+    let bytes = std::fs::read(&path).map_err(|e| io_error(step, e))?;
+    let _ = std::fs::remove_file(&path);
+    Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| io_error(step, e))
 }
 
 /// Renders a clip, checks it and stores it (blocking). Reports frames done to `frames`.
@@ -174,29 +230,47 @@ fn render_checked(
 ) -> Result<StoredClip, RenderError> {
     let step = Step::Clip(task.index);
     let rendered = format!("render-{:03}.mp4", task.index);
-    let still = format!("render-{:03}.jpg", task.index);
-    let mut cmd = match &task.source {
-        ClipSource::Still(still) => command::clip_command(
-            &task.plan,
-            &StillInput {
+    let still_name = format!("render-{:03}.jpg", task.index);
+    // The thumbnail: the middle frame, split off the clip's own graph (no second decode).
+    let middle = task.plan.frames / 2;
+    let with_still = match &task.source {
+        ClipSource::Still(still) => {
+            let still = StillInput {
                 path: relative(dir, &still.path),
                 ..still.clone()
-            },
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
-        ClipSource::Video(video) => command::provider_clip_command(
-            &task.plan,
-            &relative(dir, video),
-            task.effect.as_ref(),
-            encoding,
-            Path::new(&rendered),
-        ),
+            };
+            let canvas = draw_canvas(task, &still, runner, dir)?;
+            let mut cmd = command::clip_command(
+                &task.plan,
+                task.effect.as_ref(),
+                encoding,
+                Path::new(&rendered),
+            );
+            let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
+            let threads = warp::draw_threads();
+            let plan = task.plan;
+            let field = task
+                .depth
+                .as_ref()
+                .map(|map| DepthField::prepare(map, (plan.width, plan.height)));
+            runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
+                warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin)
+            })?;
+            with_still
+        }
+        ClipSource::Video(video) => {
+            let mut cmd = command::provider_clip_command(
+                &task.plan,
+                &relative(dir, video),
+                task.effect.as_ref(),
+                encoding,
+                Path::new(&rendered),
+            );
+            let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
+            runner.run(step, &cmd, dir, frames)?;
+            with_still
+        }
     };
-    // The thumbnail: the middle frame, split off the clip's own graph (no second decode).
-    let with_still = command::add_still_output(&mut cmd, task.plan.frames / 2, Path::new(&still));
-    runner.run(step, &cmd, dir, frames)?;
     let local = dir.join(&rendered);
     crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
@@ -207,7 +281,10 @@ fn render_checked(
     // The still first: once the clip is stored (and recorded), its thumbnail is there too.
     if with_still {
         storage
-            .put(&dir.join(&still), &crate::storage::still_key(&task.key))
+            .put(
+                &dir.join(&still_name),
+                &crate::storage::still_key(&task.key),
+            )
             .map_err(|e| io_error(Step::Store, e))?;
     }
     let url_path = storage

@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::depth::DepthInput;
 use crate::effect::EffectStage;
 use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
 #[cfg(doc)]
@@ -85,6 +86,9 @@ pub struct ClipJob {
     pub orientation: Orientation,
     pub resolution: Resolution,
     pub engine: Engine,
+    /// The picture's depth map, if one was made: on v25 the motions become depth-aware
+    /// (`crate::parallax`); v24 ignores it.
+    pub depth: Option<DepthInput>,
 }
 
 /// The clips to join, in order, and the music.

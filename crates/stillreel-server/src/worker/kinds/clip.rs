@@ -68,6 +68,8 @@ impl Kind for Clip {
             orientation: input.orientation,
             resolution: input.resolution,
             engine: input.engine,
+            // Depth maps come with the depth provider role (not yet made by the server).
+            depth: None,
         };
         let observer = DbObserver::spawn(
             ctx.db().clone(),

@@ -1,0 +1,419 @@
+//! The camera's frames, drawn in Rust: the plan's window ([`crate::plan::ClipPlan::window_at`])
+//! sampled bilinearly out of the cover-cropped picture (the *canvas*, yuv420p), one frame at a
+//! time, for ffmpeg to encode from a pipe.
+//!
+//! Why not ffmpeg's `perspective` with per-frame expressions: it recomputes its whole sampling
+//! map for every frame on one thread, which cost about as much as the encode itself. Here a
+//! frame is a homography evaluated per row and a bilinear read per pixel, over the rows split
+//! between threads; a push (an axis-aligned zoom) takes a two-pass path (rows blended first,
+//! then columns, both from tables made once per frame).
+//!
+//! The mapping is the one `perspective` used, so clips look as before: output pixel `(x, y)`
+//! (its top-left corner) maps to the canvas point the window's corners span at `(x/W, y/H)`,
+//! positions in 1/256 px, weights rounded as `perspective`'s linear interpolation; chroma
+//! planes read the luma map at the subsampled position, halved.
+
+use std::io::{self, Write};
+use std::thread;
+
+use stillreel_core::Engine;
+
+use crate::depth::DepthField;
+use crate::homography::Homography;
+use crate::parallax::{Parallax, parallax_at};
+use crate::plan::ClipPlan;
+
+/// Fractional bits of a sampling position (1/256 px, as `perspective`).
+const SUB_BITS: u32 = 8;
+const SUB: i32 = 1 << SUB_BITS;
+
+/// One plane of the canvas, with one extra column and row repeating the last ones, so a
+/// bilinear read at the far edge needs no branch.
+#[derive(Debug, Clone)]
+struct Plane {
+    width: usize,
+    height: usize,
+    /// `width + 1`.
+    stride: usize,
+    data: Vec<u8>,
+}
+
+impl Plane {
+    fn padded(width: usize, height: usize, pixels: &[u8]) -> Self {
+        let stride = width + 1;
+        let mut data = Vec::with_capacity(stride * (height + 1));
+        for row in pixels.chunks_exact(width).take(height) {
+            data.extend_from_slice(row);
+            data.push(row[width - 1]);
+        }
+        let last = data[(height - 1) * stride..].to_vec();
+        data.extend_from_slice(&last);
+        Plane {
+            width,
+            height,
+            stride,
+            data,
+        }
+    }
+}
+
+/// A size or buffer that does not fit a canvas.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("canvas of {width}x{height} needs {expected} bytes of yuv420p, got {got}")]
+pub struct CanvasSizeError {
+    pub width: u32,
+    pub height: u32,
+    pub expected: usize,
+    pub got: usize,
+}
+
+/// The cover-cropped picture, yuv420p, W×H (both even), as ffmpeg wrote it.
+#[derive(Debug, Clone)]
+pub struct Canvas {
+    width: u32,
+    height: u32,
+    planes: [Plane; 3],
+}
+
+/// Bytes of one yuv420p frame.
+pub fn frame_bytes(width: u32, height: u32) -> usize {
+    let (w, h) = (width as usize, height as usize);
+    w * h + 2 * (w / 2) * (h / 2)
+}
+
+impl Canvas {
+    /// Reads a raw yuv420p frame (Y, then U, then V).
+    pub fn from_yuv420p(width: u32, height: u32, bytes: &[u8]) -> Result<Self, CanvasSizeError> {
+        let expected = frame_bytes(width, height);
+        if width < 2 || height < 2 || width % 2 == 1 || height % 2 == 1 || bytes.len() != expected {
+            return Err(CanvasSizeError {
+                width,
+                height,
+                expected,
+                got: bytes.len(),
+            });
+        }
+        let (w, h) = (width as usize, height as usize);
+        let (y, chroma) = bytes.split_at(w * h);
+        let (u, v) = chroma.split_at((w / 2) * (h / 2));
+        Ok(Canvas {
+            width,
+            height,
+            planes: [
+                Plane::padded(w, h, y),
+                Plane::padded(w / 2, h / 2, u),
+                Plane::padded(w / 2, h / 2, v),
+            ],
+        })
+    }
+
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Draws the frame that shows `map` into `out` (yuv420p, the canvas's size), on `threads`
+    /// threads (bands of rows).
+    pub fn draw(&self, map: &Homography, out: &mut [u8], threads: usize) {
+        self.draw_bent(map, None, out, threads);
+    }
+
+    /// Like [`Canvas::draw`], each read bent by depth ([`crate::parallax`]).
+    pub fn draw_with_depth(
+        &self,
+        map: &Homography,
+        depth: &DepthField,
+        parallax: &Parallax,
+        out: &mut [u8],
+        threads: usize,
+    ) {
+        self.draw_bent(map, Some((depth, parallax)), out, threads);
+    }
+
+    fn draw_bent(
+        &self,
+        map: &Homography,
+        depth: Option<(&DepthField, &Parallax)>,
+        out: &mut [u8],
+        threads: usize,
+    ) {
+        assert_eq!(
+            out.len(),
+            frame_bytes(self.width, self.height),
+            "frame buffer size"
+        );
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (y_out, chroma) = out.split_at_mut(w * h);
+        let (u_out, v_out) = chroma.split_at_mut((w / 2) * (h / 2));
+        // Bands of chroma rows (luma rows are twice those), so every band holds whole rows of
+        // all three planes.
+        let chroma_rows = h / 2;
+        let bands = threads.clamp(1, chroma_rows.max(1));
+        let per_band = chroma_rows.div_ceil(bands);
+        let mut y_rest = y_out;
+        let mut u_rest = u_out;
+        let mut v_rest = v_out;
+        thread::scope(|scope| {
+            let mut row = 0;
+            while row < chroma_rows {
+                let rows = per_band.min(chroma_rows - row);
+                let (yb, yr) = std::mem::take(&mut y_rest).split_at_mut(2 * rows * w);
+                let (ub, ur) = std::mem::take(&mut u_rest).split_at_mut(rows * (w / 2));
+                let (vb, vr) = std::mem::take(&mut v_rest).split_at_mut(rows * (w / 2));
+                (y_rest, u_rest, v_rest) = (yr, ur, vr);
+                let first = row;
+                let mut work = move || {
+                    self.draw_plane(0, map, depth, 2 * first, yb);
+                    self.draw_plane(1, map, depth, first, ub);
+                    self.draw_plane(2, map, depth, first, vb);
+                };
+                if row + rows >= chroma_rows {
+                    work();
+                } else {
+                    scope.spawn(work);
+                }
+                row += rows;
+            }
+        });
+    }
+
+    /// Rows `first..` of plane `index` into `out` (whole rows).
+    fn draw_plane(
+        &self,
+        index: usize,
+        map: &Homography,
+        depth: Option<(&DepthField, &Parallax)>,
+        first: usize,
+        out: &mut [u8],
+    ) {
+        let plane = &self.planes[index];
+        let shift = u32::from(index > 0);
+        match depth {
+            Some((field, parallax)) => draw_depth(plane, map, field, parallax, shift, first, out),
+            None if map.is_separable() => draw_separable(plane, map, shift, first, out),
+            None => draw_projective(plane, map, shift, first, out),
+        }
+    }
+}
+
+/// A sampling position in plane pixels, fixed point, kept inside the plane. Rounded by adding
+/// ½ and truncating (the same as `round` for the non-negative values it sees): `f64::round` is
+/// a library call on baseline x86-64, and this runs twice per pixel.
+#[inline]
+fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
+    // Multiplications only: a division here (by 2^shift) cost more than the blend.
+    let scale = if shift == 0 {
+        SUB as f64
+    } else {
+        SUB as f64 * 0.5
+    };
+    let q = (pos * scale).clamp(0.0, (last * SUB as usize) as f64);
+    let q = (q + 0.5) as i32;
+    ((q >> SUB_BITS) as usize, q & (SUB - 1))
+}
+
+/// `perspective`'s linear blend of four neighbours with 1/256 weights.
+#[inline]
+fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
+    let sum = (fu * (b - a) + a * SUB) * (SUB - fv) + (fu * (d - c) + c * SUB) * fv;
+    ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8
+}
+
+/// An axis-aligned map: per-column and per-row tables, the two source rows blended into one
+/// row first, then each output pixel blends two neighbours of that row.
+fn draw_separable(plane: &Plane, map: &Homography, shift: u32, first: usize, out: &mut [u8]) {
+    let w = plane.width;
+    let columns: Vec<(usize, i32)> = (0..w)
+        .map(|x| fixed(map.a * (x << shift) as f64 + map.c, shift, w - 1))
+        .collect();
+    let lo = columns.first().map_or(0, |c| c.0);
+    let hi = columns.last().map_or(0, |c| c.0 + 1).min(w);
+    let mut blended = vec![0i32; plane.stride];
+    for (k, out_row) in out.chunks_exact_mut(w).enumerate() {
+        let y = first + k;
+        let (vi, fv) = fixed(map.e * (y << shift) as f64 + map.f, shift, plane.height - 1);
+        let r0 = &plane.data[vi * plane.stride..][..plane.stride];
+        let r1 = &plane.data[(vi + 1) * plane.stride..][..plane.stride];
+        for ((t, &p0), &p1) in blended[lo..=hi]
+            .iter_mut()
+            .zip(&r0[lo..=hi])
+            .zip(&r1[lo..=hi])
+        {
+            let (p0, p1) = (i32::from(p0), i32::from(p1));
+            *t = p0 * SUB + (p1 - p0) * fv;
+        }
+        for (o, &(ui, fu)) in out_row.iter_mut().zip(&columns) {
+            let (a, b) = (blended[ui], blended[ui + 1]);
+            let sum = a * SUB + (b - a) * fu;
+            *o = ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8;
+        }
+    }
+}
+
+/// Any map: per row, the homography per pixel, then a four-neighbour blend.
+fn draw_projective(plane: &Plane, map: &Homography, shift: u32, first: usize, out: &mut [u8]) {
+    let w = plane.width;
+    let step = f64::from(1u32 << shift);
+    for (k, out_row) in out.chunks_exact_mut(w).enumerate() {
+        let y = ((first + k) << shift) as f64;
+        let (nu0, nv0, den0) = (map.b * y + map.c, map.e * y + map.f, map.h * y + 1.0);
+        let (du, dv, dd) = (map.a * step, map.d * step, map.g * step);
+        for (x, o) in out_row.iter_mut().enumerate() {
+            let xf = x as f64;
+            let inv = 1.0 / (den0 + dd * xf);
+            let (ui, fu) = fixed((nu0 + du * xf) * inv, shift, w - 1);
+            let (vi, fv) = fixed((nv0 + dv * xf) * inv, shift, plane.height - 1);
+            let i = vi * plane.stride + ui;
+            let d = &plane.data;
+            *o = blend(
+                i32::from(d[i]),
+                i32::from(d[i + 1]),
+                i32::from(d[i + plane.stride]),
+                i32::from(d[i + plane.stride + 1]),
+                fu,
+                fv,
+            );
+        }
+    }
+}
+
+/// Any map with depth: the flat point of each pixel, bent by the nearness found there.
+fn draw_depth(
+    plane: &Plane,
+    map: &Homography,
+    field: &DepthField,
+    parallax: &Parallax,
+    shift: u32,
+    first: usize,
+    out: &mut [u8],
+) {
+    let w = plane.width;
+    let step = f64::from(1u32 << shift);
+    for (k, out_row) in out.chunks_exact_mut(w).enumerate() {
+        let y = ((first + k) << shift) as f64;
+        for (x, o) in out_row.iter_mut().enumerate() {
+            let (uf, vf) = map.map(x as f64 * step, y);
+            let (u, v) = parallax.bend(uf, vf, field.at(uf, vf));
+            let (ui, fu) = fixed(u, shift, w - 1);
+            let (vi, fv) = fixed(v, shift, plane.height - 1);
+            let i = vi * plane.stride + ui;
+            let d = &plane.data;
+            *o = blend(
+                i32::from(d[i]),
+                i32::from(d[i + 1]),
+                i32::from(d[i + plane.stride]),
+                i32::from(d[i + plane.stride + 1]),
+                fu,
+                fv,
+            );
+        }
+    }
+}
+
+/// Threads a frame is drawn on: the machine's cores, at most 4 (ffmpeg encodes beside them).
+pub fn draw_threads() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// Writes the clip's frames, in order, drawn from `canvas` through `plan`'s window, to `out`
+/// (ffmpeg's standard input). With a depth field on engine v25 the motions are the
+/// depth-aware ones ([`crate::parallax`]); v24 keeps its flat moves either way.
+pub fn write_frames(
+    plan: &ClipPlan,
+    canvas: &Canvas,
+    depth: Option<&DepthField>,
+    threads: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let depth = depth.filter(|_| plan.engine == Engine::V25);
+    let mut frame = vec![0u8; frame_bytes(canvas.width, canvas.height)];
+    for n in 0..plan.frames {
+        let map = Homography::from_corners(plan.window_at(n), plan.width, plan.height);
+        match depth {
+            Some(field) => {
+                canvas.draw_with_depth(&map, field, &parallax_at(plan, n), &mut frame, threads);
+            }
+            None => canvas.draw(&map, &mut frame, threads),
+        }
+        out.write_all(&frame)?;
+    }
+    out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A canvas whose luma is a ramp in x and y (so positions can be read back from values).
+    fn ramp(width: u32, height: u32) -> (Canvas, Vec<u8>) {
+        let (w, h) = (width as usize, height as usize);
+        let mut bytes = vec![0u8; frame_bytes(width, height)];
+        for y in 0..h {
+            for x in 0..w {
+                bytes[y * w + x] = ((x * 3 + y * 5) % 256) as u8;
+            }
+        }
+        for (i, b) in bytes[w * h..].iter_mut().enumerate() {
+            *b = (i % 251) as u8;
+        }
+        (
+            Canvas::from_yuv420p(width, height, &bytes).expect("canvas"),
+            bytes,
+        )
+    }
+
+    #[test]
+    fn the_whole_canvas_as_window_draws_the_canvas_itself() {
+        let (canvas, bytes) = ramp(64, 36);
+        let corners = [(0.0, 0.0), (64.0, 0.0), (0.0, 36.0), (64.0, 36.0)];
+        let mut out = vec![0u8; bytes.len()];
+        for threads in [1, 2, 3] {
+            canvas.draw(
+                &Homography::from_corners(corners, 64, 36),
+                &mut out,
+                threads,
+            );
+            assert_eq!(out, bytes, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_half_pixel_shift_blends_neighbours() {
+        let (canvas, bytes) = ramp(64, 36);
+        let corners = [(0.5, 0.0), (64.5, 0.0), (0.5, 36.0), (64.5, 36.0)];
+        let mut out = vec![0u8; bytes.len()];
+        canvas.draw(&Homography::from_corners(corners, 64, 36), &mut out, 2);
+        // Luma row 3, x = 10: halfway between the ramp's values at x = 10 and 11.
+        let (a, b) = (u32::from(bytes[3 * 64 + 10]), u32::from(bytes[3 * 64 + 11]));
+        assert_eq!(u32::from(out[3 * 64 + 10]), (a + b).div_ceil(2));
+        // The last column reads past the edge: the edge repeats.
+        assert_eq!(out[3 * 64 + 63], bytes[3 * 64 + 63]);
+    }
+
+    #[test]
+    fn separable_and_projective_paths_draw_the_same_zoom() {
+        let (canvas, bytes) = ramp(128, 72);
+        let corners = [(7.3, 4.1), (120.9, 4.1), (7.3, 67.7), (120.9, 67.7)];
+        let map = Homography::from_corners(corners, 128, 72);
+        assert!(map.is_separable());
+        let mut fast = vec![0u8; bytes.len()];
+        canvas.draw(&map, &mut fast, 2);
+        // The same map, forced through the general path.
+        let mut slow = vec![0u8; bytes.len()];
+        let (y, rest) = slow.split_at_mut(128 * 72);
+        let (u, v) = rest.split_at_mut(64 * 36);
+        draw_projective(&canvas.planes[0], &map, 0, 0, y);
+        draw_projective(&canvas.planes[1], &map, 1, 0, u);
+        draw_projective(&canvas.planes[2], &map, 1, 0, v);
+        assert_eq!(fast, slow);
+    }
+
+    #[test]
+    fn a_buffer_of_the_wrong_size_is_refused() {
+        assert!(Canvas::from_yuv420p(64, 36, &[0; 10]).is_err());
+        assert!(Canvas::from_yuv420p(63, 36, &vec![0; frame_bytes(63, 36)]).is_err());
+    }
+}
