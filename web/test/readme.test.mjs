@@ -71,13 +71,19 @@ test('the README npm steps run as written and the example prints a playable vide
   assert.equal(bytes.subarray(4, 8).toString('latin1'), 'ftyp', 'an MP4 file');
 });
 
-/** The first JSON request body with a "branding" member in a fenced block of `text`. */
+/** The first JSON request body with a "branding" member in a fenced block of `text` (blocks
+ * that are not plain JSON are skipped). */
 function brandingExample(text) {
   for (const block of [...blocks(text, 'sh'), ...blocks(text, 'json')]) {
     const start = block.indexOf('{\n');
     if (start < 0 || !block.includes('"branding"')) continue;
     const end = block.lastIndexOf('\n}') + 2;
-    return JSON.parse(block.slice(start, end));
+    // A shell example with quoting inside its body (`'$BASE'`) is not a JSON document: skip it.
+    try {
+      return JSON.parse(block.slice(start, end));
+    } catch {
+      continue;
+    }
   }
   return undefined;
 }

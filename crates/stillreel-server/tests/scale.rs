@@ -1066,10 +1066,14 @@ fn a_worker_paused_past_its_lease_cannot_record_its_clip() {
             .map(|(_, k)| k.to_owned())
             .expect("a /files/ URL")
     };
-    let mut expected = vec![
+    // Each recorded file has its JPEG still beside it (thumbnail, poster).
+    let mut expected: Vec<String> = [
         recorded(&clips[0]["clip_url"]),
         recorded(&done["video_url"]),
-    ];
+    ]
+    .into_iter()
+    .flat_map(|k| [k.replace(".mp4", ".jpg"), k])
+    .collect();
     expected.sort();
     // Once the paused worker has noticed (its heartbeat fails at once, or its completion is
     // rejected and its upload removed), the folder holds what the records point at, nothing
@@ -1096,7 +1100,11 @@ fn a_worker_paused_past_its_lease_cannot_record_its_clip() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let file = folder.join(expected[0].rsplit('/').next().expect("name"));
+    let clip_key = expected
+        .iter()
+        .find(|k| k.ends_with(".mp4"))
+        .expect("the clip's key");
+    let file = folder.join(clip_key.rsplit('/').next().expect("name"));
     let probe = ffprobe(&file);
     assert!(
         probe["streams"].as_array().is_some_and(|s| !s.is_empty()),

@@ -27,10 +27,11 @@ fn invalid(field: &str, code: ErrorCode, message: impl Into<String>) -> ApiError
     ApiError::invalid(vec![FieldError::new(field, code, message)])
 }
 
-/// The query of `get_videos`, checked.
+/// The query of `get_videos`, checked. A member given empty (`project=`) is an error like any
+/// other bad value, as the OpenAPI document says; leave it out for "any".
 fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
     let mut errors = Vec::new();
-    let project = match query.get("project").filter(|p| !p.is_empty()) {
+    let project = match query.get("project") {
         None => None,
         Some(_) => match query.uuid("project") {
             Ok(id) => Some(id),
@@ -41,7 +42,7 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
             Err(other) => return Err(other),
         },
     };
-    let status = match query.get("status").filter(|s| !s.is_empty()) {
+    let status = match query.get("status") {
         None => None,
         Some(text) => {
             let parsed = Status::parse(text);
@@ -55,7 +56,7 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
             parsed
         }
     };
-    let limit = match query.get("limit").filter(|s| !s.is_empty()) {
+    let limit = match query.get("limit") {
         None => Some(DEFAULT_PAGE),
         Some(text) => match text.parse::<usize>() {
             Ok(n) if (1..=MAX_PAGE).contains(&n) => Some(n),

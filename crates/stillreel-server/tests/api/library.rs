@@ -130,6 +130,14 @@ async fn filters_and_bad_queries(app: TestApp) {
     let mut fields: Vec<String> = r.details().into_iter().map(|(f, _)| f).collect();
     fields.sort();
     assert_eq!(fields, vec!["cursor", "limit", "project", "status"]);
+    // Empty members are bad values too (leave a member out for "any").
+    let r = app
+        .get("/api/v1/get_videos?project=&status=&limit=", key)
+        .await;
+    r.assert_error(422, "validation_failed");
+    let mut fields: Vec<String> = r.details().into_iter().map(|(f, _)| f).collect();
+    fields.sort();
+    assert_eq!(fields, vec!["limit", "project", "status"]);
     let r = app.get("/api/v1/get_videos?limit=101", key).await;
     assert_eq!(
         r.details(),

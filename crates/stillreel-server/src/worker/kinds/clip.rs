@@ -2,6 +2,7 @@
 //! queues the stitch when it was the last clip.
 
 use stillreel_core::JobError;
+use stillreel_render::storage::still_key;
 use stillreel_render::{ClipJob, StoredClip, vfx_stage};
 use uuid::Uuid;
 
@@ -117,7 +118,11 @@ impl Kind for Clip {
         fail_video(tx, job.video_id, error).await
     }
 
+    /// The clip and its thumbnail (stored beside it, before it).
     fn uploads(&self, output: &Option<RenderedClip>) -> Vec<String> {
-        output.iter().map(|c| c.clip.key.clone()).collect()
+        output
+            .iter()
+            .flat_map(|c| [c.clip.key.clone(), still_key(&c.clip.key)])
+            .collect()
     }
 }

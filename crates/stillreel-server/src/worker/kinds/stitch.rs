@@ -2,6 +2,7 @@
 //! completes the video and queues its branded render when it asked for one.
 
 use stillreel_core::JobError;
+use stillreel_render::storage::still_key;
 use stillreel_render::{StitchJob, StoredVideo};
 
 use super::{fail_video, key_prefix};
@@ -91,7 +92,11 @@ impl Kind for Stitch {
         fail_video(tx, job.video_id, error).await
     }
 
+    /// The video and its poster (stored beside it).
     fn uploads(&self, output: &Option<StoredVideo>) -> Vec<String> {
-        output.iter().map(|v| v.key.clone()).collect()
+        output
+            .iter()
+            .flat_map(|v| [v.key.clone(), still_key(&v.key)])
+            .collect()
     }
 }
