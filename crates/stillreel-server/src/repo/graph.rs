@@ -334,15 +334,15 @@ pub async fn branding_follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<Ne
 /// The storage keys a finished stitch removes: the checked photos, and the music unless a
 /// branded render will still lay it under its outro (the branding step removes it then).
 pub async fn inputs_done_at_stitch_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
-    let mut keys = prepared_keys_in(tx, video_id).await?;
+    let mut keys = input_keys_in(tx, video_id).await?;
     let branded: bool = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM brandings WHERE video_id = $1)",
     )
     .bind(video_id)
     .fetch_one(conn)
     .await?);
-    if branded && let Some(music) = music_key_in(tx, video_id).await? {
-        keys.retain(|k| *k != music);
+    if !branded {
+        keys.extend(music_key_in(tx, video_id).await?);
     }
     Ok(keys)
 }
@@ -358,21 +358,20 @@ pub async fn music_key_in(tx: &mut Tx, video_id: Uuid) -> Result<Option<String>,
     Ok(music.flatten())
 }
 
-/// The storage keys of what prepare stored for a video (its checked inputs and music): once
-/// the video is stitched or has failed nothing reads them again, and they are removed.
-pub async fn prepared_keys_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
-    let mut keys: Vec<String> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
+/// The stored copies of a video's checked photos, in clip order.
+async fn input_keys_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    Ok(on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT input_key FROM clips WHERE video_id = $1 AND input_key IS NOT NULL ORDER BY position",
     )
     .bind(video_id)
     .fetch_all(conn)
-    .await?);
-    let music: Option<Option<String>> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
-        "SELECT music_key FROM videos WHERE id = $1",
-    )
-    .bind(video_id)
-    .fetch_optional(conn)
-    .await?);
-    keys.extend(music.flatten());
+    .await?))
+}
+
+/// The storage keys of what prepare stored for a video (its checked inputs and music): once
+/// the video is stitched or has failed nothing reads them again, and they are removed.
+pub async fn prepared_keys_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let mut keys = input_keys_in(tx, video_id).await?;
+    keys.extend(music_key_in(tx, video_id).await?);
     Ok(keys)
 }
