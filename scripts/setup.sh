@@ -20,8 +20,11 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 have npm           || need_apt+=(npm)
 # prlimit runs ffmpeg under its memory limit (STILLREEL_FFMPEG_MAX_MEMORY).
 have prlimit       || need_apt+=(util-linux)
-# The one font of every drawn text (word-drop, templates): DejaVu Sans Bold.
+# The two fonts of drawn text (docs/EFFECTS.md "Fonts"): the body font, DejaVu Sans Bold, and
+# the display font of titles, names and word-drop, League Spartan Bold (SIL OFL 1.1). Without
+# the display font the renderer draws everything in the body font.
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || need_apt+=(fonts-dejavu-core)
+[ -f /usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf ] || need_apt+=(fonts-league-spartan)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: apt-get install ${need_apt[*]}"

@@ -12,11 +12,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use stillreel_core::types::{FieldLayout, Template, TemplateFieldType, TemplateSlotKind};
+use stillreel_core::types::{FieldLayout, Template, TemplateFieldType, TemplateSlotKind, TextFont};
 
 use crate::escape::{Filter, color};
 use crate::graph::{EffectError, EffectGraph, ExtraInput};
-use crate::text::{self, FONT_FILE};
+use crate::text::{self, Font};
 
 /// Length of the intro overlay and of the outro card, in seconds (docs/API-DESIGN.md#rendering).
 pub const INTRO_SECONDS: u32 = stillreel_core::limits::INTRO_SECONDS;
@@ -86,6 +86,8 @@ pub struct PlacedLine {
     pub x: f64,
     pub y: f64,
     pub width: f64,
+    /// The font that draws it (the field's role, or the body font as fallback).
+    pub font: Font,
 }
 
 /// Lays out every text field that has a value: what will be drawn where. Pure; the tests check
@@ -110,7 +112,11 @@ pub fn layout_text(
         let [bx, by, bw, bh] = frame.pixels(layout);
         let preferred = (f64::from(layout.font_size) * frame.short_side()).max(8.0);
         // Blank text draws nothing (optional fields may be sent empty).
-        let Some(fitted) = text::fit(value, bw, bh, preferred) else {
+        let wanted = match layout.font {
+            TextFont::Body => Font::Body,
+            TextFont::Display => Font::Display,
+        };
+        let Some(fitted) = text::fit_in(wanted, value, bw, bh, preferred) else {
             continue;
         };
         let size = f64::from(fitted.size);
@@ -132,6 +138,7 @@ pub fn layout_text(
                 x,
                 y: top + fitted.line_px * i as f64,
                 width: *width,
+                font: fitted.font,
             });
         }
     }
@@ -164,7 +171,7 @@ fn draw_fields(
             .and_then(|f| f.layout.as_ref())
             .ok_or_else(|| template_error(template, format!("{} has no layout", line.field)))?;
         let mut draw = Filter::new("drawtext")
-            .arg("fontfile", FONT_FILE)
+            .arg("fontfile", line.font.file())
             .arg("expansion", "none")
             .arg("text", &line.text)
             .arg("fontsize", line.size)

@@ -289,3 +289,122 @@ fn starry_night_twinkles_in_the_sky_only() {
         "hardly anything below the roofline: {below} vs {sky}"
     );
 }
+
+/// Relative luminance (WCAG) of an sRGB pixel.
+fn luminance(p: &[u8]) -> f64 {
+    let lin = |v: u8| {
+        let c = f64::from(v) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(p[0]) + 0.7152 * lin(p[1]) + 0.0722 * lin(p[2])
+}
+
+fn percentile(mut v: Vec<f64>, q: f64) -> f64 {
+    assert!(!v.is_empty(), "no pixels");
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+#[test]
+fn word_drop_fits_a_third_of_the_width_and_keeps_contrast_on_light_and_dark_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    // A light wall (beige, with a little texture) and a dark night picture.
+    let pictures = [("light", "0xE9DFCF"), ("dark", "0x1B2029")];
+    let (w, h) = (640u32, 360u32);
+    for (name, colour) in pictures {
+        let path = dir.path().join(format!("{name}.png"));
+        let st = Command::new("ffmpeg")
+            .args([
+                "-hide_banner",
+                "-loglevel",
+                "error",
+                "-nostdin",
+                "-y",
+                "-f",
+                "lavfi",
+                "-i",
+            ])
+            .arg(format!("color=c={colour}:s={w}x{h},noise=alls=6:allf=t"))
+            .args(["-frames:v", "1"])
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(st.success());
+        for color in ["gold", "silver"] {
+            let vfx: Vfx = serde_json::from_str(&format!(
+                r#"{{"type":"word-drop","config":{{"text":"Just Sold","color":"{color}"}}}}"#
+            ))
+            .unwrap();
+            let Vfx::WordDrop { config } = &vfx else {
+                unreachable!("word-drop")
+            };
+            let layout = stillreel_effects::fx::word_drop_layout(
+                &EffectContext::new(w, h, 30, 60, Engine::V25),
+                config,
+            )
+            .unwrap();
+            assert!(
+                layout.width <= f64::from(w) / 3.0,
+                "{} px of {w}",
+                layout.width
+            );
+            // Frame 0 (the text is still above the frame) and frame 55 (settled), as rendered.
+            let f = sample_frames(&vfx, path.to_str().unwrap(), w, h, 60, &[0, 55], "rgb24");
+            let (before, frame) = (&f[0], &f[1]);
+            let at = |x: usize, y: usize| &frame[(y * w as usize + x) * 3..][..3];
+            let was = |x: usize, y: usize| &before[(y * w as usize + x) * 3..][..3];
+            // The metal: a changed pixel, light, and (gold) warm or (silver) neutral.
+            let metal = |x: usize, y: usize| {
+                let (p, q) = (at(x, y), was(x, y));
+                let changed: u32 = p
+                    .iter()
+                    .zip(q)
+                    .map(|(a, b)| u32::from(a.abs_diff(*b)))
+                    .sum();
+                let light = luminance(p) > 0.35;
+                let warm = i32::from(p[0]) - i32::from(p[2]) > 60;
+                changed > 40 && light && (if color == "gold" { warm } else { !warm })
+            };
+            let (wu, hu) = (w as usize, h as usize);
+            let is_metal: Vec<bool> = (0..wu * hu).map(|i| metal(i % wu, i / wu)).collect();
+            let near = |x: usize, y: usize, r: usize, want: bool| {
+                (y.saturating_sub(r)..=(y + r).min(hu - 1)).any(|yy| {
+                    (x.saturating_sub(r)..=(x + r).min(wu - 1))
+                        .any(|xx| is_metal[yy * wu + xx] == want)
+                })
+            };
+            // The glyph band: where metal pixels are.
+            let (mut x0, mut x1, mut y0, mut y1) = (wu, 0, hu, 0);
+            for (i, _) in is_metal.iter().enumerate().filter(|(_, m)| **m) {
+                let (x, y) = (i % wu, i / wu);
+                (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+            }
+            assert!(x1 > x0 + 50, "{name} {color}: text drawn ({x0}..{x1})");
+            assert!(
+                (x1 - x0) as f64 <= f64::from(w) / 3.0 * 1.05,
+                "{name} {color}: drawn {} px wide, more than a third of {w}",
+                x1 - x0
+            );
+            let (mut text, mut behind) = (Vec::new(), Vec::new());
+            for y in y0..=y1 {
+                for x in x0..=x1 {
+                    let l = luminance(at(x, y));
+                    if is_metal[y * wu + x] && !near(x, y, 1, false) {
+                        text.push(l);
+                    } else if !is_metal[y * wu + x] && !near(x, y, 1, true) {
+                        behind.push(l);
+                    }
+                }
+            }
+            // The dimmest tenth of the letters against the brightest tenth of what is behind.
+            let (lt, lb) = (percentile(text, 0.1), percentile(behind, 0.9));
+            let ratio = (lt + 0.05) / (lb + 0.05);
+            eprintln!("{name} {color}: text {lt:.3}, behind {lb:.3}, contrast {ratio:.2}:1");
+            assert!(ratio >= 4.5, "{name} {color}: contrast {ratio:.2}:1");
+        }
+    }
+}

@@ -39,9 +39,24 @@ pub struct FieldLayout {
     /// `left`, `center` or `right`.
     #[serde(default)]
     pub align: String,
+    /// Which of the renderer's two fonts draws the text: `body` (the default) or `display`
+    /// (titles and names; docs/EFFECTS.md "Fonts").
+    #[serde(default)]
+    pub font: TextFont,
 }
 
 impl Eq for FieldLayout {}
+
+/// The font role of a text field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TextFont {
+    /// The body font, for details (phone, address lines, e-mail).
+    #[default]
+    Body,
+    /// The display font, for titles and names.
+    Display,
+}
 
 /// Look of the whole card or overlay.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
