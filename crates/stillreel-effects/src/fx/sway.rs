@@ -5,16 +5,21 @@ use super::{quarter, still};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
-/// Sway period in seconds and wavelength as a fraction of the frame width.
-const PERIOD: f64 = 2.6;
-const WAVELENGTH: f64 = 0.8;
+/// Sway period in seconds and wavelength as a fraction of the frame width: short enough that
+/// neighbouring trees (and the two sides of one crown) lean apart rather than all shifting
+/// together, which would read as the picture wobbling.
+const PERIOD: f64 = 2.2;
+const WAVELENGTH: f64 = 0.35;
+/// Amplitude as a fraction of the frame's shorter side (about 14 px at 720p): at 0.6 % the
+/// sway was too small to see at a glance.
+pub const AMPLITUDE: f64 = 0.02;
 
 pub fn build(ctx: &EffectContext) -> String {
     let (w, h) = (ctx.width, ctx.height);
     let (qw, qh) = quarter(ctx);
     let fps = ctx.fps;
-    // Amplitude in pixels: gentle, proportional to the frame.
-    let amp = (f64::from(ctx.short_side()) * 0.006).max(2.0);
+    // Amplitude in pixels, proportional to the frame.
+    let amp = (f64::from(ctx.short_side()) * AMPLITUDE).max(2.0);
     let lambda = (f64::from(w) * WAVELENGTH).round();
     let wave = still(
         ctx,
@@ -47,7 +52,8 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_msrc]scale={qw}:{qh},format=rgba,split[fx_c][fx_t];\
          [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
          [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
-         [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
+         [fx_green][fx_tex]blend=all_mode=multiply[fx_foliage];{ground};\
+         [fx_foliage][fx_ground]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
          {wave};{mid};\
          [fx_wave]{slide}[fx_wavec];\
          [fx_mid]split[fx_mid1][fx_ymap];\
@@ -60,5 +66,17 @@ pub fn build(ctx: &EffectContext) -> String {
         // that path would count as "textured green" and bend.
         green = Filter::new("lut").arg("y", "clip((val-20)*5,0,255)"),
         textured = Filter::new("lut").arg("y", "clip(val*6,0,255)"),
+        // The lawn in the foreground is green and textured too, but a lawn swaying with the
+        // trees bends the edges of paths and drives: the sway fades out over the bottom
+        // quarter of the frame.
+        ground = still(
+            ctx,
+            &format!("color=c=black:s={qw}x{qh}:r={fps}"),
+            &[
+                Filter::new("format").arg("pix_fmts", "gray"),
+                Filter::new("geq").arg("lum", "255*clip((H-Y)/(0.25*H),0,1)"),
+            ],
+            "fx_ground",
+        ),
     )
 }

@@ -1,36 +1,86 @@
-//! `day-to-twilight`: the picture crossfades from itself to a dusk grade over the clip: darker,
-//! cooler, a deep-blue-to-orange sky gradient in the upper part, and the warm bright pixels
-//! (windows, lamps) kept lit with an orange bloom around them.
+//! `day-to-twilight`: the picture crossfades from itself to dusk over the clip. Dusk is the
+//! whole scene getting darker together: facade, ground and trees are graded down (white walls
+//! included: the highlights are scaled, not only the midtones), cooler and less saturated; the
+//! sky, and only the sky, turns into a deep-blue-to-pink evening gradient; the warm bright
+//! pixels (lit windows, lamps) stay lit with an orange bloom.
+//!
+//! The sky is found per frame at quarter resolution like `starry-night`'s: blue in the
+//! original (B − R > 0), untextured, in the upper part (blue but next to an edge: 60 %). The
+//! gradient is laid through that mask,
+//! so foliage and roofs against the sky keep their own (darkened) colour: laid over the whole
+//! upper part, the gradient's pink band tinted green trees yellow, a halo around every crown.
 
-use super::{lit_windows, vertical_gradient, warm_mask};
+use super::{lit_windows, quarter, still, warm_mask};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
+/// Share of the original luma range the dusk grade keeps at the top (a white wall ends at
+/// about this brightness).
+pub const HIGHLIGHTS: f64 = 0.5;
+
 pub fn build(ctx: &EffectContext) -> String {
     let d = ctx.seconds();
+    let (w, h) = (ctx.width, ctx.height);
+    let (qw, qh) = quarter(ctx);
+    let fps = ctx.fps;
+    // Sky weight by height: 1 down to 30 % of the height, fading to 0 at 65 %.
+    let upper = still(
+        ctx,
+        &format!("color=c=black:s={qw}x{qh}:r={fps}"),
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("geq").arg("lum", "255*clip((0.65*H-Y)/(0.35*H),0,1)"),
+        ],
+        "fx_upper",
+    );
+    // The evening sky, opaque: navy at the top, violet, a pink glow at the horizon line.
+    let sky = still(
+        ctx,
+        &Filter::new("gradients")
+            .arg("s", format!("{w}x{h}"))
+            .arg("r", fps)
+            .arg("x0", 0)
+            .arg("y0", 0)
+            .arg("x1", 0)
+            .arg("y1", (f64::from(h) * 0.6).round() as u32)
+            .arg("n", 4)
+            .arg("c0", "0x0b1038")
+            .arg("c1", "0x1f2260")
+            .arg("c2", "0x4a3a7c")
+            .arg("c3", "0xb86a80")
+            .to_string(),
+        &[Filter::new("format").arg("pix_fmts", "yuv420p")],
+        "fx_skycol",
+    );
     format!(
-        "[in]{norm},split=4[fx_day][fx_g][fx_lit][fx_wsrc];\
+        "[in]{norm},split=5[fx_day][fx_g][fx_lit][fx_wsrc][fx_skysrc];\
          {mask};\
-         {sky};\
-         [fx_g]eq=brightness=-0.10:contrast=1.1:saturation=0.7:gamma=0.68,\
-         {cool}[fx_graded];\
-         [fx_graded][fx_sky]overlay=format=yuv420[fx_dusk0];\
+         [fx_skysrc]scale={qw}:{qh},format=rgba,split[fx_q1][fx_q2];[fx_q1]format=gray[fx_e];\
+         [fx_q2]format=rgba,colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue},split[fx_blue][fx_blue2];\
+         [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,gblur=sigma=1,negate,{flat}[fx_flat];\
+         {upper};[fx_upper]split[fx_up1][fx_up2];\
+         [fx_blue][fx_flat]blend=all_mode=multiply[fx_bf];\
+         [fx_bf][fx_up1]blend=all_mode=multiply[fx_open];\
+         [fx_blue2][fx_up2]blend=all_mode=multiply,{rim}[fx_rim];\
+         [fx_open][fx_rim]blend=all_mode=lighten,gblur=sigma=1,{strength},scale={w}:{h}[fx_skymask];\
+         {sky};[fx_skycol][fx_skymask]alphamerge[fx_skya];\
+         [fx_g]eq=brightness=-0.04:contrast=1.05:saturation=0.6:gamma=0.8,\
+         {dim},{cool}[fx_graded];\
+         [fx_graded][fx_skya]overlay=format=yuv420[fx_dusk0];\
          {windows};\
          [fx_day][fx_dusk]{xfade},format=yuv420p[out]",
         norm = super::normalize(ctx),
-        cool = super::tint(14, -8),
+        dim = Filter::new("lutyuv").arg("y", format!("16+(val-16)*{HIGHLIGHTS}")),
+        cool = super::tint(12, -6),
         mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
-        sky = vertical_gradient(
-            ctx,
-            &[
-                "0x0a0e3a@0.82",
-                "0x2a2470@0.6",
-                "0xd86a78@0.32",
-                "0x1a1840@0.0"
-            ],
-            0.6,
-            "fx_sky"
-        ),
+        blue = Filter::new("lut").arg("y", "clip((val-10)*7,0,255)"),
+        flat = Filter::new("lut").arg("y", "clip((val-150)*3,0,255)"),
+        // Blue sky next to an edge (around crowns and roofs, where the flatness test fails)
+        // still takes 60 % of the evening colour: left at its daylight blue it would rim every
+        // tree with a pale halo.
+        rim = Filter::new("lut").arg("y", "val*0.6"),
+        // The sky turns 90 % evening colour (a little of its clouds shows through).
+        strength = Filter::new("lut").arg("y", "val*0.9"),
         windows = lit_windows(ctx, "fx_dusk0", "fx_lit", "fx_wmask", 1.6, "fx_dusk"),
         xfade = Filter::new("xfade")
             .arg("transition", "fade")
