@@ -72,6 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
+        pace: stillreel_render::Pace::Engine,
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {
@@ -157,6 +158,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
+        pace: stillreel_render::Pace::Engine,
         key_prefix: prefix,
         index: 0,
         token: None,

@@ -118,6 +118,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Some(vfx_stage(&serde_json::from_str::<Vfx>(vfx)?))
             };
             let job = VideoJob {
+                pace: stillreel_render::Pace::Engine,
                 key_prefix: "showcase/clip".into(),
                 clips: vec![ClipRequest {
                     depth,
@@ -147,7 +148,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let music = std::env::var("SHOWCASE_MUSIC")
                 .ok()
                 .map(|path| files.url(PathBuf::from(path)));
+            // The ramp is visible only over clips whose camera keeps moving through their ends.
+            let pace = if ramp == "true" {
+                stillreel_render::Pace::Through
+            } else {
+                stillreel_render::Pace::Engine
+            };
             let job = VideoJob {
+                pace,
                 key_prefix: "showcase/video".into(),
                 clips: images
                     .iter()
@@ -178,6 +186,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 intro: slot(intro, &files)?,
                 outro: slot(outro, &files)?,
                 speed_ramp: ramp == "true",
+                clip_pace: pace,
                 music: music.map(BrandMusic::Url),
             };
             let bwork = out.join("work-brand");

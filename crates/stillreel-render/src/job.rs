@@ -7,7 +7,7 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
 use crate::depth::DepthInput;
 use crate::effect::EffectStage;
-use crate::plan::Motion;
+use crate::plan::{Motion, Pace};
 
 /// One image of a video job.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub struct VideoJob {
     pub audio_url: Option<String>,
     /// How the clips meet.
     pub transition: Transition,
+    /// How the camera's speed varies over each clip ([`Pace::Through`] when the video will be
+    /// branded with the speed ramp).
+    pub pace: Pace,
 }
 
 /// `combine_video_clips`, as the renderer needs it.

@@ -56,6 +56,7 @@ pub use fetch::{
 pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
 pub use objects::{ObjectStorage, S3Settings};
 pub use observer::{NoObserver, RenderObserver};
+pub use plan::Pace;
 pub use provider::{Provider, ProviderConfig, ProviderError, ProviderSetupError, available_vfx};
 pub use renderer::Renderer;
 pub use runner::{RenderError, Step};

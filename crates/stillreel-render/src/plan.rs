@@ -77,6 +77,21 @@ pub fn resolve_motion(
     }
 }
 
+/// How the camera's speed varies over a clip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pace {
+    /// The engine's own curve: constant speed on v24, eased in and out on v25 (the camera is
+    /// still at both ends of the clip).
+    #[default]
+    Engine,
+    /// Constant speed from the first frame to the last on every engine: the camera is still
+    /// moving when the clip ends, so the branded video's speed ramp, which accelerates the
+    /// picture into each cut and out of it, shows the acceleration (an eased camera is nearly
+    /// still exactly where the ramp speeds time up). Used for the clips of a video that asks
+    /// for the speed ramp.
+    Through,
+}
+
 /// Everything that decides the frames of one clip.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClipPlan {
@@ -86,6 +101,7 @@ pub struct ClipPlan {
     pub frames: u32,
     pub engine: Engine,
     pub motion: Motion,
+    pub pace: Pace,
 }
 
 impl ClipPlan {
@@ -105,7 +121,18 @@ impl ClipPlan {
             frames: stillreel_core::limits::CLIP_SECONDS * fps,
             engine,
             motion,
+            pace: Pace::Engine,
         }
+    }
+
+    /// The same clip with the camera's speed following `pace`.
+    pub fn with_pace(self, pace: Pace) -> Self {
+        ClipPlan { pace, ..self }
+    }
+
+    /// Whether the camera eases in and out (is still at the clip's ends).
+    pub fn eases(&self) -> bool {
+        self.pace == Pace::Engine && self.engine == Engine::V25
     }
 
     /// Clip length in seconds.
@@ -113,22 +140,24 @@ impl ClipPlan {
         f64::from(self.frames) / f64::from(self.fps)
     }
 
-    /// Progress through the move at frame `n`: linear on v24, smoothstep (eased in and out) on
-    /// v25.
+    /// Progress through the move at frame `n`: linear on v24 and with [`Pace::Through`],
+    /// smoothstep (eased in and out) on v25.
     pub fn progress(&self, n: u32) -> f64 {
         let u = (f64::from(n) / f64::from(self.frames.saturating_sub(1).max(1))).clamp(0.0, 1.0);
-        match self.engine {
-            Engine::V24 => u,
-            Engine::V25 => u * u * (3.0 - 2.0 * u),
+        if self.eases() {
+            u * u * (3.0 - 2.0 * u)
+        } else {
+            u
         }
     }
 
     /// The ffmpeg expression for [`ClipPlan::progress`] in terms of the frame number `in`.
     pub fn progress_expr(&self) -> String {
         let u = format!("min(in/{},1)", self.frames.saturating_sub(1).max(1));
-        match self.engine {
-            Engine::V24 => u,
-            Engine::V25 => format!("{u}*{u}*(3-2*{u})"),
+        if self.eases() {
+            format!("{u}*{u}*(3-2*{u})")
+        } else {
+            u
         }
     }
 
@@ -344,6 +373,22 @@ mod tests {
         assert!(step(&v25, 148) < step(&v25, 74) / 10.0);
         // Both arrive at the same place.
         assert!((center_x(&v24, 149) - center_x(&v25, 149)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn through_pace_keeps_moving_at_the_ends() {
+        // With the speed ramp the camera must not stop where the ramp speeds time up: at the
+        // clip's first and last frames a v25 clip paced `Through` moves as fast as in its
+        // middle, and arrives where the eased one does.
+        let eased = plan(Engine::V25, Motion::OrbitLeft);
+        let through = eased.with_pace(Pace::Through);
+        assert!(eased.eases() && !through.eases());
+        let step = |p: &ClipPlan, n: u32| (center_x(p, n + 1) - center_x(p, n)).abs();
+        assert!((step(&through, 0) - step(&through, 74)).abs() < 1e-9);
+        assert!((step(&through, 148) - step(&through, 74)).abs() < 1e-9);
+        assert!(step(&through, 148) > 10.0 * step(&eased, 148));
+        assert!((center_x(&through, 149) - center_x(&eased, 149)).abs() < 1e-9);
+        assert_eq!(through.progress_expr(), "min(in/149,1)");
     }
 
     #[test]

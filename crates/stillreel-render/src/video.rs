@@ -77,6 +77,7 @@ impl Renderer {
                     resolution: job.resolution,
                     engine: job.engine,
                     depth: clip.depth.clone(),
+                    pace: job.pace,
                 }
             })
             .collect();

@@ -15,7 +15,7 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::NoObserver;
 use stillreel_render::{
     AllowList, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure,
-    LocalStorage, RenderConfig, Renderer, VideoJob,
+    LocalStorage, Pace, RenderConfig, Renderer, VideoJob,
 };
 
 fn text(v: &str) -> TemplateValue {
@@ -80,7 +80,9 @@ async fn branded_video_has_intro_outro_and_ramp() {
         Arc::new(LocalStorage::new(&store, "/files")),
     );
     // Two clips with music (so the ramp has sound to keep in step).
+    // Paced for the ramp: the camera keeps moving through the clips' ends.
     let job = VideoJob {
+        pace: Pace::Through,
         key_prefix: "videos/b".into(),
         clips: [CameraMotion::PushIn, CameraMotion::PushOut]
             .into_iter()
@@ -133,6 +135,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
         intro,
         outro,
         speed_ramp: true,
+        clip_pace: Pace::Through,
         music: Some(BrandMusic::Url(server.url("/music.ogg"))),
     };
     let ramped = renderer
@@ -159,6 +162,18 @@ async fn branded_video_has_intro_outro_and_ramp() {
     let (vd, ad) = (duration(&p, "video"), duration(&p, "audio"));
     assert!((vd - ad).abs() <= 0.05, "A/V lengths {vd} vs {ad}");
     assert!(vd < 10.0 + 3.0, "shorter than main + outro: {vd}");
+
+    // Asked for over eased clips (still at their ends), the ramp would not show: it is not
+    // applied, the video is not shortened, and `speed_ramp` says so.
+    brand.clip_pace = Pace::Engine;
+    brand.key_prefix = "videos/b-eased".into();
+    let eased = renderer
+        .render_branded(&brand, &work.join("b0"), &NoObserver)
+        .await
+        .expect("branded over eased clips");
+    assert!(!eased.speed_ramp, "eased clips: the ramp is not applied");
+    assert_eq!(frames(&probe(&store.join(&eased.video.key))), 390.0);
+    brand.clip_pace = Pace::Through;
 
     // Without the ramp: 300 + 90 frames; the ramp made the video shorter.
     brand.speed_ramp = false;
@@ -310,6 +325,7 @@ async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
         intro: slot("intro-lower-third", vec![("address", text("12 Elm St"))]),
         outro: None,
         speed_ramp: true,
+        clip_pace: Pace::Through,
         music: None,
     };
     let b = renderer

@@ -142,6 +142,7 @@ async fn render(
         }
     });
     let job = ClipJob {
+        pace: stillreel_render::Pace::Engine,
         key_prefix: prefix,
         index: 0,
         token: None,

@@ -65,6 +65,7 @@ impl Env {
 
     fn job(&self, vfx: &Vfx) -> VideoJob {
         VideoJob {
+            pace: stillreel_render::Pace::Engine,
             key_prefix: "videos/p".into(),
             clips: vec![ClipRequest {
                 depth: None,

@@ -122,6 +122,7 @@ impl Env {
         engine: Engine,
     ) -> VideoJob {
         VideoJob {
+            pace: stillreel_render::Pace::Engine,
             key_prefix: format!("videos/{}", images.len()),
             clips: images
                 .iter()

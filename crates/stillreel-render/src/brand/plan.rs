@@ -14,6 +14,7 @@ use stillreel_effects::{EffectError, EffectGraph, Pads};
 use crate::command::{self, Encoding, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use crate::fetch::MediaFormat;
 use crate::job::StoredVideo;
+use crate::plan::Pace;
 use crate::steps::StoredMusic;
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.
@@ -53,6 +54,10 @@ pub struct BrandJob {
     pub intro: Option<BrandSlot>,
     pub outro: Option<BrandSlot>,
     pub speed_ramp: bool,
+    /// How the main video's clips were paced. The ramp is applied only over
+    /// [`Pace::Through`] clips: over eased clips the camera is nearly still where the ramp
+    /// speeds time up, so the ramp would not show (docs/EFFECTS.md, "Speed ramp").
+    pub clip_pace: Pace,
     /// The video's music, laid again under the whole branded video so it runs through the
     /// outro card and fades out with it; `None`: the main video is silent, and so is this one.
     pub music: Option<BrandMusic>,
@@ -73,6 +78,12 @@ impl BrandJob {
         vec![stillreel_core::limits::CLIP_SECONDS * stillreel_core::limits::FPS; count]
     }
 
+    /// Whether the ramp is to be applied: asked for, over clips that keep moving through their
+    /// ends (two or more clips is [`RampPlan::new`]'s rule).
+    pub fn ramp_visible(&self) -> bool {
+        self.speed_ramp && self.clip_pace == Pace::Through
+    }
+
     /// Frames each of `count` standard clips spans in a main video joined by `transition`:
     /// a blended join overlaps two clips, so every clip but the last ends where its blend into
     /// the next begins (the ramp's cut is there).
@@ -90,8 +101,8 @@ impl BrandJob {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BrandedVideo {
     pub video: StoredVideo,
-    /// Whether the speed ramp took effect (requested and two or more clips): the record's
-    /// `branding.speed_ramp`.
+    /// Whether the speed ramp took effect (requested, two or more clips, and the clips paced
+    /// [`Pace::Through`]): the record's `branding.speed_ramp`.
     pub speed_ramp: bool,
 }
 

@@ -65,7 +65,7 @@ impl Renderer {
         .await?;
         bar.report(5.0);
 
-        let plan = BrandPlan::new(&job.clip_frames, frame, job.speed_ramp, intro, outro)
+        let plan = BrandPlan::new(&job.clip_frames, frame, job.ramp_visible(), intro, outro)
             .map_paths(|p| relative(work_dir, p));
         let music = music.map(|m| MusicInput {
             path: relative(work_dir, &m.path),

@@ -53,7 +53,7 @@ impl Renderer {
             job.input.format.extension()
         ));
         get(&self.storage, &job.input.key, &local, step).await?;
-        let plan = clip_plan(job.shape(), &job.picture());
+        let plan = clip_plan(job.shape(), &job.picture()).with_pace(job.pace);
         let effect = match &job.effect {
             Some(stage) => Some(
                 stage

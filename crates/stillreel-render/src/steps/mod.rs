@@ -31,6 +31,7 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use crate::depth::DepthInput;
 use crate::effect::EffectStage;
 use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
+use crate::plan::Pace;
 #[cfg(doc)]
 use crate::renderer::Renderer;
 use crate::video_plan::{PictureFacts, VideoShape};
@@ -89,6 +90,9 @@ pub struct ClipJob {
     /// The picture's depth map, if one was made: on v25 the motions become depth-aware
     /// (`crate::parallax`); v24 ignores it.
     pub depth: Option<DepthInput>,
+    /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks
+    /// for the speed ramp (the camera keeps moving through the ends the ramp accelerates).
+    pub pace: Pace,
 }
 
 /// The clips to join, in order, and the music.

@@ -432,3 +432,22 @@ pub fn assert_stream_copy(joined: &Path, parts: &[PathBuf]) {
     }
     assert!(compared * 10 > got.len() * 9, "most packets compared");
 }
+
+/// Every frame of a video, scaled to `w`×`h` grey, as bytes (one `Vec` per frame).
+pub fn frames_gray(path: &Path, w: u32, h: u32) -> Vec<Vec<u8>> {
+    let vf = format!("scale={w}:{h},format=gray");
+    let out = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(path)
+        .args(["-vf", &vf, "-f", "rawvideo", "-"])
+        .output()
+        .expect("run ffmpeg frames");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let size = (w * h) as usize;
+    assert_eq!(out.stdout.len() % size, 0, "whole frames");
+    out.stdout.chunks(size).map(<[u8]>::to_vec).collect()
+}

@@ -1,7 +1,7 @@
 //! `POST /combine_video_clips`.
 
 use serde_json::json;
-use stillreel_core::builder::{CombineBuilder, CreateVideoBuilder};
+use stillreel_core::builder::{CombineBuilder, CreateVideoBuilder, speed_ramp};
 use stillreel_core::{Engine, Orientation, Resolution};
 use stillreel_server::queue;
 use stillreel_server::repo::render;
@@ -10,7 +10,11 @@ use uuid::Uuid;
 use crate::common::{TestApp, combine_body, create_body, json_body};
 use crate::{render_all, uuid_of};
 
-crate::both_backends!(combine_video_clips_happy_path, combine_video_clips_failures,);
+crate::both_backends!(
+    combine_video_clips_happy_path,
+    combine_video_clips_failures,
+    combined_clips_are_paced_through_only_when_made_for_the_ramp,
+);
 
 async fn combine_video_clips_happy_path(app: TestApp) {
     let acct = app.account().await;
@@ -195,4 +199,75 @@ async fn combine_video_clips_failures(app: TestApp) {
         r.details(),
         vec![("video_clip_uuids[0]".to_owned(), "invalid_uuid".to_owned())]
     );
+}
+
+/// The speed ramp shows only over clips whose camera keeps moving through their ends, which
+/// only videos that asked for the ramp get (docs/EFFECTS.md, "Speed ramp"): a combined video's
+/// branding applies the ramp only when every clip came from such a video.
+async fn combined_clips_are_paced_through_only_when_made_for_the_ramp(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let ramped = json_body(
+        &CreateVideoBuilder::new()
+            .images(2)
+            .branding(speed_ramp())
+            .build(),
+    );
+    let ramped_clips = render_all(
+        &app,
+        uuid_of(&app.post("/api/v1/create_video", key, &ramped).await),
+    )
+    .await;
+    let eased_clips = render_all(
+        &app,
+        uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await),
+    )
+    .await;
+    let combine = |ids: Vec<Uuid>| {
+        let mut body = combine_body(&ids);
+        body["branding"] = json!(true);
+        body
+    };
+    let through = uuid_of(
+        &app.post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine(vec![ramped_clips[1], ramped_clips[0]]),
+        )
+        .await,
+    );
+    assert!(
+        render::combined_clips_paced_through(app.db(), through)
+            .await
+            .expect("query")
+    );
+    let mixed = uuid_of(
+        &app.post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine(vec![ramped_clips[0], eased_clips[0]]),
+        )
+        .await,
+    );
+    assert!(
+        !render::combined_clips_paced_through(app.db(), mixed)
+            .await
+            .expect("query")
+    );
+    // Asked for and possible when queued; not applied, so `false` once the branded render
+    // completes.
+    let url = format!("/api/v1/get_video?uuid={mixed}");
+    assert_eq!(
+        app.get(&url, key).await.json["branding"]["speed_ramp"],
+        true
+    );
+    assert!(render::start_branding(app.db(), mixed).await.expect("b"));
+    assert!(
+        render::complete_branding(app.db(), mixed, "videos/m/branded.mp4", false)
+            .await
+            .expect("b")
+    );
+    let g = app.get(&url, key).await;
+    assert_eq!(g.json["branding"]["status"], "complete");
+    assert_eq!(g.json["branding"]["speed_ramp"], false);
 }

@@ -392,7 +392,7 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
     assert!(render::start_branding(db, id).await.expect("b"));
     assert!(render::set_branding_progress(db, id, 40).await.expect("b"));
     assert!(
-        render::complete_branding(db, id, "videos/v/branded.mp4")
+        render::complete_branding(db, id, "videos/v/branded.mp4", true)
             .await
             .expect("b")
     );

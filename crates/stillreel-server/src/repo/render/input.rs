@@ -142,3 +142,17 @@ pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>
         }),
     }))
 }
+
+/// Whether every clip a combined video joins was made for a video branded with the speed ramp
+/// (so its camera keeps moving through its ends and the ramp shows over it).
+pub async fn combined_clips_paced_through(db: &Db, video_id: Uuid) -> Result<bool, DbError> {
+    let eased: i64 = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT COUNT(*) FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
+         LEFT JOIN brandings b ON b.video_id = c.video_id
+         WHERE cc.video_id = $1 AND (b.speed_ramp IS NULL OR NOT b.speed_ramp)",
+    )
+    .bind(video_id)
+    .fetch_one(pool)
+    .await?);
+    Ok(eased == 0)
+}

@@ -11,7 +11,10 @@ use uuid::Uuid;
 
 mod input;
 
-pub use input::{BrandingToRender, ClipToRender, RenderInput, RenderSource, render_input};
+pub use input::{
+    BrandingToRender, ClipToRender, RenderInput, RenderSource, combined_clips_paced_through,
+    render_input,
+};
 
 use crate::db::{Db, DbError, Tx, now_ms, on_tx};
 use crate::webhook::Event;
@@ -222,28 +225,38 @@ pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Res
 
 /// Branding `in_progress → complete` (tests drive records with it; the worker's branding
 /// kind uses [`complete_branding_in`]).
-pub async fn complete_branding(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
+pub async fn complete_branding(
+    db: &Db,
+    video_id: Uuid,
+    video_key: &str,
+    speed_ramp: bool,
+) -> Result<bool, DbError> {
     let mut tx = db.begin().await?;
-    let changed = complete_branding_in(&mut tx, video_id, video_key).await?;
+    let changed = complete_branding_in(&mut tx, video_id, video_key, speed_ramp).await?;
     tx.commit().await?;
     db.invalidate_video(video_id);
     Ok(changed)
 }
 
 /// Branding `in_progress → complete` in `tx`, with the `branding.completed` event.
+/// `speed_ramp`: whether the ramp was applied; it can only lower the record's (a ramp asked
+/// for over clips that stop at their ends is not applied, docs/API-DESIGN.md#branding).
 pub async fn complete_branding_in(
     tx: &mut Tx,
     video_id: Uuid,
     video_key: &str,
+    speed_ramp: bool,
 ) -> Result<bool, DbError> {
     crate::storage::check_key(video_key)?;
     let changed = on_tx!(&mut *tx, conn => sqlx::query(
-        "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2
+        "UPDATE brandings SET status = 'complete', progress = 100, video_key = $1, updated_at = $2,
+         speed_ramp = (speed_ramp AND $4)
          WHERE video_id = $3 AND status = 'in_progress'",
     )
     .bind(video_key)
     .bind(now_ms())
     .bind(video_id)
+    .bind(speed_ramp)
     .execute(conn)
     .await?
     .rows_affected())

@@ -2,9 +2,9 @@
 //! records it.
 
 use stillreel_core::{JobError, TemplateSlot};
-use stillreel_render::{BrandJob, BrandMusic, BrandSlot, StoredVideo};
+use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace};
 
-use super::token_prefix;
+use super::{clip_pace, token_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
@@ -23,9 +23,9 @@ impl Kind for Branding {
     const PROGRESS_SHARE: u8 = 100;
 
     /// `None`: nothing to brand (the video is gone or asked for no branding).
-    type Output = Option<StoredVideo>;
+    type Output = Option<BrandedVideo>;
 
-    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<StoredVideo>, Failure> {
+    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<BrandedVideo>, Failure> {
         let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
             return Ok(None);
         };
@@ -58,6 +58,18 @@ impl Kind for Branding {
                 (clip_keys.len(), &request.audio_url, request.transition)
             }
         };
+        // A combined video's clips were paced by the videos they were made for: through their
+        // ends only when each of those asked for the ramp too.
+        let pace = match &input.source {
+            RenderSource::Create { .. } => clip_pace(&input),
+            RenderSource::Combine { .. } => {
+                if records::combined_clips_paced_through(ctx.db(), input.video_id).await? {
+                    Pace::Through
+                } else {
+                    Pace::Engine
+                }
+            }
+        };
         // The music runs on under the outro: the stored copy when the prepare step kept one,
         // else the request's URL again (a combine stores none).
         let music = match graph::stitch_input(ctx.db(), input.video_id).await?.1 {
@@ -74,6 +86,7 @@ impl Kind for Branding {
             intro,
             outro,
             speed_ramp: branding.speed_ramp,
+            clip_pace: pace,
             music,
         };
         let observer = DbObserver::spawn(ctx.db().clone(), Target::Branding(input.video_id));
@@ -82,7 +95,7 @@ impl Kind for Branding {
             .render_branded(&work, ctx.work_dir, &observer)
             .await;
         observer.finish().await;
-        result.map(|b| Some(b.video)).map_err(Failure::Job)
+        result.map(Some).map_err(Failure::Job)
     }
 
     async fn record(
@@ -90,10 +103,11 @@ impl Kind for Branding {
         tx: &mut Tx,
         _: &AppState,
         job: &Job,
-        output: Option<StoredVideo>,
+        output: Option<BrandedVideo>,
     ) -> Result<Settle, DbError> {
-        if let Some(video) = output {
-            records::complete_branding_in(tx, job.video_id, &video.key).await?;
+        if let Some(branded) = output {
+            records::complete_branding_in(tx, job.video_id, &branded.video.key, branded.speed_ramp)
+                .await?;
         }
         // The stored music the stitch left for the outro has served its purpose.
         Ok(Settle {

@@ -6,7 +6,7 @@ use stillreel_render::storage::still_key;
 use stillreel_render::{ClipJob, StoredClip, vfx_stage};
 use uuid::Uuid;
 
-use super::{fail_video, key_prefix};
+use super::{clip_pace, fail_video, key_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph::{self, ClipRecorded};
@@ -71,6 +71,7 @@ impl Kind for Clip {
             engine: input.engine,
             // Depth maps come with the depth provider role (not yet made by the server).
             depth: None,
+            pace: clip_pace(&input),
         };
         let observer = DbObserver::spawn(
             ctx.db().clone(),

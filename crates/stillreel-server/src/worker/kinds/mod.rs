@@ -45,6 +45,17 @@ pub fn builtin() -> Kinds {
 // (`<token>/video.mp4`, `<token>/branded.mp4`).
 
 /// The prefix of a video's checked inputs.
+/// How the clips of a `create_video` video move: through their ends when the video is to be
+/// branded with the speed ramp (so the ramp shows, docs/EFFECTS.md "Speed ramp"), else the
+/// engine's own eased curve.
+fn clip_pace(input: &records::RenderInput) -> stillreel_render::Pace {
+    if input.branding.as_ref().is_some_and(|b| b.speed_ramp) {
+        stillreel_render::Pace::Through
+    } else {
+        stillreel_render::Pace::Engine
+    }
+}
+
 fn input_prefix(video_id: Uuid) -> String {
     format!("{}/videos/{video_id}", crate::storage::PRIVATE_PREFIX)
 }
