@@ -379,7 +379,10 @@ export type Branding = {
    * never decreasing.
    */
   progress: number;
-  /** True only when the ramp really took effect: requested and two or more clips. */
+  /**
+   * True only when the ramp really took effect: requested, two or more clips, and clips
+   * that keep moving through their ends (docs/API-DESIGN.md#branding).
+   */
   speed_ramp: boolean;
   status: Status;
   templates: BrandingTemplates;

@@ -46,7 +46,8 @@ pub struct Branding {
     /// Empty until `status` is `complete`.
     pub video_url: String,
     pub templates: BrandingTemplates,
-    /// True only when the ramp really took effect: requested and two or more clips.
+    /// True only when the ramp really took effect: requested, two or more clips, and clips
+    /// that keep moving through their ends (docs/API-DESIGN.md#branding).
     pub speed_ramp: bool,
     /// 0–100 for the branded render itself (the video's own `progress` is the main render's),
     /// never decreasing.
