@@ -303,6 +303,22 @@ fn round_trips(storage: &ObjectStorage, dir: &Path) {
         std::fs::read(&big_back).expect("read") == big_bytes,
         "multipart upload round-trips byte for byte"
     );
+    // Listing a folder answers keys (the store's own prefix taken off), at any depth.
+    storage.put(&small, "videos/v1/t/deep.bin").expect("put");
+    storage.put(&small, "videos/v2/other.bin").expect("put");
+    let mut listed = storage.list("videos/v1").expect("list");
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "videos/v1/big.bin",
+            "videos/v1/small.bin",
+            "videos/v1/t/deep.bin"
+        ]
+    );
+    storage.delete("videos/v1/t/deep.bin").expect("delete");
+    assert_eq!(storage.list("videos/v1").expect("list").len(), 2);
+    assert!(storage.list("videos/none").expect("list").is_empty());
     // No temporary files left beside the download.
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("dir")
