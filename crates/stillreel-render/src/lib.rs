@@ -14,6 +14,7 @@
 //!
 //! See `docs/RENDER.md`.
 
+mod bent;
 mod blocking;
 pub mod brand;
 pub mod command;

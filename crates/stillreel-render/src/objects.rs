@@ -470,6 +470,29 @@ impl Storage for ObjectStorage {
         })
     }
 
+    fn list(&self, prefix: &str) -> Result<Vec<String>, StorageError> {
+        let path = self.object_path(prefix)?;
+        let store = Arc::clone(&self.store);
+        // Keys are object paths less the storage's own prefix.
+        let strip = if self.prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", self.prefix)
+        };
+        self.runtime.wait(async move {
+            let mut listed = store.list(Some(&path));
+            let mut keys = Vec::new();
+            while let Some(meta) = listed.next().await {
+                let meta = meta.map_err(|e| StorageError(format!("listing {path}: {e}")))?;
+                let full = meta.location.to_string();
+                if let Some(key) = full.strip_prefix(&strip) {
+                    keys.push(key.to_owned());
+                }
+            }
+            Ok(keys)
+        })
+    }
+
     fn read(&self, key: &str) -> Result<Vec<u8>, StorageError> {
         let path = self.object_path(key)?;
         let store = Arc::clone(&self.store);

@@ -43,6 +43,38 @@ pub trait Storage: Send + Sync + std::fmt::Debug {
         }
     }
 
+    /// The keys stored under the folder `prefix` (a key without a trailing `/`), at any depth,
+    /// in no particular order; none when there is no such folder. Only the orphan sweep lists,
+    /// and only the folders of videos with abandoned jobs: never the whole store.
+    fn list(&self, prefix: &str) -> Result<Vec<String>, StorageError> {
+        let root = self
+            .local_path(prefix)
+            .ok_or_else(|| StorageError(format!("bad storage key {prefix:?}")))?;
+        let mut keys = Vec::new();
+        let mut folders = vec![(root, prefix.to_owned())];
+        while let Some((dir, key)) = folders.pop() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(StorageError(format!("{}: {e}", dir.display()))),
+            };
+            for entry in entries {
+                let entry = entry.map_err(|e| StorageError(format!("{}: {e}", dir.display())))?;
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                let child = format!("{key}/{name}");
+                match entry.file_type() {
+                    Ok(t) if t.is_dir() => folders.push((entry.path(), child)),
+                    // Half-written files (`.name.part`) are not keys (keys never start with a dot).
+                    Ok(t) if t.is_file() && check_key(&child).is_ok() => keys.push(child),
+                    _ => {}
+                }
+            }
+        }
+        Ok(keys)
+    }
+
     /// The size of stored file `key`, `None` when there is none.
     fn size(&self, key: &str) -> Result<Option<u64>, StorageError> {
         let path = self
@@ -232,6 +264,24 @@ mod tests {
         let longest = format!("v/{}", "a".repeat(MAX_KEY_LEN - 2));
         assert!(check_key(&longest).is_ok());
         assert!(check_key(&format!("{longest}a")).is_err());
+    }
+
+    #[test]
+    fn list_finds_the_keys_under_a_folder_at_any_depth() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let storage = LocalStorage::new(dir.path().join("store"), "/files/");
+        let src = dir.path().join("f");
+        for key in ["videos/v1/a.mp4", "videos/v1/t0/b.mp4", "videos/v2/c.mp4"] {
+            std::fs::write(&src, key).expect("write");
+            storage.put(&src, key).expect("put");
+        }
+        // A half-written file is not a key.
+        std::fs::write(dir.path().join("store/videos/v1/.x.part"), b"").expect("write");
+        let mut keys = storage.list("videos/v1").expect("list");
+        keys.sort();
+        assert_eq!(keys, ["videos/v1/a.mp4", "videos/v1/t0/b.mp4"]);
+        assert!(storage.list("videos/none").expect("list").is_empty());
+        assert!(storage.list("../x").is_err());
     }
 
     #[test]

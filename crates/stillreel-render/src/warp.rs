@@ -24,18 +24,18 @@ use crate::parallax::{Parallax, parallax_at};
 use crate::plan::ClipPlan;
 
 /// Fractional bits of a sampling position (1/256 px, as `perspective`).
-const SUB_BITS: u32 = 8;
-const SUB: i32 = 1 << SUB_BITS;
+pub(crate) const SUB_BITS: u32 = 8;
+pub(crate) const SUB: i32 = 1 << SUB_BITS;
 
 /// One plane of the canvas, with one extra column and row repeating the last ones, so a
 /// bilinear read at the far edge needs no branch.
 #[derive(Debug, Clone)]
-struct Plane {
-    width: usize,
-    height: usize,
+pub(crate) struct Plane {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
     /// `width + 1`.
-    stride: usize,
-    data: Vec<u8>,
+    pub(crate) stride: usize,
+    pub(crate) data: Vec<u8>,
 }
 
 impl Plane {
@@ -165,10 +165,23 @@ impl Canvas {
                 let (vb, vr) = std::mem::take(&mut v_rest).split_at_mut(rows * (w / 2));
                 (y_rest, u_rest, v_rest) = (yr, ur, vr);
                 let first = row;
-                let mut work = move || {
-                    self.draw_plane(0, map, depth, 2 * first, yb);
-                    self.draw_plane(1, map, depth, first, ub);
-                    self.draw_plane(2, map, depth, first, vb);
+                let mut work = move || match depth {
+                    Some((field, parallax)) => crate::bent::draw_band(
+                        &self.planes,
+                        map,
+                        field,
+                        parallax,
+                        first,
+                        rows,
+                        yb,
+                        ub,
+                        vb,
+                    ),
+                    None => {
+                        self.draw_plane(0, map, 2 * first, yb);
+                        self.draw_plane(1, map, first, ub);
+                        self.draw_plane(2, map, first, vb);
+                    }
                 };
                 if row + rows >= chroma_rows {
                     work();
@@ -180,21 +193,14 @@ impl Canvas {
         });
     }
 
-    /// Rows `first..` of plane `index` into `out` (whole rows).
-    fn draw_plane(
-        &self,
-        index: usize,
-        map: &Homography,
-        depth: Option<(&DepthField, &Parallax)>,
-        first: usize,
-        out: &mut [u8],
-    ) {
+    /// Rows `first..` of plane `index` into `out` (whole rows), through the flat map.
+    fn draw_plane(&self, index: usize, map: &Homography, first: usize, out: &mut [u8]) {
         let plane = &self.planes[index];
         let shift = u32::from(index > 0);
-        match depth {
-            Some((field, parallax)) => draw_depth(plane, map, field, parallax, shift, first, out),
-            None if map.is_separable() => draw_separable(plane, map, shift, first, out),
-            None => draw_projective(plane, map, shift, first, out),
+        if map.is_separable() {
+            draw_separable(plane, map, shift, first, out);
+        } else {
+            draw_projective(plane, map, shift, first, out);
         }
     }
 }
@@ -217,7 +223,7 @@ fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
 
 /// `perspective`'s linear blend of four neighbours with 1/256 weights.
 #[inline]
-fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
+pub(crate) fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
     let sum = (fu * (b - a) + a * SUB) * (SUB - fv) + (fu * (d - c) + c * SUB) * fv;
     ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8
 }
@@ -266,39 +272,6 @@ fn draw_projective(plane: &Plane, map: &Homography, shift: u32, first: usize, ou
             let inv = 1.0 / (den0 + dd * xf);
             let (ui, fu) = fixed((nu0 + du * xf) * inv, shift, w - 1);
             let (vi, fv) = fixed((nv0 + dv * xf) * inv, shift, plane.height - 1);
-            let i = vi * plane.stride + ui;
-            let d = &plane.data;
-            *o = blend(
-                i32::from(d[i]),
-                i32::from(d[i + 1]),
-                i32::from(d[i + plane.stride]),
-                i32::from(d[i + plane.stride + 1]),
-                fu,
-                fv,
-            );
-        }
-    }
-}
-
-/// Any map with depth: the flat point of each pixel, bent by the nearness found there.
-fn draw_depth(
-    plane: &Plane,
-    map: &Homography,
-    field: &DepthField,
-    parallax: &Parallax,
-    shift: u32,
-    first: usize,
-    out: &mut [u8],
-) {
-    let w = plane.width;
-    let step = f64::from(1u32 << shift);
-    for (k, out_row) in out.chunks_exact_mut(w).enumerate() {
-        let y = ((first + k) << shift) as f64;
-        for (x, o) in out_row.iter_mut().enumerate() {
-            let (uf, vf) = map.map(x as f64 * step, y);
-            let (u, v) = parallax.bend(uf, vf, field.at(uf, vf));
-            let (ui, fu) = fixed(u, shift, w - 1);
-            let (vi, fv) = fixed(v, shift, plane.height - 1);
             let i = vi * plane.stride + ui;
             let d = &plane.data;
             *o = blend(

@@ -27,7 +27,7 @@ use crate::metrics::Metrics;
 use crate::openapi;
 use crate::rate_limit::AccountLimiter;
 use crate::routes::{self, files, ops};
-use crate::state::{AppState, AuthCache};
+use crate::state::{AppState, AuthCache, Services};
 use crate::storage::{self, Storage};
 
 /// The built-in catalog, followed by the deployment's own templates when it has any. The
@@ -44,6 +44,22 @@ fn with_extra_templates(extra: &[stillreel_core::Template]) -> &'static [stillre
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+impl Services {
+    /// The services of a process on `db` with `config` and `storage` (what [`storage::open`]
+    /// made of the config): the built-in templates and the deployment's own, the procedural vfx.
+    pub fn new(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
+        Services {
+            db,
+            templates: with_extra_templates(&config.extra_templates),
+            config: Arc::new(config),
+            storage,
+            available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
+            metrics: Arc::new(Metrics::default()),
+            jobs_queued: Arc::new(tokio::sync::Notify::new()),
+        }
+    }
+}
+
 impl AppState {
     /// The state of a server on `db` with `config`: local media storage (the configured
     /// folder, by default under the data dir), the built-in templates, the procedural vfx.
@@ -54,23 +70,24 @@ impl AppState {
 
     /// [`AppState::new`] with the given storage (what [`storage::open`] made of the config).
     pub fn with_storage(db: Db, config: Config, storage: Arc<dyn Storage>) -> Self {
-        let templates = with_extra_templates(&config.extra_templates);
-        let jobs_queued = Arc::new(tokio::sync::Notify::new());
-        let videos = crate::repo::videos::Writer::new(db.clone(), Arc::clone(&jobs_queued));
+        Self::from_services(Services::new(db, config, storage))
+    }
+
+    /// The API's state over `services`, adding what only the API uses.
+    pub fn from_services(services: Services) -> Self {
+        let config = &services.config;
+        let videos = crate::repo::videos::Writer::new(
+            services.db.clone(),
+            Arc::clone(&services.jobs_queued),
+        );
         let rate_limiter = config
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
         let auth_cache = Arc::new(AuthCache::new(config.http.auth_failures_per_minute));
         AppState {
-            db,
-            config: Arc::new(config),
-            storage,
-            templates,
-            available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
-            metrics: Arc::new(Metrics::default()),
+            services,
             auth_cache,
             videos,
-            jobs_queued,
             rate_limiter,
         }
     }
@@ -188,11 +205,11 @@ fn api() -> Router<AppState> {
 /// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`: `/healthz` and
 /// `/metrics` (queue depth included), nothing of the API. Here, beside the API's router, so
 /// the worker depends on nothing of the HTTP side.
-pub fn worker_health_router(state: AppState) -> Router {
+pub fn worker_health_router(services: Services) -> Router {
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
-        .with_state(state)
+        .with_state(services)
 }
 
 /// The whole application: API, operations endpoints, media files, web form; with request ids,

@@ -87,9 +87,21 @@ pub enum Db {
     Postgres(PgPool),
 }
 
-/// An open write transaction on either backend.
+/// An open write transaction on either backend. It remembers which videos it changed
+/// ([`Tx::touch`]) so that [`Tx::commit`] drops their cached `get_video` answers: the one
+/// place the cache is invalidated, and only after the change is visible to readers (a
+/// rolled-back transaction drops nothing, and no reader can re-cache the old row between
+/// the invalidation and the commit).
 #[derive(Debug)]
-pub enum Tx {
+pub struct Tx {
+    pub(crate) conn: TxConn,
+    touched: Vec<uuid::Uuid>,
+    cache: Option<Arc<VideoCache>>,
+}
+
+/// The backend connection of a [`Tx`].
+#[derive(Debug)]
+pub enum TxConn {
     Sqlite(Transaction<'static, Sqlite>),
     Postgres(Transaction<'static, Postgres>),
 }
@@ -112,12 +124,12 @@ macro_rules! on_db {
 #[doc(hidden)]
 macro_rules! on_tx {
     ($tx:expr, $conn:ident => $body:expr) => {
-        match $tx {
-            $crate::db::Tx::Sqlite(t) => {
+        match &mut ($tx).conn {
+            $crate::db::TxConn::Sqlite(t) => {
                 let $conn = &mut **t;
                 $body
             }
-            $crate::db::Tx::Postgres(t) => {
+            $crate::db::TxConn::Postgres(t) => {
                 let $conn = &mut **t;
                 $body
             }
@@ -223,9 +235,17 @@ impl Db {
 
     /// Starts a write transaction (`BEGIN IMMEDIATE` on SQLite, see the module doc).
     pub async fn begin(&self) -> Result<Tx, DbError> {
-        Ok(match self {
-            Db::Sqlite { write, .. } => Tx::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
-            Db::Postgres(pool) => Tx::Postgres(pool.begin().await?),
+        let (conn, cache) = match self {
+            Db::Sqlite { write, videos, .. } => (
+                TxConn::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
+                Some(Arc::clone(videos)),
+            ),
+            Db::Postgres(pool) => (TxConn::Postgres(pool.begin().await?), None),
+        };
+        Ok(Tx {
+            conn,
+            touched: Vec::new(),
+            cache,
         })
     }
 
@@ -234,13 +254,6 @@ impl Db {
         match self {
             Db::Sqlite { videos, .. } => Some(videos),
             Db::Postgres(_) => None,
-        }
-    }
-
-    /// Forgets the cached answer of a video that was just changed.
-    pub fn invalidate_video(&self, video: uuid::Uuid) {
-        if let Some(cache) = self.video_cache() {
-            cache.invalidate(video);
         }
     }
 
@@ -277,17 +290,30 @@ impl Db {
 impl Tx {
     /// The backend this transaction runs on.
     pub fn backend(&self) -> Backend {
-        match self {
-            Tx::Sqlite(_) => Backend::Sqlite,
-            Tx::Postgres(_) => Backend::Postgres,
+        match self.conn {
+            TxConn::Sqlite(_) => Backend::Sqlite,
+            TxConn::Postgres(_) => Backend::Postgres,
         }
     }
 
-    /// Commits the transaction.
+    /// Notes that this transaction changes what `get_video` answers for `video`; its cached
+    /// answer is dropped when the transaction commits.
+    pub fn touch(&mut self, video: uuid::Uuid) {
+        if self.cache.is_some() && !self.touched.contains(&video) {
+            self.touched.push(video);
+        }
+    }
+
+    /// Commits the transaction, then drops the cached answers of the videos it touched.
     pub async fn commit(self) -> Result<(), DbError> {
-        match self {
-            Tx::Sqlite(t) => t.commit().await?,
-            Tx::Postgres(t) => t.commit().await?,
+        match self.conn {
+            TxConn::Sqlite(t) => t.commit().await?,
+            TxConn::Postgres(t) => t.commit().await?,
+        }
+        if let Some(cache) = &self.cache {
+            for video in self.touched {
+                cache.invalidate(video);
+            }
         }
         Ok(())
     }

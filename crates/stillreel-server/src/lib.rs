@@ -27,4 +27,4 @@ pub mod worker;
 pub use app::router;
 pub use config::Config;
 pub use db::Db;
-pub use state::AppState;
+pub use state::{AppState, Services};

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use stillreel_server::config::{DatabaseConfig, StorageConfig};
-use stillreel_server::{AppState, Config, Db, app, repo, serve, storage, worker};
+use stillreel_server::{AppState, Config, Db, Services, app, repo, serve, storage, worker};
 use tracing_subscriber::EnvFilter;
 
 const DEFAULT_CLIP_LIMIT: u16 = stillreel_core::limits::DEFAULT_CLIP_LIMIT as u16;
@@ -206,7 +206,7 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     // Validation and /get_engines offer exactly what the linked renderer can draw.
     state.set_available_vfx(renderer.available_vfx());
     let workers = worker::start(
-        state.clone(),
+        state.services.clone(),
         renderer,
         worker::WorkerSettings::from_config(&state.config),
     );
@@ -244,7 +244,8 @@ async fn run_worker(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     }
     let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let storage = storage::open(&config).await?;
-    let state = AppState::with_storage(db, config, storage);
+    // The shared services only: a worker has no API, so no auth cache, limiter or writer.
+    let state = Services::new(db, config, storage);
     let renderer = worker::build_renderer(&state)?;
     let health = match state.config.worker_listen {
         None => None,

@@ -15,30 +15,27 @@ use crate::repo::accounts::{self, AccountCtx};
 use crate::repo::videos;
 use crate::storage::Storage;
 
-/// Shared application state. Cheap to clone.
+/// The services both roles use, the HTTP API and the job runner: the database, storage,
+/// configuration, templates, vfx and metrics. What a `stillreel worker` process holds.
+/// Cheap to clone.
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct Services {
     pub db: Db,
     pub config: Arc<Config>,
     pub storage: Arc<dyn Storage>,
     /// The template catalog requests are validated against.
     pub templates: &'static [Template],
     /// The vfx types this deployment renders. Starts as the procedural ones; the render
-    /// worker replaces it with what it can really do (see [`AppState::set_available_vfx`]).
+    /// worker replaces it with what it can really do (see [`Services::set_available_vfx`]).
     pub available_vfx: Arc<RwLock<Vec<VfxType>>>,
     pub metrics: Arc<Metrics>,
-    pub auth_cache: Arc<AuthCache>,
-    /// Where new videos are stored (group commit on SQLite).
-    pub videos: videos::Writer,
     /// Rung after this process commits new jobs (a video stored, a step that queued the
     /// next): this process's idle job loops claim at once instead of at their next poll.
     /// Other processes hear of jobs through PostgreSQL's `NOTIFY`; polling stays the truth.
     pub jobs_queued: Arc<tokio::sync::Notify>,
-    /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
-    pub rate_limiter: Option<Arc<AccountLimiter>>,
 }
 
-impl AppState {
+impl Services {
     /// The vfx types requests may use right now.
     pub fn available_vfx(&self) -> Vec<VfxType> {
         self.available_vfx
@@ -53,6 +50,34 @@ impl AppState {
         if let Ok(mut guard) = self.available_vfx.write() {
             *guard = vfx;
         }
+    }
+}
+
+/// The HTTP API's state: the shared [`Services`] (reached through `Deref`, so handlers read
+/// `state.db`) and what only the API uses. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub services: Services,
+    pub auth_cache: Arc<AuthCache>,
+    /// Where new videos are stored (group commit on SQLite).
+    pub videos: videos::Writer,
+    /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
+    pub rate_limiter: Option<Arc<AccountLimiter>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Services;
+
+    fn deref(&self) -> &Services {
+        &self.services
+    }
+}
+
+/// Handlers that need only the shared services (`/healthz`, `/metrics`) take
+/// `State<Services>`, and so serve both the API's router and a worker's health router.
+impl axum::extract::FromRef<AppState> for Services {
+    fn from_ref(state: &AppState) -> Self {
+        state.services.clone()
     }
 }
 

@@ -33,6 +33,7 @@ mod kind;
 pub mod kinds;
 mod loops;
 mod observer;
+mod orphans;
 mod runner;
 mod scratch;
 
@@ -49,12 +50,13 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::db::Db;
-use crate::state::AppState;
+use crate::state::Services;
 
 pub use self::failure::{Failure, render_failed};
 pub use self::files::ServerFiles;
 pub use self::kind::{JobCtx, Kind, Kinds, Settle};
 use self::loops::{job_loop, listen_loop, rescue_loop};
+pub use self::orphans::sweep as sweep_orphans;
 pub use self::runner::{Failed, Recorded, fail, record};
 
 /// How long running renders may go on after SIGTERM before they are handed back to the queue.
@@ -115,7 +117,7 @@ pub enum WorkerError {
 /// The renderer this deployment runs: ffmpeg from the config, the fetcher with the allow-list
 /// and the server's own files, storage in the media directory served at `/files`, and the
 /// generative provider when `STILLREEL_PROVIDER_URL` is set.
-pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
+pub fn build_renderer(state: &Services) -> Result<Renderer, WorkerError> {
     let config = &state.config;
     let allow = AllowList::parse(&config.fetch_allow.join(","))
         .map_err(|e| WorkerError::Allow(e.to_string()))?;
@@ -194,7 +196,7 @@ impl Workers {
 /// What every loop shares.
 #[derive(Debug)]
 struct Ctx {
-    state: AppState,
+    state: Services,
     /// The kinds of job this process runs.
     kinds: Kinds,
     renderer: Renderer,
@@ -206,19 +208,19 @@ struct Ctx {
     /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
     webhooks: Fetcher,
     /// Rung when this process queued jobs, or PostgreSQL announces some: idle loops poll at
-    /// once (`AppState::jobs_queued`).
+    /// once (`Services::jobs_queued`).
     wake: Arc<Notify>,
 }
 
 /// Starts `settings.workers` job loops (and the lease rescuer) on `state`, running the
 /// service's own kinds of job.
-pub fn start(state: AppState, renderer: Renderer, settings: WorkerSettings) -> Workers {
+pub fn start(state: Services, renderer: Renderer, settings: WorkerSettings) -> Workers {
     start_with(state, renderer, settings, kinds::builtin())
 }
 
 /// [`start`], running `kinds`.
 pub fn start_with(
-    state: AppState,
+    state: Services,
     renderer: Renderer,
     settings: WorkerSettings,
     kinds: Kinds,

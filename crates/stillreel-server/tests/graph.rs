@@ -34,6 +34,7 @@ both_backends!(
 both_backends!(
     the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up,
     a_stale_lease_token_cannot_complete,
+    an_abandoned_attempts_stored_files_are_swept,
     claims_finish_started_videos_first,
     a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings,
     a_queued_render_job_runs_as_a_prepare,
@@ -108,7 +109,7 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
     let mut settings = WorkerSettings::from_config(&app.state.config);
     settings.workers = 2;
     settings.idle_poll = Duration::from_millis(100);
-    let workers = worker::start(app.state.clone(), renderer, settings);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
     let key = app.account().await.api_key;
     let sample = |name: &str| format!("{}/samples/{name}", app.base);
     let body = json!({
@@ -534,6 +535,79 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
     assert_eq!(keys, vec![Some(good_key)]);
 }
 
+/// A worker killed between storing its clip and recording it: the lease sweep takes the job
+/// back and notes the attempt; the orphan sweep removes what that attempt stored (the clip and
+/// its still), and nothing a record points at.
+async fn an_abandoned_attempts_stored_files_are_swept(app: TestApp) {
+    let key = app.account().await.api_key;
+    let video = prepared_video(&app, &key, 1).await;
+    let db = app.db();
+    let killed = queue::claim(db, "w", Duration::from_millis(300))
+        .await
+        .expect("claim")
+        .expect("clip");
+    let store = |key: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let local = dir.path().join("f");
+        std::fs::write(&local, key).expect("write");
+        app.state.storage.put(&local, key).expect("store");
+    };
+    let orphan = format!("videos/{video}/clip-000-{}.mp4", killed.token);
+    let orphan_still = format!("videos/{video}/clip-000-{}.jpg", killed.token);
+    store(&orphan);
+    store(&orphan_still);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        stillreel_server::repo::sweep::expired_leases(db)
+            .await
+            .expect("requeue"),
+        1
+    );
+    let noted = stillreel_server::repo::orphans::abandoned(db, 10)
+        .await
+        .expect("noted");
+    assert_eq!(noted.len(), 1);
+    assert_eq!(
+        (noted[0].video_id, noted[0].token.as_str()),
+        (video, killed.token.as_str())
+    );
+
+    // The retry stores and records its own clip before the sweep runs.
+    let retry = queue::claim(db, "w", LEASE)
+        .await
+        .expect("claim")
+        .expect("clip again");
+    let clip = graph::clip_input(db, video, 0)
+        .await
+        .expect("input")
+        .expect("clip")
+        .clip_id;
+    let kept = format!("videos/{video}/clip-000-{}.mp4", retry.token);
+    store(&kept);
+    assert_eq!(
+        record_clip(&app, &retry, "w", clip, &kept, None).await,
+        then_stitch(video, true)
+    );
+
+    let removed = worker::sweep_orphans(&app.state).await.expect("sweep");
+    assert_eq!(removed, 2);
+    let storage = &app.state.storage;
+    assert_eq!(storage.size(&orphan).expect("size"), None);
+    assert_eq!(storage.size(&orphan_still).expect("size"), None);
+    assert!(
+        storage.size(&kept).expect("size").is_some(),
+        "the recorded clip stays"
+    );
+    assert!(
+        stillreel_server::repo::orphans::abandoned(db, 10)
+            .await
+            .expect("noted")
+            .is_empty(),
+        "a swept attempt is forgotten"
+    );
+    assert_eq!(worker::sweep_orphans(&app.state).await.expect("sweep"), 0);
+}
+
 async fn claims_finish_started_videos_first(app: TestApp) {
     let key = app.account().await.api_key;
     let db = app.db();
@@ -782,7 +856,7 @@ async fn a_clip_over_the_job_time_limit_is_stopped_and_retried(app: TestApp) {
     settings.idle_poll = Duration::from_millis(100);
     // Prepare (local samples) fits; a 1080p clip does not.
     settings.job_time_limit = Duration::from_millis(1500);
-    let workers = worker::start(app.state.clone(), renderer, settings);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
     let key = app.account().await.api_key;
     let body = json!({
         "image_inputs": [{"image_url": format!("{}/samples/house-colonial.jpg", app.base)}],

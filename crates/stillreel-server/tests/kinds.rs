@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{TestApp, create_body};
-use stillreel_server::AppState;
+use stillreel_server::Services;
 use stillreel_server::db::{DbError, Tx};
 use stillreel_server::queue::{self, ClaimRank, Job, JobKind, NewJob};
 use stillreel_server::worker::{self, Failure, JobCtx, Kind, Kinds, Settle, WorkerSettings};
@@ -47,7 +47,7 @@ impl Kind for Echo {
     async fn record(
         &self,
         _: &mut Tx,
-        _: &AppState,
+        _: &Services,
         job: &Job,
         attempt: i32,
     ) -> Result<Settle, DbError> {
@@ -71,7 +71,7 @@ impl Kind for Echoed {
         Ok(())
     }
 
-    async fn record(&self, _: &mut Tx, _: &AppState, _: &Job, (): ()) -> Result<Settle, DbError> {
+    async fn record(&self, _: &mut Tx, _: &Services, _: &Job, (): ()) -> Result<Settle, DbError> {
         Ok(Settle::done())
     }
 }
@@ -114,7 +114,7 @@ async fn a_new_kind_is_claimed_run_settled_and_retried(app: TestApp) {
     settings.workers = 2;
     settings.idle_poll = Duration::from_millis(50);
     let renderer = worker::build_renderer(&app.state).expect("renderer");
-    let workers = worker::start_with(app.state.clone(), renderer, settings, kinds);
+    let workers = worker::start_with(app.state.services.clone(), renderer, settings, kinds);
 
     let started = Instant::now();
     let jobs = loop {

@@ -50,7 +50,7 @@ async fn rendering_app(app: TestApp, slots: usize) -> (TestApp, Workers) {
     settings.workers = slots;
     settings.idle_poll = Duration::from_millis(100);
     settings.grace = Duration::from_secs(1);
-    let workers = worker::start(app.state.clone(), renderer, settings);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
     (app, workers)
 }
 

@@ -52,7 +52,7 @@ async fn rendering_app(app: TestApp) -> (TestApp, Workers) {
     let mut settings = WorkerSettings::from_config(&app.state.config);
     settings.workers = 2;
     settings.idle_poll = Duration::from_millis(100);
-    let workers = worker::start(app.state.clone(), renderer, settings);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
     (app, workers)
 }
 

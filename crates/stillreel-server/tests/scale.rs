@@ -19,7 +19,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::process::{free_port, wait_healthy};
+use common::moto::{BUCKET, Moto, missing};
+use common::process::{free_port, get_url, header, http, wait_healthy};
 use common::{Backend, TestDb};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
@@ -29,34 +30,6 @@ use stillreel_render::storage::Storage;
 use stillreel_render::{ObjectStorage, S3Settings};
 use stillreel_server::config::{Config, StorageConfig};
 use stillreel_server::{AppState, Db};
-
-const BUCKET: &str = "reels";
-
-/// A moto S3 server on a free port with bucket [`BUCKET`]; stopped when dropped.
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The loud skip (or, under `STILLREEL_REQUIRE_MOTO=1`, the failure) for a missing test server.
-fn missing(bin: &Path, what: &str) {
-    assert!(
-        std::env::var("STILLREEL_REQUIRE_MOTO").as_deref() != Ok("1"),
-        "STILLREEL_REQUIRE_MOTO=1 but {} is missing: run scripts/setup.sh",
-        bin.display()
-    );
-    eprintln!(
-        "\n!!!!! SKIPPED: S3 test ({} is missing; scripts/setup.sh installs {what}) !!!!!\n",
-        bin.display()
-    );
-}
 
 /// An s3rver on a free port with bucket [`BUCKET`] and its only key `S3RVER`/`S3RVER`; it
 /// refuses other key ids. Stopped when dropped.
@@ -123,149 +96,6 @@ impl S3rver {
     }
 }
 
-/// Where `scripts/setup.sh` installs moto's server.
-fn moto_server_bin() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/moto/venv/bin/moto_server")
-}
-
-impl Moto {
-    /// Starts moto, or returns `None` after a loud notice when it is not installed (a failure
-    /// instead under `STILLREEL_REQUIRE_MOTO=1`).
-    fn start() -> Option<Moto> {
-        let bin = moto_server_bin();
-        if !bin.is_file() {
-            missing(&bin, "moto[server]");
-            return None;
-        }
-        let port = free_port();
-        let child = Command::new(&bin)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start moto_server");
-        let moto = Moto { child, port };
-        let started = Instant::now();
-        loop {
-            if let Some((status, _, _)) = http(port, "PUT", &format!("/{BUCKET}"), &[]) {
-                assert_eq!(status, 200, "create bucket {BUCKET}");
-                break;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "moto_server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        Some(moto)
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// Settings for keys under `prefix` in the bucket. moto takes any credentials.
-    fn settings(&self, prefix: &str) -> S3Settings {
-        S3Settings {
-            bucket: BUCKET.to_owned(),
-            prefix: prefix.to_owned(),
-            region: Some("us-east-1".to_owned()),
-            endpoint: Some(self.endpoint()),
-            access_key_id: Some("test".to_owned()),
-            secret_access_key: Some("test".to_owned()),
-            session_token: None,
-            allow_http: true,
-            presign_expiry: Duration::from_secs(600),
-        }
-    }
-
-    /// The `STILLREEL_*`/`AWS_*` variables of a process storing under `prefix`.
-    fn env(&self, prefix: &str) -> Vec<(&'static str, String)> {
-        vec![
-            ("STILLREEL_STORAGE_URL", format!("s3://{BUCKET}/{prefix}")),
-            ("AWS_ACCESS_KEY_ID", "test".to_owned()),
-            ("AWS_SECRET_ACCESS_KEY", "test".to_owned()),
-            ("AWS_REGION", "us-east-1".to_owned()),
-            ("AWS_ENDPOINT_URL", self.endpoint()),
-            ("AWS_ALLOW_HTTP", "true".to_owned()),
-        ]
-    }
-}
-
-/// Status, headers (lower-case names) and body of a response.
-type Reply = (u16, Vec<(String, String)>, Vec<u8>);
-
-/// One plain HTTP/1.1 request to 127.0.0.1:`port` (`path` with its query): status, headers
-/// (lower-case names) and body, or `None` when nothing answers.
-fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Option<Reply> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .ok()?;
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n"
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut body = raw[split + 4..].to_vec();
-    let mut lines = head.split("\r\n");
-    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    if headers
-        .iter()
-        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
-    {
-        body = dechunk(&body);
-    }
-    Some((status, headers, body))
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&data[..end]);
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
-            .unwrap_or(0);
-        if size == 0 {
-            break;
-        }
-        let start = end + 2;
-        out.extend_from_slice(&data[start..start + size]);
-        data = &data[start + size + 2..];
-    }
-    out
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
-}
-
-/// GET of an absolute `http://127.0.0.1:PORT/...` URL.
-fn get_url(url: &str, headers: &[(&str, &str)]) -> Reply {
-    let rest = url.strip_prefix("http://127.0.0.1:").expect("local URL");
-    let (port, path) = rest.split_once('/').expect("URL path");
-    http(
-        port.parse().expect("port"),
-        "GET",
-        &format!("/{path}"),
-        headers,
-    )
-    .unwrap_or_else(|| panic!("{url} does not answer"))
-}
-
 /// `len` bytes that differ from part to part, so a misplaced part shows.
 fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i * 7 + i / 4096) as u8).collect()
@@ -303,6 +133,22 @@ fn round_trips(storage: &ObjectStorage, dir: &Path) {
         std::fs::read(&big_back).expect("read") == big_bytes,
         "multipart upload round-trips byte for byte"
     );
+    // Listing a folder answers keys (the store's own prefix taken off), at any depth.
+    storage.put(&small, "videos/v1/t/deep.bin").expect("put");
+    storage.put(&small, "videos/v2/other.bin").expect("put");
+    let mut listed = storage.list("videos/v1").expect("list");
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "videos/v1/big.bin",
+            "videos/v1/small.bin",
+            "videos/v1/t/deep.bin"
+        ]
+    );
+    storage.delete("videos/v1/t/deep.bin").expect("delete");
+    assert_eq!(storage.list("videos/v1").expect("list").len(), 2);
+    assert!(storage.list("videos/none").expect("list").is_empty());
     // No temporary files left beside the download.
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("dir")

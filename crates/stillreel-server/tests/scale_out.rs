@@ -21,23 +21,21 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::process::{free_port, wait_healthy};
+use common::moto::Moto;
+use common::process::{free_port, get_url, header, http, http_body, wait_healthy};
 use common::{Backend, TestDb};
 use futures_util::StreamExt;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 use serde_json::{Value, json};
-use stillreel_render::{ObjectStorage, S3Settings};
+use stillreel_render::ObjectStorage;
 use stillreel_server::config::DatabaseConfig;
 
-const BUCKET: &str = "reels";
 const PREFIX: &str = "media";
 /// `STILLREEL_JOB_LEASE_SECS` of the workers: short, so the scenarios that lose a worker stay
 /// short. Heartbeats every third of it; expired leases are swept every half of it.
@@ -61,126 +59,6 @@ const SAMPLES: [&str; 6] = [
 
 // ---------------------------------------------------------------------------------------
 // Processes
-
-fn moto_server_bin() -> PathBuf {
-    if let Some(bin) = std::env::var_os("STILLREEL_MOTO_SERVER") {
-        return PathBuf::from(bin);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/moto/venv/bin/moto_server")
-}
-
-/// moto's S3 server on a fixed port with bucket [`BUCKET`]; it can be stopped and started
-/// again on the same port. Killed when dropped.
-struct Moto {
-    child: Option<Child>,
-    port: u16,
-    bin: PathBuf,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-impl Moto {
-    /// `None` (after a loud notice) when moto is not installed, a failure instead under
-    /// `STILLREEL_REQUIRE_MOTO=1`.
-    fn start() -> Option<Moto> {
-        let bin = moto_server_bin();
-        if !bin.is_file() {
-            assert!(
-                std::env::var("STILLREEL_REQUIRE_MOTO").as_deref() != Ok("1"),
-                "STILLREEL_REQUIRE_MOTO=1 but {} is missing: run scripts/setup.sh",
-                bin.display()
-            );
-            eprintln!(
-                "\n!!!!! SKIPPED: scale-out suite ({} is missing; scripts/setup.sh installs moto[server]) !!!!!\n",
-                bin.display()
-            );
-            return None;
-        }
-        let mut moto = Moto {
-            child: None,
-            port: free_port(),
-            bin,
-        };
-        moto.run();
-        Some(moto)
-    }
-
-    /// Starts the server on its port (retrying while the port is still being released) and
-    /// creates the bucket.
-    fn run(&mut self) {
-        let started = Instant::now();
-        loop {
-            let mut child = Command::new(&self.bin)
-                .args(["-H", "127.0.0.1", "-p", &self.port.to_string()])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start moto_server");
-            let up = Instant::now();
-            while up.elapsed() < Duration::from_secs(30) {
-                if let Ok(Some(_)) = child.try_wait() {
-                    break;
-                }
-                if let Some((status, _, _)) = http(self.port, "PUT", &format!("/{BUCKET}"), &[]) {
-                    assert_eq!(status, 200, "create bucket {BUCKET}");
-                    self.child = Some(child);
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-            let _ = child.kill();
-            let _ = child.wait();
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "moto_server did not start on port {}",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    /// The whole bucket, for snapshots (moto keeps its data in memory only).
-    fn store(&self) -> ObjectStorage {
-        let settings = S3Settings {
-            bucket: BUCKET.to_owned(),
-            prefix: String::new(),
-            region: Some("us-east-1".to_owned()),
-            endpoint: Some(self.endpoint()),
-            access_key_id: Some("test".to_owned()),
-            secret_access_key: Some("test".to_owned()),
-            session_token: None,
-            allow_http: true,
-            presign_expiry: Duration::from_secs(600),
-        };
-        ObjectStorage::s3(&settings, "/files").expect("s3 storage")
-    }
-
-    fn env(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("STILLREEL_STORAGE_URL", format!("s3://{BUCKET}/{PREFIX}")),
-            ("AWS_ACCESS_KEY_ID", "test".to_owned()),
-            ("AWS_SECRET_ACCESS_KEY", "test".to_owned()),
-            ("AWS_REGION", "us-east-1".to_owned()),
-            ("AWS_ENDPOINT_URL", self.endpoint()),
-            ("AWS_ALLOW_HTTP", "true".to_owned()),
-        ]
-    }
-}
 
 /// Every object of the bucket with its bytes.
 fn snapshot(storage: &ObjectStorage, rt: &tokio::runtime::Runtime) -> Vec<(ObjectPath, Vec<u8>)> {
@@ -314,87 +192,6 @@ fn ffmpegs_below(pid: u32) -> Vec<u32> {
 }
 
 // ---------------------------------------------------------------------------------------
-// HTTP
-
-type Reply = (u16, Vec<(String, String)>, Vec<u8>);
-
-/// One plain HTTP/1.1 request to 127.0.0.1:`port`, or `None` when nothing answers.
-fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Option<Reply> {
-    http_body(port, method, path, headers, b"")
-}
-
-fn http_body(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> Option<Reply> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .ok()?;
-    let mut head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).ok()?;
-    stream.write_all(body).ok()?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).ok()?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut body = raw[split + 4..].to_vec();
-    let mut lines = head.split("\r\n");
-    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    if headers
-        .iter()
-        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
-    {
-        body = dechunk(&body);
-    }
-    Some((status, headers, body))
-}
-
-fn dechunk(mut data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&data[..end]);
-        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
-            .unwrap_or(0);
-        if size == 0 || data.len() < end + 2 + size {
-            break;
-        }
-        let start = end + 2;
-        out.extend_from_slice(&data[start..start + size]);
-        data = &data[(start + size + 2).min(data.len())..];
-    }
-    out
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
-}
-
-fn get_url(url: &str) -> Reply {
-    let rest = url.strip_prefix("http://127.0.0.1:").expect("local URL");
-    let (port, path) = rest.split_once('/').expect("URL path");
-    http(port.parse().expect("port"), "GET", &format!("/{path}"), &[])
-        .unwrap_or_else(|| panic!("{url} does not answer"))
-}
-
-// ---------------------------------------------------------------------------------------
 // The deployment
 
 struct Worker {
@@ -465,7 +262,7 @@ impl Cluster {
         std::fs::create_dir_all(&api_dir).expect("api dir");
         let api_port = free_port();
         let public = format!("http://127.0.0.1:{api_port}");
-        let mut common_env = moto.env();
+        let mut common_env = moto.env(PREFIX);
         common_env.push(("STILLREEL_DATABASE_URL", db_url.clone()));
         common_env.push(("STILLREEL_PUBLIC_URL", public.clone()));
         common_env.push(("STILLREEL_SAMPLES_DIR", samples.display().to_string()));
@@ -750,7 +547,8 @@ impl Cluster {
         assert!(path.starts_with("/files/"), "{url}");
         let (status, headers, _) = http(self.api_port, "GET", path, &[]).expect("API answers");
         assert_eq!(status, 302, "{url}");
-        let (status, headers2, body) = get_url(header(&headers, "location").expect("Location"));
+        let (status, headers2, body) =
+            get_url(header(&headers, "location").expect("Location"), &[]);
         assert_eq!(status, 200, "{url}");
         assert_eq!(
             header(&headers2, "content-type"),

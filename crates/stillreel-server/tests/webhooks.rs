@@ -60,7 +60,7 @@ async fn with_workers(app: &TestApp) -> Workers {
     let mut settings = WorkerSettings::from_config(&app.state.config);
     settings.workers = 2;
     settings.idle_poll = Duration::from_millis(100);
-    worker::start(app.state.clone(), renderer, settings)
+    worker::start(app.state.services.clone(), renderer, settings)
 }
 
 /// How the receiver answers one POST.

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use sqlx::types::Json;
 use uuid::Uuid;
 
-use super::{Backend, DbError, Tx};
+use super::{Backend, DbError, Tx, TxConn};
 
 /// One bound value. Nullable kinds carry their type even when null: PostgreSQL checks a
 /// parameter's declared type against its column, null or not.
@@ -185,9 +185,9 @@ impl Batch {
                     query.execute($conn).await?;
                 }};
             }
-            match tx {
-                Tx::Sqlite(t) => bound!(&mut **t),
-                Tx::Postgres(t) => bound!(&mut **t),
+            match &mut tx.conn {
+                TxConn::Sqlite(t) => bound!(&mut **t),
+                TxConn::Postgres(t) => bound!(&mut **t),
             }
         }
         Ok(())

@@ -50,7 +50,7 @@ const CLAIM_SQLITE: &str = concat!(
     runnable!(),
     ")
      RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token,
-               claim_rank"
+               claim_rank, makes"
 );
 
 /// The PostgreSQL claim, in the same order as [`runnable!`] but in two steps that each walk an
@@ -78,7 +78,8 @@ macro_rules! claim_postgres {
             FROM next
             WHERE jobs.id = next.id
             RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
-                      jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token, jobs.claim_rank"
+                      jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token, jobs.claim_rank,
+                      jobs.makes"
         )
     };
 }

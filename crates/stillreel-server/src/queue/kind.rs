@@ -34,12 +34,47 @@ impl ClaimRank {
     }
 }
 
-/// A kind of job: its stored name and its claim rank. Two kinds are the same kind when their
-/// names are.
+/// The record a job makes, stored in `jobs.makes` when the job is queued: a job that fails
+/// for good (its attempts used up, its worker gone) fails that record, and the queued jobs
+/// making the same video are cancelled. The lease sweep and the cancelling read this column,
+/// so no SQL lists kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Makes {
+    /// The video itself (a prepare, a clip, a stitch, a combine).
+    Video,
+    /// The video's branded render.
+    Branding,
+    /// No record: a job around a settled video (a webhook delivery), whose failure changes
+    /// nothing of the video.
+    Nothing,
+}
+
+impl Makes {
+    /// The stored value (`NULL` for [`Makes::Nothing`]).
+    pub const fn stored(self) -> Option<&'static str> {
+        match self {
+            Makes::Video => Some("video"),
+            Makes::Branding => Some("branding"),
+            Makes::Nothing => None,
+        }
+    }
+
+    fn from_stored(value: Option<&str>) -> Self {
+        match value {
+            Some("video") => Makes::Video,
+            Some("branding") => Makes::Branding,
+            _ => Makes::Nothing,
+        }
+    }
+}
+
+/// A kind of job: its stored name, its claim rank and the record it makes. Two kinds are the
+/// same kind when their names are.
 #[derive(Debug, Clone, Copy)]
 pub struct JobKind {
     name: &'static str,
     rank: ClaimRank,
+    makes: Makes,
 }
 
 impl PartialEq for JobKind {
@@ -58,23 +93,34 @@ impl std::hash::Hash for JobKind {
 
 impl JobKind {
     /// Fetch and check every input of a video once and store the checked copies.
-    pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting);
+    pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
     /// Render one clip (its index in `Job::clip_index`) from its stored input.
-    pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle);
+    pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle).making(Makes::Video);
     /// Join a video's clips, in index order, and mix its music or silence.
-    pub const STITCH: JobKind = JobKind::new("stitch", ClaimRank::Finishing);
+    pub const STITCH: JobKind = JobKind::new("stitch", ClaimRank::Finishing).making(Makes::Video);
     /// Join the existing clips of a `combine_video_clips` video.
-    pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting);
+    pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting).making(Makes::Video);
     /// Render the branded version of a completed video.
-    pub const BRANDING: JobKind = JobKind::new("branding", ClaimRank::Finishing);
+    pub const BRANDING: JobKind =
+        JobKind::new("branding", ClaimRank::Finishing).making(Makes::Branding);
     /// Deliver the webhook event of a settled video.
     pub const VIDEO_WEBHOOK: JobKind = JobKind::new("video_webhook", ClaimRank::Finishing);
     /// Deliver the webhook event of a settled branded render.
     pub const BRANDING_WEBHOOK: JobKind = JobKind::new("branding_webhook", ClaimRank::Finishing);
 
-    /// A kind named `name` (lower case, as stored), claimed at `rank`.
+    /// A kind named `name` (lower case, as stored), claimed at `rank`, making no record
+    /// (see [`JobKind::making`]).
     pub const fn new(name: &'static str, rank: ClaimRank) -> Self {
-        JobKind { name, rank }
+        JobKind {
+            name,
+            rank,
+            makes: Makes::Nothing,
+        }
+    }
+
+    /// This kind, making `makes`: its failure for good fails that record.
+    pub const fn making(self, makes: Makes) -> Self {
+        JobKind { makes, ..self }
     }
 
     pub const fn as_str(self) -> &'static str {
@@ -85,13 +131,18 @@ impl JobKind {
         self.rank
     }
 
+    pub const fn makes(self) -> Makes {
+        self.makes
+    }
+
     /// The kind of a stored row. Any name is accepted (a newer process may queue kinds this
     /// one does not run; the runner says so when it claims one), and each distinct name is
     /// kept once for the life of the process.
-    pub fn from_stored(name: &str, rank: i16) -> Self {
+    pub fn from_stored(name: &str, rank: i16, makes: Option<&str>) -> Self {
         JobKind {
             name: intern(name),
             rank: ClaimRank::from_value(rank),
+            makes: Makes::from_stored(makes),
         }
     }
 }
@@ -139,15 +190,24 @@ mod tests {
             JobKind::VIDEO_WEBHOOK,
             JobKind::BRANDING_WEBHOOK,
         ] {
-            let stored = JobKind::from_stored(kind.as_str(), kind.claim_rank().value());
+            let stored = JobKind::from_stored(
+                kind.as_str(),
+                kind.claim_rank().value(),
+                kind.makes().stored(),
+            );
             assert_eq!(stored, kind);
             assert_eq!(stored.claim_rank(), kind.claim_rank());
+            assert_eq!(stored.makes(), kind.makes());
         }
-        let other = JobKind::from_stored("thumbnail", 1);
+        assert_eq!(JobKind::CLIP.makes(), Makes::Video);
+        assert_eq!(JobKind::BRANDING.makes(), Makes::Branding);
+        assert_eq!(JobKind::VIDEO_WEBHOOK.makes(), Makes::Nothing);
+        let other = JobKind::from_stored("thumbnail", 1, None);
         assert_eq!(other.as_str(), "thumbnail");
+        assert_eq!(other.makes(), Makes::Nothing);
         assert!(std::ptr::eq(
             other.as_str(),
-            JobKind::from_stored("thumbnail", 1).as_str()
+            JobKind::from_stored("thumbnail", 1, None).as_str()
         ));
     }
 }

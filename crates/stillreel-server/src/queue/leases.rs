@@ -170,7 +170,7 @@ pub async fn cancel_siblings_in(tx: &mut Tx, video_id: Uuid) -> Result<u64, DbEr
     let n = on_tx!(tx, conn => sqlx::query(
         "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
          WHERE video_id = $2 AND state = 'queued'
-           AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')",
+           AND makes = 'video'",
     )
     .bind(now_ms())
     .bind(video_id)
@@ -226,16 +226,16 @@ pub async fn fail_expired_in(tx: &mut Tx, now: i64) -> Result<u64, DbError> {
 
 /// Puts the running jobs whose lease ran out (before `now`) back in the queue; returns how
 /// many. Run after [`fail_expired_in`], which takes those out of attempts.
-pub async fn requeue_expired(db: &Db, now: i64) -> Result<u64, DbError> {
-    Ok(write!(
-        db,
-        sqlx::query(
-            "UPDATE jobs SET state = 'queued', last_error = 'lease expired', lease_owner = NULL,
-                 lease_expires_at = NULL, lease_token = NULL, run_after = $1, updated_at = $1
-             WHERE state = 'running' AND lease_expires_at < $1",
-        )
-        .bind(now)
-    ))
+pub async fn requeue_expired_in(tx: &mut Tx, now: i64) -> Result<u64, DbError> {
+    Ok(on_tx!(tx, conn => sqlx::query(
+        "UPDATE jobs SET state = 'queued', last_error = 'lease expired', lease_owner = NULL,
+             lease_expires_at = NULL, lease_token = NULL, run_after = $1, updated_at = $1
+         WHERE state = 'running' AND lease_expires_at < $1",
+    )
+    .bind(now)
+    .execute(conn)
+    .await?
+    .rows_affected()))
 }
 
 #[cfg(test)]

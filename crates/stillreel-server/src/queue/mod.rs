@@ -45,7 +45,7 @@ pub use claims::{claim, claim_fair};
 pub use kind::{ClaimRank, JobKind};
 pub use leases::{
     backoff, cancel_siblings_in, complete, complete_in, fail, fail_expired_in, fail_for_good_in,
-    heartbeat, release, requeue_expired, retry_completed_in,
+    heartbeat, release, requeue_expired_in, retry_completed_in,
 };
 pub use new_jobs::{NewJob, enqueue, enqueue_in, enqueue_jobs};
 pub use stats::{JobSummary, depth_by_kind, depth_by_state, graph_of_video, jobs_of_video};
@@ -88,6 +88,7 @@ struct JobRow {
     lease_expires_at: Option<i64>,
     lease_token: Option<String>,
     claim_rank: i16,
+    makes: Option<String>,
 }
 
 impl From<JobRow> for Job {
@@ -95,7 +96,7 @@ impl From<JobRow> for Job {
         Job {
             id: row.id,
             video_id: row.video_id,
-            kind: JobKind::from_stored(&row.kind, row.claim_rank),
+            kind: JobKind::from_stored(&row.kind, row.claim_rank, row.makes.as_deref()),
             clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
             attempts: row.attempts,
             max_attempts: row.max_attempts,

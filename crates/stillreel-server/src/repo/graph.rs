@@ -226,6 +226,7 @@ pub async fn record_clip_in(
     if !recorded {
         return Ok(ClipRecorded::AlreadyRecorded);
     }
+    tx.touch(video_id);
     // The decrement and the test of its result are one statement, so two clips completing at
     // once on two machines cannot both see 0 (the row lock serializes them).
     let left: Option<(i32, String)> = on_tx!(&mut *tx, conn => sqlx::query_as(
@@ -266,11 +267,10 @@ pub async fn set_clip_progress(
     .await?
     .rows_affected())
         > 0;
-    let changed = raised && raise_from_clips_in(&mut tx, video_id, now).await?;
-    tx.commit().await?;
-    if changed {
-        db.invalidate_video(video_id);
+    if raised && raise_from_clips_in(&mut tx, video_id, now).await? {
+        tx.touch(video_id);
     }
+    tx.commit().await?;
     Ok(())
 }
 
@@ -319,7 +319,7 @@ pub async fn record_video_in(
 pub async fn branding_follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<NewJob>, DbError> {
     let wanted: bool = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM brandings WHERE video_id = $1)
-            AND NOT EXISTS (SELECT 1 FROM jobs WHERE video_id = $1 AND kind = 'branding')",
+            AND NOT EXISTS (SELECT 1 FROM jobs WHERE video_id = $1 AND makes = 'branding')",
     )
     .bind(video_id)
     .fetch_one(conn)

@@ -18,6 +18,7 @@ pub mod accounts;
 pub mod brand_kits;
 pub mod graph;
 pub mod idempotency;
+pub mod orphans;
 pub mod render;
 pub mod sweep;
 pub mod uploads;

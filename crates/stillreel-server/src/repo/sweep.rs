@@ -14,21 +14,24 @@ use crate::webhook::Event;
 /// A job failed here also fails its video or branding in the same transaction (see
 /// [`END_STUCK_RECORDS`]): a worker killed during each attempt must not leave a video
 /// `in_progress` forever.
+///
+/// Each attempt it takes back is written to `abandoned_attempts` in the same transaction, for
+/// [`crate::repo::orphans`]: its worker may have stored files it never recorded.
 pub async fn expired_leases(db: &Db) -> Result<u64, DbError> {
     let now = now_ms();
     let mut tx = db.begin().await?;
+    crate::repo::orphans::note_expired_in(&mut tx, now).await?;
     let failed = queue::fail_expired_in(&mut tx, now).await?;
-    let ended = end_stuck_records(&mut tx, now).await?;
-    tx.commit().await?;
-    for video in ended {
-        db.invalidate_video(video);
+    for video in end_stuck_records(&mut tx, now).await? {
+        tx.touch(video);
     }
-    let requeued = queue::requeue_expired(db, now).await?;
+    let requeued = queue::requeue_expired_in(&mut tx, now).await?;
+    tx.commit().await?;
     Ok(failed + requeued)
 }
 
-/// Sets to `error` every video one of whose jobs that make it (prepare, clip, stitch,
-/// combine, or a legacy render) ended `failed`, cancels that video's queued clips and stitch,
+/// Sets to `error` every video one of whose jobs that make it (`jobs.makes = 'video'`, see
+/// `queue::Makes`) ended `failed`, cancels that video's queued clips and stitch,
 /// and sets to `error` every branding whose own job failed or whose main video is in `error`.
 /// Idempotent: it also repairs records left behind by a process that died between failing a
 /// job and failing its video (the worker does those two steps apart).
@@ -36,14 +39,14 @@ const END_STUCK_RECORDS: [&str; 3] = [
     "UPDATE videos SET status = 'error', error_code = 'render_failed',
          error_message = (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
                           FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
-                            AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')),
+                            AND j.makes = 'video'),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
        AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
-                     AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine'))
+                     AND j.makes = 'video')
      RETURNING id",
     "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
-     WHERE state = 'queued' AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')
+     WHERE state = 'queued' AND makes = 'video'
        AND EXISTS (SELECT 1 FROM videos v WHERE v.id = jobs.video_id AND v.status = 'error')
      RETURNING video_id",
     "UPDATE brandings SET status = 'error',
@@ -51,12 +54,12 @@ const END_STUCK_RECORDS: [&str; 3] = [
          error_message = COALESCE(
              (SELECT v.error_message FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error'),
              (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
-              FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding' AND j.state = 'failed')),
+              FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding' AND j.state = 'failed')),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
        AND (EXISTS (SELECT 1 FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error')
-            OR (EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding' AND j.state = 'failed')
-                AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.kind = 'branding'
+            OR (EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding' AND j.state = 'failed')
+                AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding'
                                 AND j.state IN ('queued', 'running', 'done'))))
      RETURNING video_id",
 ];

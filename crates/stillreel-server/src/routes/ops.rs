@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
 use crate::queue;
-use crate::state::AppState;
+use crate::state::Services;
 
 /// The process is up.
 pub async fn healthz() -> Json<serde_json::Value> {
@@ -16,7 +16,7 @@ pub async fn healthz() -> Json<serde_json::Value> {
 }
 
 /// The process can serve: its database answers.
-pub async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Value>, ApiError> {
+pub async fn readyz(State(state): State<Services>) -> Result<Json<serde_json::Value>, ApiError> {
     if state.db.ping().await {
         Ok(Json(serde_json::json!({"status": "ready"})))
     } else {
@@ -26,7 +26,7 @@ pub async fn readyz(State(state): State<AppState>) -> Result<Json<serde_json::Va
 
 /// Prometheus text exposition; with `STILLREEL_METRICS_TOKEN` set, only for
 /// `Authorization: Bearer <token>`.
-pub async fn metrics(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn metrics(State(state): State<Services>, headers: HeaderMap) -> Response {
     if let Some(token) = &state.config.metrics_token {
         let presented = headers
             .get(header::AUTHORIZATION)

@@ -16,13 +16,13 @@ use stillreel_render::{Fetcher, Renderer};
 use super::failure::Failure;
 use crate::db::{Db, DbError, Tx};
 use crate::queue::{self, Job, JobKind, NewJob};
-use crate::state::AppState;
+use crate::state::Services;
 
 /// What a kind's [`Kind::run`] works with.
 #[derive(Debug, Clone, Copy)]
 pub struct JobCtx<'a> {
     /// The services (database, storage, configuration, templates, metrics).
-    pub state: &'a AppState,
+    pub state: &'a Services,
     pub renderer: &'a Renderer,
     /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
     pub webhooks: &'a Fetcher,
@@ -105,7 +105,7 @@ pub trait Kind: Send + Sync + 'static {
     fn record(
         &self,
         tx: &mut Tx,
-        state: &AppState,
+        state: &Services,
         job: &Job,
         output: Self::Output,
     ) -> impl Future<Output = Result<Settle, DbError>> + Send;
@@ -158,7 +158,7 @@ pub(super) trait Ran<'k>: Send {
     fn record<'t>(
         self: Box<Self>,
         tx: &'t mut Tx,
-        state: &'t AppState,
+        state: &'t Services,
         job: &'t Job,
     ) -> BoxFuture<'t, Result<Settle, DbError>>
     where
@@ -178,7 +178,7 @@ impl<'k, K: Kind> Ran<'k> for Output<'k, K> {
     fn record<'t>(
         self: Box<Self>,
         tx: &'t mut Tx,
-        state: &'t AppState,
+        state: &'t Services,
         job: &'t Job,
     ) -> BoxFuture<'t, Result<Settle, DbError>>
     where

@@ -59,6 +59,9 @@ pub(super) async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) 
             }
             Err(err) => tracing::warn!(error = %err, "lease rescue failed"),
         }
+        if let Err(err) = super::orphans::sweep(&ctx.state).await {
+            tracing::warn!(error = %err, "orphan sweep failed");
+        }
     }
 }
 

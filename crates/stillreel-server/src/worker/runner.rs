@@ -23,7 +23,7 @@ use super::failure::{Failure, render_failed};
 use super::kind::{AnyKind, JobCtx, Kind, Output, Ran};
 use crate::db::DbError;
 use crate::queue::{self, Job, NewJob};
-use crate::state::AppState;
+use crate::state::Services;
 
 /// How recording a finished job ended.
 #[derive(Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub enum Failed {
 /// transaction that completes the job by its lease token, records, queues the follow-ups
 /// and commits. Public so tests can drive a job's settling without a renderer.
 pub async fn record<K: Kind>(
-    state: &AppState,
+    state: &Services,
     job: &Job,
     worker_id: &str,
     kind: &K,
@@ -62,7 +62,7 @@ pub async fn record<K: Kind>(
 /// Records a failed run of `kind`'s `job`, as the runner does: a retry when the kind's policy
 /// allows one, else the job failed for good with the kind's records in one transaction.
 pub async fn fail<K: Kind>(
-    state: &AppState,
+    state: &Services,
     job: &Job,
     worker_id: &str,
     kind: &K,
@@ -72,7 +72,7 @@ pub async fn fail<K: Kind>(
 }
 
 async fn settle_done<'k>(
-    state: &AppState,
+    state: &Services,
     job: &Job,
     worker_id: &str,
     ran: Box<dyn Ran<'k> + 'k>,
@@ -96,8 +96,9 @@ async fn settle_done<'k>(
         queue::retry_completed_in(&mut tx, job, *delay, note).await?;
     }
     queue::enqueue_jobs(&mut tx, &settle.next).await?;
+    tx.touch(job.video_id);
     tx.commit().await?;
-    after_commit(state, job);
+    after_commit(state);
     remove_stored(
         state,
         &settle.remove,
@@ -116,7 +117,7 @@ async fn settle_done<'k>(
 }
 
 async fn settle_failure(
-    state: &AppState,
+    state: &Services,
     job: &Job,
     worker_id: &str,
     kind: &dyn AnyKind,
@@ -142,23 +143,24 @@ async fn settle_failure(
         return Ok(Failed::LeaseLost);
     }
     let remove = kind.fail(&mut tx, job, &error).await?;
+    tx.touch(job.video_id);
     tx.commit().await?;
-    after_commit(state, job);
+    after_commit(state);
     // A failed video's checked photos and music are of no more use and are not kept.
     remove_stored(state, &remove, "removed a failed video's stored input").await;
     Ok(Failed::ForGood)
 }
 
-/// What follows every commit of a job's settling, in one place: the video's cached answer is
-/// dropped, and this process's idle slots are woken to take the jobs the settling may have
-/// queued (a prepare's clips, the last clip's stitch, a webhook delivery).
-fn after_commit(state: &AppState, job: &Job) {
-    state.db.invalidate_video(job.video_id);
+/// What follows every commit of a job's settling (whose transaction touched the job's video,
+/// so the commit itself dropped the video's cached answer): this process's idle slots are
+/// woken to take the jobs the settling may have queued (a prepare's clips, the last clip's
+/// stitch, a webhook delivery).
+fn after_commit(state: &Services) {
     state.jobs_queued.notify_waiters();
 }
 
 /// Removes stored files (best effort: a leftover is harmless, and logged).
-async fn remove_stored(state: &AppState, keys: &[String], note: &'static str) {
+async fn remove_stored(state: &Services, keys: &[String], note: &'static str) {
     for key in keys {
         let storage = Arc::clone(&state.storage);
         let owned = key.clone();

@@ -8,7 +8,7 @@ use stillreel_server::repo::render;
 use uuid::Uuid;
 
 use crate::common::{TestApp, combine_body, create_body, json_body};
-use crate::{render_all, uuid_of};
+use crate::{records, render_all, uuid_of};
 
 crate::both_backends!(
     combine_video_clips_happy_path,
@@ -262,11 +262,7 @@ async fn combined_clips_are_paced_through_only_when_made_for_the_ramp(app: TestA
         true
     );
     assert!(render::start_branding(app.db(), mixed).await.expect("b"));
-    assert!(
-        render::complete_branding(app.db(), mixed, "videos/m/branded.mp4", false)
-            .await
-            .expect("b")
-    );
+    assert!(records::complete_branding(app.db(), mixed, "videos/m/branded.mp4", false).await);
     let g = app.get(&url, key).await;
     assert_eq!(g.json["branding"]["status"], "complete");
     assert_eq!(g.json["branding"]["speed_ramp"], false);

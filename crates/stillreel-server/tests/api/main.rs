@@ -17,8 +17,57 @@ mod uploads;
 mod videos;
 
 use common::{Resp, TestApp};
+use stillreel_core::JobError;
+use stillreel_server::Db;
+use stillreel_server::repo::graph::{self, ClipRecorded};
 use stillreel_server::repo::render;
 use uuid::Uuid;
+
+/// The worker's record steps, each in a transaction of its own, as tests drive records without
+/// a renderer. Each answers whether it changed the record.
+mod records {
+    use super::*;
+
+    /// A rendered clip recorded (the first key sticks).
+    pub async fn clip(db: &Db, video: Uuid, clip: Uuid, key: &str) -> bool {
+        let mut tx = db.begin().await.expect("begin");
+        let recorded = graph::record_clip_in(&mut tx, video, clip, key, None)
+            .await
+            .expect("record clip");
+        tx.commit().await.expect("commit");
+        matches!(recorded, ClipRecorded::Recorded { .. })
+    }
+
+    /// `in_progress → complete` with the stored video.
+    pub async fn complete_video(db: &Db, video: Uuid, key: &str) -> bool {
+        let mut tx = db.begin().await.expect("begin");
+        let changed = render::complete_video_in(&mut tx, video, key)
+            .await
+            .expect("complete");
+        tx.commit().await.expect("commit");
+        changed
+    }
+
+    /// Branding `in_progress → complete` with the stored branded video.
+    pub async fn complete_branding(db: &Db, video: Uuid, key: &str, speed_ramp: bool) -> bool {
+        let mut tx = db.begin().await.expect("begin");
+        let changed = render::complete_branding_in(&mut tx, video, key, speed_ramp)
+            .await
+            .expect("complete branding");
+        tx.commit().await.expect("commit");
+        changed
+    }
+
+    /// `queued | in_progress → error`.
+    pub async fn fail_video(db: &Db, video: Uuid, error: &JobError) -> bool {
+        let mut tx = db.begin().await.expect("begin");
+        let changed = render::fail_video_in(&mut tx, video, error)
+            .await
+            .expect("fail");
+        tx.commit().await.expect("commit");
+        changed
+    }
+}
 
 fn uuid_of(resp: &Resp) -> Uuid {
     resp.json["uuid"]
@@ -51,20 +100,12 @@ async fn render_all(app: &TestApp, video: Uuid) -> Vec<Uuid> {
     for clip in clips {
         let key = format!("clips/{}.mp4", clip.clip.id);
         store(app, &key, b"not really mp4");
-        assert!(
-            render::set_clip_rendered(app.db(), clip.clip.id, &key)
-                .await
-                .expect("clip")
-        );
+        assert!(records::clip(app.db(), video, clip.clip.id, &key).await);
         ids.push(clip.clip.id);
     }
     let key = format!("videos/{video}/main.mp4");
     store(app, &key, b"main");
-    assert!(
-        render::complete_video(app.db(), video, &key)
-            .await
-            .expect("complete")
-    );
+    assert!(records::complete_video(app.db(), video, &key).await);
     ids
 }
 

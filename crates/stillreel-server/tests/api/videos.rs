@@ -13,7 +13,7 @@ use stillreel_server::repo::render;
 use uuid::Uuid;
 
 use crate::common::{TestApp, combine_body, create_body, json_body, without_defaults};
-use crate::uuid_of;
+use crate::{records, uuid_of};
 
 crate::both_backends!(
     create_video_defaults_and_get_video,
@@ -293,9 +293,7 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
         "no progress while queued"
     );
     assert!(
-        !render::complete_video(db, id, "videos/x.mp4")
-            .await
-            .expect("c"),
+        !records::complete_video(db, id, "videos/x.mp4").await,
         "queued cannot complete"
     );
     assert!(render::start_video(db, id).await.expect("start"));
@@ -315,15 +313,9 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
         panic!("create")
     };
     // Clips appear as they finish, in input order, with absolute URLs.
+    assert!(records::clip(db, id, clips[1].clip.id, "clips/b.mp4").await);
     assert!(
-        render::set_clip_rendered(db, clips[1].clip.id, "clips/b.mp4")
-            .await
-            .expect("clip")
-    );
-    assert!(
-        !render::set_clip_rendered(db, clips[1].clip.id, "clips/other.mp4")
-            .await
-            .expect("clip"),
+        !records::clip(db, id, clips[1].clip.id, "clips/other.mp4").await,
         "first key sticks"
     );
     let g = app.get(&url, &acct.api_key).await;
@@ -337,24 +329,12 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
     );
     assert_eq!(listed[0]["vfx"], Value::Null);
     assert_eq!(listed[0]["ai_engine"], "v25");
-    assert!(
-        render::set_clip_rendered(db, clips[0].clip.id, "clips/a.mp4")
-            .await
-            .expect("clip")
-    );
-    assert!(
-        render::set_clip_rendered(db, clips[2].clip.id, "clips/c.mp4")
-            .await
-            .expect("clip")
-    );
-    assert!(
-        render::complete_video(db, id, "videos/v/main.mp4")
-            .await
-            .expect("complete")
-    );
+    assert!(records::clip(db, id, clips[0].clip.id, "clips/a.mp4").await);
+    assert!(records::clip(db, id, clips[2].clip.id, "clips/c.mp4").await);
+    assert!(records::complete_video(db, id, "videos/v/main.mp4").await);
     assert!(!render::start_video(db, id).await.expect("never back"));
     assert!(
-        !render::fail_video(
+        !records::fail_video(
             db,
             id,
             &JobError {
@@ -364,7 +344,6 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
             }
         )
         .await
-        .expect("f")
     );
 
     let g = app.get(&url, &acct.api_key).await;
@@ -391,11 +370,7 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
     // The branded render moves on its own.
     assert!(render::start_branding(db, id).await.expect("b"));
     assert!(render::set_branding_progress(db, id, 40).await.expect("b"));
-    assert!(
-        render::complete_branding(db, id, "videos/v/branded.mp4", true)
-            .await
-            .expect("b")
-    );
+    assert!(records::complete_branding(db, id, "videos/v/branded.mp4", true).await);
     let g = app.get(&url, &acct.api_key).await;
     assert_eq!(g.json["branding"]["status"], "complete");
     assert_eq!(
@@ -416,7 +391,7 @@ async fn render_progress_is_visible_and_monotonic(app: TestApp) {
         message: "the image is over 10 MiB".into(),
         field: Some("image_inputs[1].image_url".into()),
     };
-    assert!(render::fail_video(db, failing, &error).await.expect("fail"));
+    assert!(records::fail_video(db, failing, &error).await);
     let g = app
         .get(&format!("/api/v1/get_video?uuid={failing}"), &acct.api_key)
         .await;

@@ -105,6 +105,95 @@ pub fn request(
     Some((status, serde_json::from_str(body).unwrap_or(Value::Null)))
 }
 
+/// Status, headers (lower-case names) and body of a response.
+pub type Reply = (u16, Vec<(String, String)>, Vec<u8>);
+
+/// One plain HTTP/1.1 request to 127.0.0.1:`port` (`path` with its query) without a body:
+/// status, headers and body (de-chunked), or `None` when nothing answers.
+pub fn http(port: u16, method: &str, path: &str, headers: &[(&str, &str)]) -> Option<Reply> {
+    http_body(port, method, path, headers, b"")
+}
+
+/// [`http`] with a request body.
+pub fn http_body(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Option<Reply> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .ok()?;
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).ok()?;
+    stream.write_all(body).ok()?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).ok()?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    let mut lines = head.split("\r\n");
+    let status = lines.next()?.split(' ').nth(1)?.parse().ok()?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    if headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
+    {
+        body = dechunk(&body);
+    }
+    Some((status, headers, body))
+}
+
+/// The body of a chunked response.
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = data.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&data[..end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("0").trim(), 16)
+            .unwrap_or(0);
+        if size == 0 || data.len() < end + 2 + size {
+            break;
+        }
+        let start = end + 2;
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+    out
+}
+
+/// The value of header `name` (lower case) of a [`Reply`].
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// GET of an absolute `http://127.0.0.1:PORT/...` URL.
+pub fn get_url(url: &str, headers: &[(&str, &str)]) -> Reply {
+    let rest = url.strip_prefix("http://127.0.0.1:").expect("local URL");
+    let (port, path) = rest.split_once('/').expect("URL path");
+    http(
+        port.parse().expect("port"),
+        "GET",
+        &format!("/{path}"),
+        headers,
+    )
+    .unwrap_or_else(|| panic!("{url} does not answer"))
+}
+
 /// Sends `signal` (`-KILL`, `-TERM`) to the process group of `child` and waits for it.
 pub fn kill_group(child: &mut Child, signal: &str) -> ExitStatus {
     let group = format!("-{}", child.id());

@@ -19,17 +19,16 @@ pub use input::{
 use crate::db::{Db, DbError, Tx, now_ms, on_tx};
 use crate::webhook::Event;
 
-/// Runs one UPDATE of video `$video`'s rows on the writer; returns whether it changed a row,
-/// and drops the video's cached answer when it did.
+/// Runs one UPDATE of video `$video`'s rows in a transaction of its own; returns whether it
+/// changed a row (and then the commit drops the video's cached answer).
 macro_rules! update {
     ($db:expr, $video:expr, $query:expr) => {{
-        let n = match $db {
-            Db::Sqlite { write, .. } => $query.execute(write).await?.rows_affected(),
-            Db::Postgres(pool) => $query.execute(pool).await?.rows_affected(),
-        };
+        let mut tx = $db.begin().await?;
+        let n = on_tx!(&mut tx, conn => $query.execute(conn).await?.rows_affected());
         if n > 0 {
-            $db.invalidate_video($video);
+            tx.touch($video);
         }
+        tx.commit().await?;
         n > 0
     }};
 }
@@ -61,45 +60,6 @@ pub async fn set_video_progress(db: &Db, video_id: Uuid, progress: u8) -> Result
     ))
 }
 
-/// Records a rendered clip of a `create_video` video; from now on it is listed with its
-/// `clip_url`. Only the first key sticks (a job run twice cannot swap files under a client).
-pub async fn set_clip_rendered(db: &Db, clip_id: Uuid, clip_key: &str) -> Result<bool, DbError> {
-    crate::storage::check_key(clip_key)?;
-    let sql = "UPDATE clips SET clip_key = $1, updated_at = $2 WHERE id = $3 AND clip_key IS NULL RETURNING video_id";
-    let video: Option<Uuid> = match db {
-        Db::Sqlite { write, .. } => {
-            sqlx::query_scalar(sql)
-                .bind(clip_key)
-                .bind(now_ms())
-                .bind(clip_id)
-                .fetch_optional(write)
-                .await?
-        }
-        Db::Postgres(pool) => {
-            sqlx::query_scalar(sql)
-                .bind(clip_key)
-                .bind(now_ms())
-                .bind(clip_id)
-                .fetch_optional(pool)
-                .await?
-        }
-    };
-    if let Some(video) = video {
-        db.invalidate_video(video);
-    }
-    Ok(video.is_some())
-}
-
-/// `in_progress → complete`, with the stored file and progress 100 (tests drive records with
-/// it; the worker's stitch and combine use [`complete_video_in`]).
-pub async fn complete_video(db: &Db, video_id: Uuid, video_key: &str) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    let changed = complete_video_in(&mut tx, video_id, video_key).await?;
-    tx.commit().await?;
-    db.invalidate_video(video_id);
-    Ok(changed)
-}
-
 /// The one "video complete" update: `in_progress → complete` with the stored file and
 /// progress 100, and its `video.completed` webhook event (`webhooks::record_event`, nothing
 /// when the video has no `webhook_url`) in the same transaction, so a crash between settling
@@ -122,20 +82,8 @@ pub async fn complete_video_in(
     .rows_affected())
         > 0;
     if changed {
+        tx.touch(video_id);
         crate::repo::webhooks::record_event(tx, video_id, Event::VideoCompleted).await?;
-    }
-    Ok(changed)
-}
-
-/// `queued | in_progress → error`. The branded render, unless already final, fails with the
-/// same error in the same transaction (if the main video fails, branding goes to
-/// `error`); that is not an event of its own: `video.failed` says it all.
-pub async fn fail_video(db: &Db, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    let changed = fail_video_in(&mut tx, video_id, error).await?;
-    tx.commit().await?;
-    if changed {
-        db.invalidate_video(video_id);
     }
     Ok(changed)
 }
@@ -158,6 +106,7 @@ pub async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Res
     .rows_affected())
         > 0;
     if changed {
+        tx.touch(video_id);
         on_tx!(&mut *tx, conn => sqlx::query(FAIL_BRANDING)
             .bind(&error.code)
             .bind(&error.message)
@@ -189,6 +138,7 @@ pub async fn fail_branding_in(
         .rows_affected())
         > 0;
     if changed {
+        tx.touch(video_id);
         crate::repo::webhooks::record_event(tx, video_id, Event::BrandingFailed).await?;
     }
     Ok(changed)
@@ -223,21 +173,6 @@ pub async fn set_branding_progress(db: &Db, video_id: Uuid, progress: u8) -> Res
     ))
 }
 
-/// Branding `in_progress → complete` (tests drive records with it; the worker's branding
-/// kind uses [`complete_branding_in`]).
-pub async fn complete_branding(
-    db: &Db,
-    video_id: Uuid,
-    video_key: &str,
-    speed_ramp: bool,
-) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    let changed = complete_branding_in(&mut tx, video_id, video_key, speed_ramp).await?;
-    tx.commit().await?;
-    db.invalidate_video(video_id);
-    Ok(changed)
-}
-
 /// Branding `in_progress → complete` in `tx`, with the `branding.completed` event.
 /// `speed_ramp`: whether the ramp was applied; it can only lower the record's (a ramp asked
 /// for over clips that stop at their ends is not applied, docs/API-DESIGN.md#branding).
@@ -262,6 +197,7 @@ pub async fn complete_branding_in(
     .rows_affected())
         > 0;
     if changed {
+        tx.touch(video_id);
         crate::repo::webhooks::record_event(tx, video_id, Event::BrandingCompleted).await?;
     }
     Ok(changed)

@@ -156,8 +156,8 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
         .bind(now_ms())
         .bind(id);
     batch.run(&mut tx).await?;
+    tx.touch(id);
     tx.commit().await?;
-    db.invalidate_video(id);
     let mut keys = Vec::new();
     for key in [video_key, b_key].into_iter().chain(clip_keys).flatten() {
         keys.push(read::still_key(&key));

@@ -9,7 +9,7 @@ use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
 use crate::repo::render::{self as records, RenderSource};
-use crate::state::AppState;
+use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
 use crate::worker::observer::{DbObserver, Target};
@@ -61,7 +61,7 @@ impl Kind for Combine {
     async fn record(
         &self,
         tx: &mut Tx,
-        _: &AppState,
+        _: &Services,
         job: &Job,
         output: Option<StoredVideo>,
     ) -> Result<Settle, DbError> {

@@ -65,6 +65,13 @@ fn key_prefix(video_id: Uuid) -> String {
     format!("videos/{video_id}")
 }
 
+/// The folder holding every file a video's jobs serve (clips, the stitched or combined video,
+/// the branded copy and their stills): where the orphan sweep looks for an abandoned
+/// attempt's files (`worker/orphans.rs`).
+pub(super) fn served_folder(video_id: Uuid) -> String {
+    key_prefix(video_id)
+}
+
 /// The prefix of a combined video or a branded copy: the job's token is the folder.
 fn token_prefix(video_id: Uuid, job: &queue::Job) -> String {
     format!("videos/{video_id}/{}", job.token)

@@ -9,7 +9,7 @@ use stillreel_render::Fetcher;
 use crate::db::{Db, DbError, Tx, now_ms, rfc3339};
 use crate::queue::{Job, JobKind};
 use crate::repo::{videos, webhooks};
-use crate::state::AppState;
+use crate::state::Services;
 use crate::webhook::{
     ATTEMPT_TIMEOUT, AttemptResult, MAX_ANSWER_BYTES, signature_header, subject_of,
 };
@@ -41,7 +41,7 @@ macro_rules! delivery_kind {
             async fn record(
                 &self,
                 tx: &mut Tx,
-                state: &AppState,
+                state: &Services,
                 job: &Job,
                 output: AttemptResult,
             ) -> Result<Settle, DbError> {
@@ -58,7 +58,7 @@ delivery_kind!(BrandingWebhook, JobKind::BRANDING_WEBHOOK);
 /// schedule's next delay. One log line per attempt, with the video id and the `webhook-id`.
 async fn record(
     tx: &mut Tx,
-    state: &AppState,
+    state: &Services,
     job: &Job,
     result: &AttemptResult,
 ) -> Result<Settle, DbError> {
