@@ -25,6 +25,7 @@ use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 
 use crate::cache::VideoCache;
 use crate::config::DatabaseConfig;
+use crate::page_cache::PageCache;
 
 mod batch;
 
@@ -83,6 +84,7 @@ pub enum Db {
         read: SqlitePool,
         write: SqlitePool,
         videos: Arc<VideoCache>,
+        pages: Arc<PageCache>,
     },
     Postgres(PgPool),
 }
@@ -188,6 +190,7 @@ impl Db {
                     read,
                     write,
                     videos: Arc::default(),
+                    pages: Arc::default(),
                 });
             }
             DatabaseConfig::Postgres(url) => {
@@ -237,10 +240,32 @@ impl Db {
         }
     }
 
-    /// Forgets the cached answer of a video that was just changed.
+    /// The `get_videos` page cache (SQLite only; see `page_cache.rs`).
+    pub fn page_cache(&self) -> Option<&PageCache> {
+        match self {
+            Db::Sqlite { pages, .. } => Some(pages),
+            Db::Postgres(_) => None,
+        }
+    }
+
+    /// Forgets the cached answer of a video that was just changed, and the library pages it
+    /// may be on.
     pub fn invalidate_video(&self, video: uuid::Uuid) {
         if let Some(cache) = self.video_cache() {
             cache.invalidate(video);
+        }
+        if let Some(pages) = self.page_cache() {
+            pages.invalidate_video(video);
+        }
+    }
+
+    /// Forgets the cached library pages of `account` (a video of it was created or deleted).
+    pub fn invalidate_pages(&self, account: uuid::Uuid, created: Option<uuid::Uuid>) {
+        if let Some(pages) = self.page_cache() {
+            match created {
+                Some(video) => pages.created(account, video),
+                None => pages.invalidate_account(account),
+            }
         }
     }
 
