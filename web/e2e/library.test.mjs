@@ -1,12 +1,13 @@
-// The form's uploads and library in headless Chromium against a real server: photos chosen
-// from disk are uploaded (with progress), a video is created from them, it appears in the
-// Library tab with its poster and status, downloads, and is deleted.
+// The form's uploads and library in headless Chromium against a real server: photos dropped
+// on the form are uploaded (several at once, with progress), a video is created from them, it
+// appears in the Library tab with its poster and status, downloads, and is deleted. The
+// previews of every template and effect load beside their pickers and in the galleries.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
 import { target } from './target.mjs';
@@ -36,6 +37,73 @@ async function shoot(page, name) {
   await page.setViewportSize(viewport);
 }
 
+/** Drops `paths` on the form's drop zone as a user dragging them from a file manager would:
+ * a DataTransfer holding the files, dragover then drop. */
+async function dropFiles(page, paths) {
+  const files = paths.map((path) => ({
+    name: basename(path),
+    type: path.endsWith('.png') ? 'image/png' : 'image/jpeg',
+    data: readFileSync(path).toString('base64'),
+  }));
+  const transfer = await page.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) {
+      const bytes = Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0));
+      dt.items.add(new File([bytes], f.name, { type: f.type }));
+    }
+    return dt;
+  }, files);
+  await page.dispatchEvent('#dropzone', 'dragover', { dataTransfer: transfer });
+  assert.ok(await page.$eval('#dropzone', (z) => z.classList.contains('over')), 'the zone shows the drag');
+  await page.dispatchEvent('#dropzone', 'drop', { dataTransfer: transfer });
+}
+
+test('previews of every template and every effect', { skip: site.live ? false : site.why }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${site.url}/`);
+  await page.fill('#api-key', site.key);
+  await page.click('#key-form button');
+  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  const templates = (await (await fetch(`${site.url}/api/v1/get_templates`, { headers: { Authorization: site.key } })).json()).templates;
+  const effects = await page.evaluate(() => window.stillreel.vfxTypes());
+  assert.equal(effects.length, 13);
+
+  // The effects gallery: a still for every effect the renderer draws by itself, a note for
+  // the generative ones.
+  await page.click('#vfx-gallery summary');
+  await page.waitForFunction(() => [...document.querySelectorAll('#vfx-gallery .preview')].every((f) => f.dataset.state !== 'loading'));
+  const shown = await page.$$eval('#vfx-gallery .preview', (figs) => figs.map((f) => [f.dataset.preview, f.dataset.state, f.querySelector('img')?.naturalWidth ?? 0]));
+  assert.deepEqual(shown.map(([key]) => key), effects.map((e) => `vfx:${e.type}`));
+  for (const [key, state, width] of shown) {
+    const generative = effects.find((e) => `vfx:${e.type}` === key).generative;
+    assert.equal(state, generative ? 'none' : 'loaded', key);
+    if (!generative) assert.equal(width, 480, `${key} is a real still`);
+  }
+  await page.$eval('#vfx-gallery', (g) => g.scrollIntoView());
+  await page.screenshot({ path: resolve(docs, 'form-effect-previews.png') });
+
+  // The templates gallery in the branding card: every template has its still.
+  await page.click('#create-branding-templates summary');
+  await page.waitForFunction(() => [...document.querySelectorAll('#create-branding-templates .preview')].every((f) => f.dataset.state !== 'loading'));
+  const stills = await page.$$eval('#create-branding-templates .preview', (figs) => figs.map((f) => [f.dataset.preview, f.dataset.state]));
+  assert.deepEqual(stills, templates.map((t) => [`template:${t.id}`, 'loaded']));
+
+  // Beside the pickers: the chosen template's and the chosen effect's still.
+  await page.selectOption('#create-branding [data-field="branding.intro.template"]', 'intro-title-card');
+  await page.waitForSelector('#create-branding .slot [data-preview="template:intro-title-card"][data-state="loaded"]');
+  await page.$eval('#create-branding', (card) => card.scrollIntoView());
+  await page.screenshot({ path: resolve(docs, 'form-template-previews.png') });
+  await page.fill('#images .f-url', `${site.url}/samples/house-colonial.jpg`);
+  await page.selectOption('#images .f-vfx', 'day-to-twilight');
+  await page.waitForSelector('#images [data-preview="vfx:day-to-twilight"][data-state="loaded"]');
+  await page.$eval('#images', (list) => list.scrollIntoView());
+  await page.screenshot({ path: resolve(docs, 'form-previews.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('upload → brand kit → draft and result survive a reload → create → library (poster, status) → download → delete', { skip: site.live ? false : site.why }, async () => {
   const photos = ['house-colonial.jpg', 'living-room.png'].map((name) => resolve(repoDir, 'samples', name));
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -46,9 +114,36 @@ test('upload → brand kit → draft and result survive a reload → create → 
   await page.click('#key-form button');
   await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
 
-  // Several files at once; each gets its row and, once stored, a photo row with its URL.
-  await page.setInputFiles('#upload-input', photos);
+  // Several files dropped at once; each gets its row with a progress bar (the upload is slowed
+  // to 1 MB/s so progress is seen between 0 and 100), and, once stored, a photo row with its URL.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 1e6 });
+  await page.evaluate(() => {
+    window.progressSeen = {};
+    new MutationObserver((records) => {
+      for (const r of records) {
+        const name = r.target.closest('li')?.dataset.name;
+        (window.progressSeen[name] ??= []).push(Number(r.target.getAttribute('aria-valuenow')));
+      }
+    }).observe(document.getElementById('uploads'), { subtree: true, attributeFilter: ['aria-valuenow'] });
+  });
+  await dropFiles(page, photos);
+  assert.equal(await page.$$eval('.uploads li', (rows) => rows.length), 2, 'a row per dropped file at once');
+  await page.waitForFunction(() => {
+    const now = Number(document.querySelector('.uploads li[data-state="uploading"] [aria-valuenow]')?.getAttribute('aria-valuenow'));
+    return now > 0 && now < 100;
+  }, null, { timeout: 30000 });
+  await page.screenshot({ path: resolve(docs, 'form-upload-progress.png') });
   await page.waitForFunction(() => document.querySelectorAll('.uploads li[data-state="done"]').length === 2, null, { timeout: 30000 });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  const seen = await page.evaluate(() => window.progressSeen);
+  for (const photo of photos) {
+    const values = seen[basename(photo)] ?? [];
+    assert.ok(values.some((v) => v > 0 && v < 100), `${basename(photo)}: progress between 0 and 100 (${values})`);
+    assert.deepEqual(values, [...values].sort((a, b) => a - b), 'progress never goes back');
+    assert.equal(values.at(-1), 100);
+  }
   const urls = await page.$$eval('.f-url', (inputs) => inputs.map((i) => i.value));
   assert.equal(urls.length, 2);
   for (const url of urls) assert.ok(url.startsWith(`${site.url}/files/uploads/`), url);

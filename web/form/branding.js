@@ -1,6 +1,7 @@
 // The branding card, shared by both tabs: intro and outro pickers whose fields are generated
 // from the template listing, and the speed ramp.
 import { el } from './fields.js';
+import { gallery, templatePreview } from './previews.js';
 
 export function newBranding() {
   return { intro: { template: '', values: {} }, outro: { template: '', values: {} }, speed_ramp: false };
@@ -60,6 +61,7 @@ export function renderBranding(card, state, templates, onChange, extra) {
       el('label', { class: 'field' }, el('span', { text: title }), select,
         el('small', { class: 'hint', text: chosen?.description ?? '' }),
         el('small', { class: 'err', 'data-error-for': `branding.${slot}.template` })),
+      chosen ? templatePreview(chosen) : null,
       fields.length ? el('div', { class: 'grid tight vfx-config' }, ...fields) : null);
   };
   const render = () => {
@@ -74,6 +76,7 @@ export function renderBranding(card, state, templates, onChange, extra) {
           onchange: (e) => { state.speed_ramp = e.target.checked; onChange(); },
         }), 'Speed ramp: accelerate into each cut (two or more clips)'),
         el('small', { class: 'err', 'data-error-for': 'branding.speed_ramp' })),
+      gallery(`${card.id}-templates`, `Preview the ${templates.length} templates (sample values)`, templates.map(templatePreview)),
     );
   };
   render();

@@ -7,6 +7,7 @@ import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
 import { kitBox } from './kits.js';
 import { drafts, results } from './drafts.js';
+import { gallery, vfxPreview } from './previews.js';
 
 export function createTab(ctx) {
   const root = document.getElementById('panel-create');
@@ -112,6 +113,7 @@ export function createTab(ctx) {
     const config = node.querySelector('.vfx-config');
     config.dataset.field = `${base}.vfx.config`;
     const info = ctx.vfx().find((v) => v.type === img.vfx);
+    if (info) config.before(vfxPreview(info));
     for (const f of info?.config_fields ?? []) {
       const path = `${base}.vfx.config.${f.key}`;
       const label = f.key.replace(/_/g, ' ');
@@ -182,6 +184,7 @@ export function createTab(ctx) {
     $('audio').oninput = () => { state.audio = $('audio').value; };
     $('webhook').oninput = () => { state.webhook = $('webhook').value; };
     $('project').onchange = () => { state.project = $('project').value; };
+    $('vfx-gallery').replaceWith(gallery('vfx-gallery', `Preview the ${ctx.vfx().length} effects`, ctx.vfx().map(vfxPreview)));
     renderBranding($('create-branding'), state.branding, ctx.templates(), validate,
       (rerender) => kitBox(ctx, state.branding, rerender, validate));
   }

@@ -28,18 +28,24 @@ export function uploadZone(onUploaded) {
   const zone = document.getElementById('dropzone');
   const input = document.getElementById('upload-input');
   const list = document.getElementById('uploads');
+  // Every file gets its row at once (waiting), then they are sent one after the other.
   async function upload(files) {
-    for (const file of files) {
+    const rows = files.map((file) => {
       const bar = el('div');
-      const note = el('span', { class: 'muted', text: 'uploading…' });
-      const item = el('li', { class: 'upload', 'data-name': file.name },
-        el('span', { class: 'name', text: file.name }),
-        el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100' }, bar),
-        note);
+      const note = el('span', { class: 'muted', text: 'waiting…' });
+      const meter = el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0' }, bar);
+      const item = el('li', { class: 'upload', 'data-name': file.name, 'data-state': 'waiting' },
+        el('span', { class: 'name', text: file.name }), meter, note);
       list.append(item);
+      const progress = (p) => { bar.style.width = `${p}%`; meter.setAttribute('aria-valuenow', String(p)); };
+      return { file, item, note, progress };
+    });
+    for (const { file, item, note, progress } of rows) {
+      item.dataset.state = 'uploading';
+      note.textContent = 'uploading…';
       try {
-        const stored = await send(file, (p) => { bar.style.width = `${p}%`; });
-        bar.style.width = '100%';
+        const stored = await send(file, progress);
+        progress(100);
         note.textContent = `${(stored.bytes / 1e6).toFixed(1)} MB · ${stored.media_type}`;
         item.dataset.url = stored.url;
         item.dataset.state = 'done';

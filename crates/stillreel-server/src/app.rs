@@ -202,8 +202,9 @@ fn api() -> Router<AppState> {
         .fallback(route_not_found)
 }
 
-/// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`: `/healthz` and
-/// `/metrics` (queue depth included), nothing of the API. Here, beside the API's router, so
+/// What a `stillreel worker` process answers on `STILLREEL_WORKER_LISTEN`, and `serve` on
+/// `STILLREEL_METRICS_LISTEN`: `/healthz` and `/metrics` (queue depth included), nothing of
+/// the API. Here, beside the API's router, so
 /// the worker depends on nothing of the HTTP side.
 pub fn worker_health_router(services: Services) -> Router {
     Router::new()
@@ -220,8 +221,14 @@ pub fn router(state: AppState) -> Router {
     let routed = Router::new()
         .nest("/api/v1", api())
         .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
+        .route("/readyz", get(ops::readyz));
+    // With STILLREEL_METRICS_LISTEN, /metrics lives on that address only (`serve.rs`).
+    let routed = if state.config.metrics_listen.is_none() {
+        routed.route("/metrics", get(ops::metrics))
+    } else {
+        routed
+    };
+    let routed = routed
         .method_not_allowed_fallback(method_not_allowed)
         .route_layer(middleware::from_fn(label_route))
         .merge(files::media(&state.config.storage))

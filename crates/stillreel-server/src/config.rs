@@ -101,6 +101,10 @@ pub struct Config {
     /// `STILLREEL_WORKER_LISTEN`: where `stillreel worker` answers `/healthz` and `/metrics`
     /// (unset: it listens nowhere).
     pub worker_listen: Option<SocketAddr>,
+    /// `STILLREEL_METRICS_LISTEN` (default none): when set, `serve` answers `/metrics` (and
+    /// `/healthz`) on this address only, meant for a private network, and no longer on the
+    /// API's port.
+    pub metrics_listen: Option<SocketAddr>,
     /// Media caps, fetch deadlines, ffmpeg's memory and the per-account job cap.
     pub limits: JobLimits,
     /// `STILLREEL_HTTP_*`: how long and how many connections a client may hold.
@@ -261,6 +265,25 @@ impl Config {
                 message: format!("{text:?} is not an address like 127.0.0.1:9090 ({err})"),
             })?),
         };
+        let metrics_listen = match get("STILLREEL_METRICS_LISTEN") {
+            None => None,
+            Some(text) => {
+                let addr: SocketAddr = text.parse().map_err(|err| ConfigError {
+                    var: "STILLREEL_METRICS_LISTEN",
+                    message: format!("{text:?} is not an address like 127.0.0.1:9464 ({err})"),
+                })?;
+                if addr == listen {
+                    return Err(ConfigError {
+                        var: "STILLREEL_METRICS_LISTEN",
+                        message: format!(
+                            "{addr} is STILLREEL_LISTEN's address; /metrics needs an address of \
+                             its own (another port, on a private interface)"
+                        ),
+                    });
+                }
+                Some(addr)
+            }
+        };
         let http = HttpLimits::read(&get)?;
         let extra_templates = match get("STILLREEL_TEMPLATES_DIR") {
             None => Vec::new(),
@@ -317,6 +340,7 @@ impl Config {
             webhook_retry_schedule,
             storage,
             worker_listen,
+            metrics_listen,
             limits,
             http,
             extra_templates,
@@ -421,6 +445,12 @@ mod tests {
         // The secret never reaches logs.
         assert!(!format!("{c:?}").contains("wJalrXUtnFEMIK7MDENG"), "{c:?}");
         assert_eq!(c.worker_listen.map(|a| a.port()), Some(9090));
+        assert_eq!(c.metrics_listen, None);
+        let c = config(&[("STILLREEL_METRICS_LISTEN", "10.0.0.5:9464")]).expect("metrics");
+        assert_eq!(
+            c.metrics_listen.map(|a| a.to_string()).as_deref(),
+            Some("10.0.0.5:9464")
+        );
         // AWS_REGION and AWS_ENDPOINT_URL win over their older spellings.
         let c = config(&[
             ("STILLREEL_STORAGE_URL", "s3://b"),
@@ -488,6 +518,18 @@ mod tests {
             (
                 &[("STILLREEL_WORKER_LISTEN", "9090")][..],
                 "STILLREEL_WORKER_LISTEN",
+            ),
+            (
+                &[("STILLREEL_METRICS_LISTEN", "9464")][..],
+                "STILLREEL_METRICS_LISTEN",
+            ),
+            (
+                // The API's own address: /metrics would not have moved anywhere.
+                &[
+                    ("STILLREEL_LISTEN", "127.0.0.1:8080"),
+                    ("STILLREEL_METRICS_LISTEN", "127.0.0.1:8080"),
+                ][..],
+                "STILLREEL_METRICS_LISTEN",
             ),
         ] {
             let err = config(vars).expect_err(var);

@@ -25,6 +25,7 @@ use sqlx::{PgPool, Postgres, Sqlite, SqlitePool, Transaction};
 
 use crate::cache::VideoCache;
 use crate::config::DatabaseConfig;
+use crate::page_cache::PageCache;
 
 mod batch;
 
@@ -83,20 +84,22 @@ pub enum Db {
         read: SqlitePool,
         write: SqlitePool,
         videos: Arc<VideoCache>,
+        pages: Arc<PageCache>,
     },
     Postgres(PgPool),
 }
 
 /// An open write transaction on either backend. It remembers which videos it changed
-/// ([`Tx::touch`]) so that [`Tx::commit`] drops their cached `get_video` answers: the one
-/// place the cache is invalidated, and only after the change is visible to readers (a
+/// ([`Tx::touch`]) so that [`Tx::commit`] drops their cached `get_video` answers and the
+/// `get_videos` pages they may be on: the one place a changed video leaves the caches, and only after the change is visible to readers (a
 /// rolled-back transaction drops nothing, and no reader can re-cache the old row between
 /// the invalidation and the commit).
 #[derive(Debug)]
 pub struct Tx {
     pub(crate) conn: TxConn,
     touched: Vec<uuid::Uuid>,
-    cache: Option<Arc<VideoCache>>,
+    /// The `get_video` answers and the `get_videos` pages to drop at commit (SQLite only).
+    cache: Option<(Arc<VideoCache>, Arc<PageCache>)>,
 }
 
 /// The backend connection of a [`Tx`].
@@ -200,6 +203,7 @@ impl Db {
                     read,
                     write,
                     videos: Arc::default(),
+                    pages: Arc::default(),
                 });
             }
             DatabaseConfig::Postgres(url) => {
@@ -236,9 +240,14 @@ impl Db {
     /// Starts a write transaction (`BEGIN IMMEDIATE` on SQLite, see the module doc).
     pub async fn begin(&self) -> Result<Tx, DbError> {
         let (conn, cache) = match self {
-            Db::Sqlite { write, videos, .. } => (
+            Db::Sqlite {
+                write,
+                videos,
+                pages,
+                ..
+            } => (
                 TxConn::Sqlite(write.begin_with("BEGIN IMMEDIATE").await?),
-                Some(Arc::clone(videos)),
+                Some((Arc::clone(videos), Arc::clone(pages))),
             ),
             Db::Postgres(pool) => (TxConn::Postgres(pool.begin().await?), None),
         };
@@ -254,6 +263,24 @@ impl Db {
         match self {
             Db::Sqlite { videos, .. } => Some(videos),
             Db::Postgres(_) => None,
+        }
+    }
+
+    /// The `get_videos` page cache (SQLite only; see `page_cache.rs`).
+    pub fn page_cache(&self) -> Option<&PageCache> {
+        match self {
+            Db::Sqlite { pages, .. } => Some(pages),
+            Db::Postgres(_) => None,
+        }
+    }
+
+    /// Forgets the cached library pages of `account` (a video of it was created or deleted).
+    pub fn invalidate_pages(&self, account: uuid::Uuid, created: Option<uuid::Uuid>) {
+        if let Some(pages) = self.page_cache() {
+            match created {
+                Some(video) => pages.created(account, video),
+                None => pages.invalidate_account(account),
+            }
         }
     }
 
@@ -310,9 +337,10 @@ impl Tx {
             TxConn::Sqlite(t) => t.commit().await?,
             TxConn::Postgres(t) => t.commit().await?,
         }
-        if let Some(cache) = &self.cache {
+        if let Some((answers, pages)) = &self.cache {
             for video in self.touched {
-                cache.invalidate(video);
+                answers.invalidate(video);
+                pages.invalidate_video(video);
             }
         }
         Ok(())

@@ -14,6 +14,7 @@ pub mod extract;
 pub mod headers;
 pub mod metrics;
 pub mod openapi;
+pub mod page_cache;
 pub mod queue;
 pub mod rate_limit;
 pub mod repo;

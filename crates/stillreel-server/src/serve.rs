@@ -71,6 +71,24 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
+    // Bound first: a taken port stops here, before anything runs.
+    let metrics = match state.config.metrics_listen {
+        None => None,
+        Some(addr) => {
+            let listener = TcpListener::bind(addr)
+                .await
+                .map_err(|source| ServeError::Bind {
+                    addr: format!("{addr} (STILLREEL_METRICS_LISTEN)"),
+                    source,
+                })?;
+            let app = crate::app::worker_health_router(state.services.clone());
+            Some(tokio::spawn(async move {
+                if let Err(err) = axum::serve(listener, app).await {
+                    tracing::warn!(error = %err, "the metrics listener stopped");
+                }
+            }))
+        }
+    };
     let maintenance = tokio::spawn(maintain(state.db.clone()));
     let checkpoints = tokio::spawn(checkpoint(state.db.clone()));
     let rate_sweeps = state
@@ -79,6 +97,9 @@ pub async fn serve(
         .map(|limiter| tokio::spawn(rate_limit::sweep_periodically(limiter)));
     let app = crate::router(state.clone());
     let result = accept_loop(listener, app, state.config.http, shutdown).await;
+    if let Some(metrics) = metrics {
+        metrics.abort();
+    }
     maintenance.abort();
     checkpoints.abort();
     if let Some(sweeps) = rate_sweeps {

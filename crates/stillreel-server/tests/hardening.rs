@@ -474,6 +474,57 @@ async fn metrics_answers_only_the_operators_token(app: TestApp) {
     assert_eq!(app.get("/healthz", "").await.status, 200);
 }
 
+/// `STILLREEL_METRICS_LISTEN` on a free port of the loopback.
+fn metrics_elsewhere(config: &mut Config) {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    config.metrics_listen = Some(free.local_addr().expect("addr"));
+}
+
+both_backends!(mod metrics_listen, configured by metrics_elsewhere:
+    metrics_move_to_their_own_address,
+);
+
+/// With `STILLREEL_METRICS_LISTEN`, `/metrics` answers there (with the queue depth) and the
+/// API's port no longer has it; the API is not served on the metrics address.
+async fn metrics_move_to_their_own_address(app: TestApp) {
+    let addr = app.state.config.metrics_listen.expect("configured");
+    app.get("/metrics", "").await.assert_error(404, "not_found");
+    assert_eq!(app.get("/healthz", "").await.status, 200);
+    let account = app.account().await;
+    assert_eq!(
+        app.get("/api/v1/get_account", &account.api_key)
+            .await
+            .status,
+        200
+    );
+    let fetch = |path: &'static str| async move {
+        let mut stream = TcpStream::connect(addr)
+            .await
+            .expect("metrics address answers");
+        stream
+            .write_all(
+                format!("GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").as_bytes(),
+            )
+            .await
+            .expect("send");
+        let mut answer = Vec::new();
+        stream.read_to_end(&mut answer).await.expect("read");
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let metrics = fetch("/metrics").await;
+    assert!(metrics.starts_with("HTTP/1.1 200"), "{metrics}");
+    assert!(
+        metrics.contains("stillreel_http_requests_total"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("stillreel_jobs"),
+        "the queue depth: {metrics}"
+    );
+    let api = fetch("/api/v1/get_account").await;
+    assert!(api.starts_with("HTTP/1.1 404"), "{api}");
+}
+
 fn three_auth_failures(config: &mut Config) {
     config.http.auth_failures_per_minute = 3;
 }

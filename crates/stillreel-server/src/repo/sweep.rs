@@ -35,6 +35,12 @@ pub async fn expired_leases(db: &Db) -> Result<u64, DbError> {
 /// and sets to `error` every branding whose own job failed or whose main video is in `error`.
 /// Idempotent: it also repairs records left behind by a process that died between failing a
 /// job and failing its video (the worker does those two steps apart).
+///
+/// Every record these end has a failed job (a video or branding only ends in `error` with the
+/// job that failed it, in one transaction, or here), so each statement starts from the failed
+/// jobs (the `state` index) rather than from every queued video, job or branding: the sweep
+/// runs every 30 s on the single SQLite writer, and walking a backlog of 15,000 queued videos
+/// read 3,500 pages (14 MB into the writer's page cache) each time, for nothing.
 const END_STUCK_RECORDS: [&str; 3] = [
     "UPDATE videos SET status = 'error', error_code = 'render_failed',
          error_message = (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
@@ -42,12 +48,15 @@ const END_STUCK_RECORDS: [&str; 3] = [
                             AND j.makes = 'video'),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
-       AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
-                     AND j.makes = 'video')
+       AND id IN (SELECT j.video_id FROM jobs j WHERE j.state = 'failed'
+                    AND j.makes = 'video')
      RETURNING id",
     "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
-     WHERE state = 'queued' AND makes = 'video'
-       AND EXISTS (SELECT 1 FROM videos v WHERE v.id = jobs.video_id AND v.status = 'error')
+     WHERE id IN (SELECT j.id FROM jobs f
+                  JOIN videos v ON v.id = f.video_id
+                  JOIN jobs j ON j.video_id = f.video_id
+                  WHERE f.state = 'failed' AND v.status = 'error' AND j.state = 'queued'
+                    AND j.makes = 'video')
      RETURNING video_id",
     "UPDATE brandings SET status = 'error',
          error_code = COALESCE((SELECT v.error_code FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error'), 'render_failed'),
@@ -57,6 +66,7 @@ const END_STUCK_RECORDS: [&str; 3] = [
               FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding' AND j.state = 'failed')),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
+       AND video_id IN (SELECT f.video_id FROM jobs f WHERE f.state = 'failed')
        AND (EXISTS (SELECT 1 FROM videos v WHERE v.id = brandings.video_id AND v.status = 'error')
             OR (EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding' AND j.state = 'failed')
                 AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = brandings.video_id AND j.makes = 'branding'

@@ -3,7 +3,7 @@
 
 use uuid::Uuid;
 
-use crate::db::{Batch, Db, DbError, now_ms, on_db};
+use crate::db::{Backend, Batch, Db, DbError, now_ms, on_db};
 
 /// A stored upload, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,13 +31,24 @@ pub async fn usage(db: &Db, account: Uuid) -> Result<(u64, u64), DbError> {
     ))
 }
 
-/// Records `upload` if it fits in the account's quota with everything already stored,
-/// in one statement (so two uploads racing on SQLite's single writer cannot both squeeze
-/// in). `false`: over the quota, nothing recorded.
+/// Records `upload` if it fits in the account's quota with everything already stored.
+/// `false`: over the quota, nothing recorded.
+///
+/// The check and the insert are one statement, and two uploads of an account never run it at
+/// once: on SQLite the write transaction (`BEGIN IMMEDIATE`) has the database to itself; on
+/// PostgreSQL, whose default isolation lets two transactions each sum the rows without the
+/// other's, the account's row is locked first, so the second waits for the first to commit
+/// and then counts its file.
 pub async fn record(db: &Db, upload: &NewUpload) -> Result<bool, DbError> {
     let bytes = i64::try_from(upload.bytes).unwrap_or(i64::MAX);
     let mut tx = db.begin().await?;
     let mut batch = Batch::new();
+    batch
+        .statement_on(
+            Backend::Postgres,
+            "SELECT 1 FROM accounts WHERE id = ? FOR UPDATE",
+        )
+        .bind(upload.account);
     batch
         .statement(
             "INSERT INTO uploads (id, account_id, key, media_type, bytes, created_at)

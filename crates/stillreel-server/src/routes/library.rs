@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use stillreel_core::{ErrorCode, FieldError, Status, VideoList};
 use utoipa::ToSchema;
@@ -14,6 +16,7 @@ use uuid::Uuid;
 use super::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
+use crate::page_cache::PageKey;
 use crate::repo::accounts;
 use crate::repo::videos::{self, Deleted, ListQuery, StoredClip};
 use crate::state::AppState;
@@ -115,8 +118,24 @@ pub async fn get_videos(
     State(state): State<AppState>,
     Auth(ctx): Auth,
     query: QueryPairs,
-) -> Result<Json<VideoList>, ApiError> {
+) -> Result<Response, ApiError> {
     let query = list_query(&query)?;
+    let cache = state
+        .db
+        .page_cache()
+        .filter(|_| state.config.get_video_cache);
+    let key: PageKey = (
+        query.project,
+        query.status.map(|s| s.as_str()),
+        query.limit,
+        query.after,
+    );
+    // A cached page was only stored after its project was found to be the account's, and a
+    // project never changes hands: a hit needs no ownership query.
+    if let Some(body) = cache.and_then(|c| c.get(ctx.account_id, &key)) {
+        return Ok(json_bytes(body));
+    }
+    let ticket = cache.and_then(|c| c.ticket(ctx.account_id));
     if let Some(project) = query.project
         && !accounts::owns_project(&state.db, ctx.account_id, project).await?
     {
@@ -128,10 +147,22 @@ pub async fn get_videos(
     }
     let (videos, next_cursor) =
         videos::list_videos(&state.db, ctx.account_id, &query, &state.config.public_url).await?;
-    Ok(Json(VideoList {
-        videos,
-        next_cursor,
-    }))
+    let listed: Vec<Uuid> = videos.iter().map(|v| v.uuid).collect();
+    let body = Bytes::from(
+        serde_json::to_vec(&VideoList {
+            videos,
+            next_cursor,
+        })
+        .map_err(|e| ApiError::Internal(format!("encoding a page: {e}")))?,
+    );
+    if let (Some(cache), Some(ticket)) = (cache, ticket) {
+        cache.put(ctx.account_id, key, &listed, body.clone(), ticket);
+    }
+    Ok(json_bytes(body))
+}
+
+fn json_bytes(body: Bytes) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// `POST /delete_video` body.

@@ -7,11 +7,13 @@ use serde_json::{Value, json};
 
 use crate::common::{TestApp, combine_body, create_body, project_body};
 use crate::{render_all, uuid_of};
+use stillreel_server::repo::render;
 
 crate::both_backends!(
     pages_are_newest_first_and_stable_while_videos_arrive,
     filters_and_bad_queries,
     deleting_a_video_removes_record_files_and_clips,
+    pages_follow_every_change_at_once,
 );
 
 fn uuids(page: &Value) -> Vec<String> {
@@ -258,4 +260,94 @@ async fn deleting_a_video_removes_record_files_and_clips(app: TestApp) {
         r.details(),
         vec![("uuid".to_owned(), "required".to_owned())]
     );
+}
+
+/// Whatever answers a page (on SQLite, the page cache), a change shows on the very next request:
+/// a create, a render's start and progress, its completion (moving it between status
+/// filters) and a delete; another account's page is never touched by any of it.
+async fn pages_follow_every_change_at_once(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let other = app.account().await;
+    let theirs = uuid_of(
+        &app.post("/api/v1/create_video", &other.api_key, &create_body(1))
+            .await,
+    );
+    let first = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    let page = |k: &str, q: &str| {
+        let (app, k, q) = (&app, k.to_owned(), q.to_owned());
+        async move {
+            let r = app.get(&format!("/api/v1/get_videos{q}"), &k).await;
+            assert_eq!(r.status, 200, "{}", r.json);
+            r.json
+        }
+    };
+    let theirs_before = page(&other.api_key, "?limit=50").await;
+    assert_eq!(
+        uuids(&page(key, "?limit=50").await),
+        vec![first.to_string()]
+    );
+    assert_eq!(
+        uuids(&page(key, "?status=complete").await),
+        Vec::<String>::new()
+    );
+    if let Some(cache) = app.db().page_cache() {
+        assert!(
+            cache.get(acct.account, &(None, None, 50, None)).is_some(),
+            "SQLite serves the page from its cache from now on"
+        );
+    }
+
+    let second = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    assert_eq!(
+        uuids(&page(key, "?limit=50").await),
+        vec![second.to_string(), first.to_string()],
+        "a create shows at once"
+    );
+
+    assert!(render::start_video(app.db(), first).await.expect("start"));
+    assert!(
+        render::set_video_progress(app.db(), first, 40)
+            .await
+            .expect("progress")
+    );
+    let listed = page(key, "?limit=50").await;
+    assert_eq!(listed["videos"][1]["status"], "in_progress");
+    assert_eq!(
+        listed["videos"][1]["progress"], 40,
+        "progress shows at once"
+    );
+
+    render_all(&app, second).await;
+    let complete = page(key, "?status=complete").await;
+    assert_eq!(
+        uuids(&complete),
+        vec![second.to_string()],
+        "completion moves it into the filter"
+    );
+    assert_eq!(
+        page(key, "?limit=50").await["videos"][0]["status"],
+        "complete"
+    );
+
+    let r = app
+        .post(
+            "/api/v1/delete_video",
+            key,
+            &json!({"uuid": second.to_string()}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(
+        uuids(&page(key, "?limit=50").await),
+        vec![first.to_string()],
+        "a delete shows at once"
+    );
+    assert_eq!(
+        uuids(&page(key, "?status=complete").await),
+        Vec::<String>::new()
+    );
+
+    assert_eq!(page(&other.api_key, "?limit=50").await, theirs_before);
+    assert_eq!(uuids(&theirs_before), vec![theirs.to_string()]);
 }

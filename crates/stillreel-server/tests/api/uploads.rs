@@ -9,6 +9,8 @@ use crate::common::{TestApp, json_body};
 crate::both_backends!(
     uploads_are_stored_served_and_usable,
     uploads_are_refused_with_their_codes,
+    racing_uploads_never_exceed_the_quota,
+    racing_uploads_over_http_never_exceed_the_quota,
 );
 
 fn sample(name: &str) -> Vec<u8> {
@@ -159,6 +161,81 @@ async fn uploads_are_refused_with_their_codes(app: TestApp) {
     let other = app.account().await;
     let r = upload(&app, &other.api_key, "image/jpeg", jpeg.clone()).await;
     assert_eq!(r.status, 200, "{}", r.json);
+}
+
+/// Uploads recorded at the same moment: the quota leaves room for exactly one of them, and
+/// exactly one is recorded, however the transactions interleave (on PostgreSQL, two that each
+/// summed the stored bytes before the other's insert would both pass without the row lock).
+async fn racing_uploads_never_exceed_the_quota(app: TestApp) {
+    use stillreel_server::repo::uploads::{self, NewUpload};
+    const FILE: u64 = 1_000_000;
+    const RACERS: usize = 16;
+    for round in 0..5 {
+        let acct = app.account().await;
+        set_quota(&app, acct.account, (FILE + FILE / 2) as i64).await;
+        let tasks: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let db = app.db().clone();
+                let upload = NewUpload {
+                    id: uuid::Uuid::new_v4(),
+                    account: acct.account,
+                    key: format!("uploads/{}/race-{round}-{i}.jpg", acct.account.simple()),
+                    media_type: "image/jpeg",
+                    bytes: FILE,
+                };
+                tokio::spawn(async move { uploads::record(&db, &upload).await })
+            })
+            .collect();
+        let mut recorded = 0;
+        for task in tasks {
+            if task.await.expect("task").expect("record") {
+                recorded += 1;
+            }
+        }
+        assert_eq!(
+            recorded, 1,
+            "round {round}: {recorded} uploads were recorded"
+        );
+        let (quota, used) = uploads::usage(app.db(), acct.account).await.expect("usage");
+        assert_eq!((quota, used), (FILE + FILE / 2, FILE), "round {round}");
+    }
+}
+
+/// The same through the endpoint: several uploads of one account sent at once, room for one.
+async fn racing_uploads_over_http_never_exceed_the_quota(app: TestApp) {
+    let acct = app.account().await;
+    let jpeg = sample("house-colonial.jpg");
+    set_quota(&app, acct.account, (jpeg.len() + jpeg.len() / 2) as i64).await;
+    let app = std::sync::Arc::new(app);
+    let sends: Vec<_> = (0..6)
+        .map(|_| {
+            let (app, key, jpeg) = (app.clone(), acct.api_key.clone(), jpeg.clone());
+            tokio::spawn(async move { upload(&app, &key, "image/jpeg", jpeg).await })
+        })
+        .collect();
+    let mut stored = 0;
+    for send in sends {
+        let r = send.await.expect("task");
+        if r.status == 200 {
+            stored += 1;
+        } else {
+            r.assert_error(413, "upload_quota_exceeded");
+        }
+    }
+    assert_eq!(stored, 1, "one upload fits in the quota");
+    let (_, used) = stillreel_server::repo::uploads::usage(app.db(), acct.account)
+        .await
+        .expect("usage");
+    assert_eq!(used, jpeg.len() as u64);
+    // The refused ones left no file behind: only the stored one is under the account.
+    let dir = app
+        .state
+        .config
+        .data_dir
+        .join("media/uploads")
+        .join(acct.account.simple().to_string());
+    let files = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(files, 1, "{}", dir.display());
 }
 
 async fn set_quota(app: &TestApp, account: uuid::Uuid, bytes: i64) {

@@ -158,6 +158,7 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
     batch.run(&mut tx).await?;
     tx.touch(id);
     tx.commit().await?;
+    db.invalidate_pages(account, None);
     let mut keys = Vec::new();
     for key in [video_key, b_key].into_iter().chain(clip_keys).flatten() {
         keys.push(read::still_key(&key));

@@ -52,7 +52,7 @@ fn branding_of(
 
 /// Adds the rows of `video` to `batch`; returns its `queued` record's JSON, which is also
 /// stored as the idempotency answer when the request had a key.
-pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbError> {
+pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String), DbError> {
     let id = Uuid::now_v7();
     let now = now_ms();
     let audio_url = match &video.source {
@@ -160,7 +160,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<String, DbErro
     if let Some(key) = &video.idempotency_key {
         idempotency::finish_in(batch, video.account, key, &json);
     }
-    Ok(json)
+    Ok((id, json))
 }
 
 /// One clip row per image, not yet rendered: one multi-row insert whatever the number of
@@ -216,14 +216,21 @@ fn combined_clip_rows(batch: &mut Batch, video: Uuid, clips: &[VideoClip]) {
 /// Stores `videos` in one transaction; returns their records' JSON, in order.
 pub(super) async fn store(db: &Db, videos: &[&NewVideo]) -> Result<Vec<String>, DbError> {
     let mut records = Vec::with_capacity(videos.len());
+    let mut ids = Vec::with_capacity(videos.len());
     let mut tx = db.begin().await?;
     for video in videos {
         // One round trip per video rather than one for all: a video's SQL repeats (for a
         // given number of images), so SQLite's statement cache keeps it prepared.
         let mut batch = Batch::new();
-        records.push(rows(&mut batch, video)?);
+        let (id, json) = rows(&mut batch, video)?;
+        records.push(json);
+        ids.push((video.account, id));
         batch.run(&mut tx).await?;
     }
     tx.commit().await?;
+    // After the commit: a page read from now on lists the new videos.
+    for (account, id) in ids {
+        db.invalidate_pages(account, Some(id));
+    }
     Ok(records)
 }
