@@ -41,7 +41,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stillreel_render::{
-    AllowList, FetchConfig, Fetcher, MinRate, Provider, RenderConfig, Renderer,
+    AllowList, FetchConfig, Fetcher, MinRate, Providers, RenderConfig, Renderer,
 };
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -146,18 +146,14 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     );
     // The storage the routes serve from: one trait, one place.
     let storage = Arc::clone(&state.storage);
-    let provider = config
-        .provider
-        .clone()
-        .map(Provider::new)
-        .transpose()
+    let providers = Providers::new(config.providers.clone())
         .map_err(|e| WorkerError::Provider(e.to_string()))?;
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),
         ffmpeg_memory_limit: limits.ffmpeg_max_memory,
         ..RenderConfig::default()
     };
-    Ok(Renderer::new(render_config, fetcher, storage).with_provider(provider))
+    Ok(Renderer::new(render_config, fetcher, storage).with_providers(providers))
 }
 
 /// The client of webhook deliveries: the same allow-list (`STILLREEL_FETCH_ALLOW`, already
