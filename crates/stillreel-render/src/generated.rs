@@ -53,6 +53,19 @@ pub async fn made(
     work_dir: &Path,
     index: usize,
 ) -> Result<Made, GenerateError> {
+    made_with_key(storage, client, request, work_dir, index)
+        .await
+        .map(|(made, _)| made)
+}
+
+/// [`made`], with the storage key the answer is kept under.
+pub async fn made_with_key(
+    storage: &Arc<dyn Storage>,
+    client: &RoleClient,
+    request: &RoleRequest<'_>,
+    work_dir: &Path,
+    index: usize,
+) -> Result<(Made, String), GenerateError> {
     let role = client.config().role;
     let key = cache_key(role.as_str(), &client.parameters(request), request.image);
     let local = work_dir.join(format!("generated-{index:03}"));
@@ -79,7 +92,7 @@ pub async fn made(
             ProviderOutput::Image { bytes, .. } | ProviderOutput::Clip { bytes } => bytes,
         };
         tokio::fs::write(&local, bytes).await.map_err(io)?;
-        let (s, k, l) = (Arc::clone(storage), key, local.clone());
+        let (s, k, l) = (Arc::clone(storage), key.clone(), local.clone());
         // Best effort: a store that fails now only costs a second call later.
         let kept = tokio::task::spawn_blocking(move || s.put(&l, &k)).await;
         if !matches!(kept, Ok(Ok(_))) {
@@ -95,12 +108,12 @@ pub async fn made(
             let path = local.with_extension(format.extension());
             tokio::fs::write(&path, &bytes).await.map_err(io)?;
             debug_assert_eq!(sniff(&bytes), Some(format));
-            Ok(Made::Still { path, format })
+            Ok((Made::Still { path, format }, key))
         }
         ProviderOutput::Clip { bytes } => {
             let path = local.with_extension("mp4");
             tokio::fs::write(&path, &bytes).await.map_err(io)?;
-            Ok(Made::Clip(path))
+            Ok((Made::Clip(path), key))
         }
     }
 }

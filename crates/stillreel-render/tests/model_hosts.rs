@@ -19,8 +19,8 @@ use stillreel_render::provider::{
     RoleClient, RoleConfig, RoleRequest,
 };
 use stillreel_render::{
-    AllowList, ClipRequest, FetchConfig, Fetcher, LocalStorage, NoObserver, RenderConfig, Renderer,
-    VideoJob, vfx_stage,
+    AllowList, ClipJob, ClipRequest, FetchConfig, Fetcher, LocalStorage, NoObserver, PrepareJob,
+    RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 fn config(double: &ModelHostDouble, role: Role, protocol: Protocol, secs: u64) -> RoleConfig {
@@ -470,4 +470,76 @@ async fn a_thirty_second_fan_clip_is_conformed() {
     );
     let [r, g, _] = mean_rgb(&clip, 140);
     assert!(r > 1.8 * g, "the model's clip: {r} {g}");
+}
+
+/// The depth role's map of the photo, as the server hands it to the clip step: made once by
+/// the Cog double, stored, reused for a second clip, and read back by the v25 clip step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_depth_role_feeds_the_clip_step() {
+    let env = Env::new().await;
+    let double = ModelHostDouble::start(Flavor::Cog, Script::Succeed, Payload::GreyDepth).await;
+    let roles = ProviderRoles::none().with(config(&double, Role::Depth, Protocol::Cog, 30));
+    let renderer = env.renderer(roles);
+    // Depth serves the camera: no vfx type is added.
+    assert_eq!(renderer.available_vfx().len(), 10);
+    let work = env.dir.path().join("depth");
+    let prepared = renderer
+        .prepare(
+            &PrepareJob {
+                key_prefix: "videos/d".into(),
+                images: vec![(0, env.images.url("/house.jpg"))],
+                audio_url: None,
+            },
+            &work,
+            &NoObserver,
+        )
+        .await
+        .expect("prepared");
+    let input = prepared.inputs[0].clone();
+    let depth = renderer
+        .generate_depth(&input, 0, &work)
+        .await
+        .expect("depth call")
+        .expect("a depth role is configured");
+    assert!(
+        depth.key.starts_with("private/generated/depth/"),
+        "{}",
+        depth.key
+    );
+    let again = renderer
+        .generate_depth(&input, 0, &work)
+        .await
+        .expect("depth call")
+        .expect("some");
+    assert_eq!(again, depth);
+    assert_eq!(double.creates(), 1, "the stored map is reused");
+    let job = ClipJob {
+        key_prefix: "videos/d".into(),
+        index: 0,
+        token: None,
+        input,
+        camera_motion: CameraMotion::PushIn,
+        effect: None,
+        orientation: Orientation::Landscape,
+        resolution: Resolution::P720,
+        engine: Engine::V25,
+        depth: Some(depth),
+    };
+    let clip = renderer
+        .render_clip(&job, &work, &NoObserver)
+        .await
+        .expect("a v25 clip with the generated depth map");
+    let path = env.dir.path().join("store").join(clip.key);
+    let v = common::stream(&common::probe(&path), "video").clone();
+    assert_eq!(common::num(&v["nb_read_frames"]), 150.0);
+
+    // Without a depth role there is no map, and nothing is called.
+    let plain = env.renderer(ProviderRoles::none());
+    assert_eq!(
+        plain
+            .generate_depth(&job.input, 0, &work)
+            .await
+            .expect("no call"),
+        None
+    );
 }

@@ -113,6 +113,59 @@ impl Renderer {
         Ok(clip)
     }
 
+    /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
+    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
+    /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is
+    /// not grey was refused as the answer (its aspect ratio is checked by the clip step).
+    pub async fn generate_depth(
+        &self,
+        input: &super::StoredInput,
+        index: usize,
+        work_dir: &Path,
+    ) -> Result<Option<DepthInput>, JobFailure> {
+        let Some(client) = self.providers.get(Role::Depth) else {
+            return Ok(None);
+        };
+        let step = Step::Clip(index);
+        make_dir(work_dir, step)?;
+        let local = work_dir.join(format!(
+            "depth-photo-{index:03}.{}",
+            input.format.extension()
+        ));
+        get(&self.storage, &input.key, &local, step).await?;
+        let io = |e: std::io::Error| JobFailure::Render(io_error(step, e));
+        let bytes = tokio::fs::read(&local).await.map_err(io)?;
+        let (width, height) = input.upright.unwrap_or((1920, 1080));
+        let request = RoleRequest {
+            image: &bytes,
+            format: input.format,
+            size: (width, height),
+            vfx: None,
+            motion: stillreel_core::CameraMotion::Auto,
+            output: OutputSpec {
+                width,
+                height,
+                fps: 30,
+                seconds: stillreel_core::limits::CLIP_SECONDS,
+            },
+        };
+        let (_, key) =
+            crate::generated::made_with_key(&self.storage, client, &request, work_dir, index)
+                .await
+                .map_err(|e| match e {
+                    crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
+                        field: format!("image_inputs[{index}]"),
+                        error,
+                    },
+                    crate::generated::GenerateError::Io(e) => io(e),
+                })?;
+        // Depth models (Depth Anything and its kin) answer relative inverse depth.
+        Ok(Some(DepthInput {
+            key,
+            polarity: crate::depth::DepthPolarity::BrighterIsNearer,
+        }))
+    }
+
     /// The clip's depth map, fetched from storage and checked against the picture (an
     /// unusable map fails the clip: [`JobFailure::Depth`]).
     async fn depth_map(

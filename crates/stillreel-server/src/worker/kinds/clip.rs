@@ -1,7 +1,7 @@
 //! Clip: renders one clip of a `create_video` video from its prepared input; records it, and
 //! queues the stitch when it was the last clip.
 
-use stillreel_core::JobError;
+use stillreel_core::{Engine, JobError};
 use stillreel_render::storage::still_key;
 use stillreel_render::{ClipJob, StoredClip, vfx_stage};
 use uuid::Uuid;
@@ -59,6 +59,21 @@ impl Kind for Clip {
         let prepared = stored
             .input
             .ok_or_else(|| missing("the clip's input was not prepared"))?;
+        // The depth role's map of the photo, for the v25 camera (a generated still or clip is
+        // not the photo the map was made of).
+        let generative = wanted
+            .clip
+            .vfx
+            .as_ref()
+            .is_some_and(|v| v.kind().is_generative());
+        let depth = if input.engine == Engine::V25 && !generative {
+            ctx.renderer
+                .generate_depth(&prepared, index, ctx.work_dir)
+                .await
+                .map_err(Failure::Job)?
+        } else {
+            None
+        };
         let work = ClipJob {
             key_prefix: key_prefix(input.video_id),
             index,
@@ -69,8 +84,7 @@ impl Kind for Clip {
             orientation: input.orientation,
             resolution: input.resolution,
             engine: input.engine,
-            // Depth maps come with the depth provider role (not yet made by the server).
-            depth: None,
+            depth,
         };
         let observer = DbObserver::spawn(
             ctx.db().clone(),
