@@ -50,6 +50,9 @@ pub enum DatabaseConfig {
 /// `STILLREEL_DATABASE_POOL_SIZE` when unset.
 pub const DEFAULT_DATABASE_POOL_SIZE: u32 = 16;
 
+/// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
+pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;
+
 /// `STILLREEL_WORKERS` when unset.
 pub const DEFAULT_WORKERS: usize = 2;
 
@@ -114,6 +117,9 @@ pub struct Config {
     /// `stillreel` contract) (default none): the model providers (docs/PROVIDERS.md). No role:
     /// the generative vfx types are not offered.
     pub providers: ProviderRoles,
+    /// `STILLREEL_PROVIDER_CONCURRENCY` (default [`DEFAULT_PROVIDER_CONCURRENCY`], 1 to 64):
+    /// model calls one worker process runs at once, beside its render slots.
+    pub provider_concurrency: usize,
     /// `STILLREEL_METRICS_TOKEN` (default none): when set, `/metrics` answers only
     /// `Authorization: Bearer <token>` (401 otherwise), on the API's port and the worker's.
     pub metrics_token: Option<MetricsToken>,
@@ -278,6 +284,17 @@ impl Config {
             var: err.var,
             message: err.message,
         })?;
+        let provider_concurrency = match get("STILLREEL_PROVIDER_CONCURRENCY") {
+            None => DEFAULT_PROVIDER_CONCURRENCY,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .ok_or_else(|| ConfigError {
+                    var: "STILLREEL_PROVIDER_CONCURRENCY",
+                    message: format!("{text:?} is not a whole number from 1 to 64"),
+                })?,
+        };
         let metrics_token = get("STILLREEL_METRICS_TOKEN")
             .map(|text| MetricsToken::parse(&text))
             .transpose()?;
@@ -316,6 +333,7 @@ impl Config {
             http,
             extra_templates,
             providers,
+            provider_concurrency,
             metrics_token,
             log_filter,
             log_json,
@@ -571,6 +589,7 @@ mod tests {
             ("STILLREEL_PROVIDER_URL", "ftp://provider.example/"),
             ("STILLREEL_STAGING_PROVIDER", "dalle"),
             ("STILLREEL_DEPTH_PROVIDER", "openai"),
+            ("STILLREEL_PROVIDER_CONCURRENCY", "0"),
             ("STILLREEL_LOG_FORMAT", "xml"),
             ("STILLREEL_FETCH_ALLOW", "localhost:8091"),
             ("STILLREEL_FETCH_ALLOW", "10.0.0.0/8, http://x"),

@@ -49,6 +49,7 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::db::Db;
+use crate::queue;
 use crate::state::AppState;
 
 pub use self::failure::{Failure, render_failed};
@@ -65,6 +66,10 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 pub struct WorkerSettings {
     /// Job loops in this process (`STILLREEL_WORKERS`; 0 = none).
     pub workers: usize,
+    /// Loops that only run model calls (`STILLREEL_PROVIDER_CONCURRENCY`), started beside the
+    /// render loops when `workers` is not 0 and the renderer has a provider role: a call
+    /// waiting on a model host holds none of the `workers` render slots.
+    pub model_workers: usize,
     /// Lease taken on a job (`STILLREEL_JOB_LEASE_SECS`).
     pub lease: Duration,
     /// How often a running job's lease is renewed (a third of the lease).
@@ -89,6 +94,7 @@ impl WorkerSettings {
         let lease = Duration::from_secs(config.job_lease_secs.max(3));
         WorkerSettings {
             workers: config.workers,
+            model_workers: config.provider_concurrency,
             lease,
             heartbeat: lease / 3,
             requeue_every: (lease / 2).clamp(Duration::from_secs(1), Duration::from_secs(15)),
@@ -251,6 +257,12 @@ pub fn start_with(
                 stopped.clone(),
             )));
         }
+        // No role, no model calls: the default deployment runs no loop for them.
+        let model_workers = if renderer.providers().roles().is_empty() {
+            0
+        } else {
+            settings.model_workers
+        };
         let ctx = Arc::new(Ctx {
             state,
             kinds,
@@ -263,10 +275,24 @@ pub fn start_with(
         });
         tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
         for n in 0..ctx.settings.workers {
-            tasks.push(tokio::spawn(job_loop(Arc::clone(&ctx), stopped.clone(), n)));
+            tasks.push(tokio::spawn(job_loop(
+                Arc::clone(&ctx),
+                stopped.clone(),
+                n,
+                queue::Lane::Render,
+            )));
+        }
+        for n in 0..model_workers {
+            tasks.push(tokio::spawn(job_loop(
+                Arc::clone(&ctx),
+                stopped.clone(),
+                n,
+                queue::Lane::Model,
+            )));
         }
         tracing::info!(
             workers = ctx.settings.workers,
+            model_workers,
             lease_secs = ctx.settings.lease.as_secs(),
             "render workers started"
         );

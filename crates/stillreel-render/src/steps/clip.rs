@@ -113,6 +113,35 @@ impl Renderer {
         Ok(clip)
     }
 
+    /// Makes clip `job.index`'s generated input for its vfx (or finds it stored), without
+    /// rendering: what the server's model-call job runs before the clip job, so that the clip
+    /// step finds the answer stored and a model that takes minutes holds no ffmpeg slot.
+    pub async fn generate_input(&self, job: &ClipJob, work_dir: &Path) -> Result<(), JobFailure> {
+        let Some(vfx) = job.effect.as_ref().and_then(|s| s.generative()) else {
+            return Ok(());
+        };
+        let step = Step::Clip(job.index);
+        make_dir(work_dir, step)?;
+        let local = work_dir.join(format!(
+            "input-{:03}.{}",
+            job.index,
+            job.input.format.extension()
+        ));
+        get(&self.storage, &job.input.key, &local, step).await?;
+        let plan = clip_plan(job.shape(), &job.picture());
+        let media = FetchedMedia {
+            path: local,
+            format: job.input.format,
+            bytes: 0,
+            digest: job.input.digest,
+            orientation: job.input.orientation,
+            dimensions: None,
+        };
+        self.generate(job, vfx, &media, &plan, work_dir)
+            .await
+            .map(|_| ())
+    }
+
     /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
     /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
     /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is

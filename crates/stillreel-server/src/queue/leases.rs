@@ -170,7 +170,7 @@ pub async fn cancel_siblings_in(tx: &mut Tx, video_id: Uuid) -> Result<u64, DbEr
     let n = on_tx!(tx, conn => sqlx::query(
         "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
          WHERE video_id = $2 AND state = 'queued'
-           AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')",
+           AND kind IN ('render', 'prepare', 'generate', 'clip', 'stitch', 'combine')",
     )
     .bind(now_ms())
     .bind(video_id)

@@ -28,7 +28,7 @@ pub async fn expired_leases(db: &Db) -> Result<u64, DbError> {
 }
 
 /// Sets to `error` every video one of whose jobs that make it (prepare, clip, stitch,
-/// combine, or a legacy render) ended `failed`, cancels that video's queued clips and stitch,
+/// combine, a model call, or a legacy render) ended `failed`, cancels that video's queued clips and stitch,
 /// and sets to `error` every branding whose own job failed or whose main video is in `error`.
 /// Idempotent: it also repairs records left behind by a process that died between failing a
 /// job and failing its video (the worker does those two steps apart).
@@ -36,14 +36,14 @@ const END_STUCK_RECORDS: [&str; 3] = [
     "UPDATE videos SET status = 'error', error_code = 'render_failed',
          error_message = (SELECT 'rendering was interrupted ' || MAX(j.attempts) || ' times'
                           FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
-                            AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')),
+                            AND j.kind IN ('render', 'prepare', 'generate', 'clip', 'stitch', 'combine')),
          error_field = NULL, updated_at = $1
      WHERE status IN ('queued', 'in_progress')
        AND EXISTS (SELECT 1 FROM jobs j WHERE j.video_id = videos.id AND j.state = 'failed'
-                     AND j.kind IN ('render', 'prepare', 'clip', 'stitch', 'combine'))
+                     AND j.kind IN ('render', 'prepare', 'generate', 'clip', 'stitch', 'combine'))
      RETURNING id",
     "UPDATE jobs SET state = 'cancelled', last_error = 'a sibling job failed', updated_at = $1
-     WHERE state = 'queued' AND kind IN ('render', 'prepare', 'clip', 'stitch', 'combine')
+     WHERE state = 'queued' AND kind IN ('render', 'prepare', 'generate', 'clip', 'stitch', 'combine')
        AND EXISTS (SELECT 1 FROM videos v WHERE v.id = jobs.video_id AND v.status = 'error')
      RETURNING video_id",
     "UPDATE brandings SET status = 'error',
