@@ -387,6 +387,41 @@ fn mean_rgb(path: &std::path::Path, n: u32) -> [f64; 3] {
     sum.map(|s| s / (rgb.len() / 3) as f64)
 }
 
+/// Mean RGB of the lower right corner (a quarter of the width, a tenth of the height) of the
+/// middle frame: where the disclosure caption sits.
+fn corner_rgb(path: &std::path::Path) -> [f64; 3] {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(path)
+        .args([
+            "-vf",
+            "select=eq(n\\,75),crop=iw/4:ih/10:iw*3/4:ih*9/10,scale=64:16",
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
+        .output()
+        .expect("ffmpeg");
+    assert!(out.status.success() && !out.stdout.is_empty(), "decoded");
+    let mut sum = [0.0; 3];
+    for px in out.stdout.chunks(3) {
+        for c in 0..3 {
+            sum[c] += f64::from(px[c]);
+        }
+    }
+    sum.map(|s| s / (out.stdout.len() / 3) as f64)
+}
+
+fn near_magenta(rgb: [f64; 3], tolerance: f64) -> bool {
+    rgb.iter()
+        .zip(MAGENTA)
+        .all(|(got, want)| (got - f64::from(want)).abs() < tolerance)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_staged_video_shows_the_model_picture_and_a_second_one_reuses_it() {
     let env = Env::new().await;
@@ -415,6 +450,9 @@ async fn a_staged_video_shows_the_model_picture_and_a_second_one_reuses_it() {
         );
     }
     assert_eq!(double.creates(), 1);
+    // The disclosure caption (on by default) darkens the lower right corner.
+    let corner = corner_rgb(&clip);
+    assert!(!near_magenta(corner, 30.0), "caption drawn: {corner:?}");
     // The same photo with the same settings: the stored answer, no second call.
     renderer
         .render_video(
@@ -435,6 +473,38 @@ async fn a_staged_video_shows_the_model_picture_and_a_second_one_reuses_it() {
         .await
         .expect("third video");
     assert_eq!(double.creates(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_caption_is_a_setting_and_only_on_altered_pictures() {
+    let env = Env::new().await;
+    let double = ModelHostDouble::start(Flavor::Replicate, Script::Succeed, Payload::Staged).await;
+    let roles = ProviderRoles::none().with(config(&double, Role::Staging, Protocol::Replicate, 30));
+    let fetch = FetchConfig {
+        allow: AllowList::parse("127.0.0.1").expect("allow"),
+        ..FetchConfig::default()
+    };
+    let storage = Arc::new(LocalStorage::new(env.dir.path().join("store"), "/files"));
+    let off = Renderer::new(
+        RenderConfig {
+            disclosure_caption: false,
+            ..RenderConfig::default()
+        },
+        Fetcher::new(fetch, None),
+        storage,
+    )
+    .with_providers(Providers::new(roles).expect("clients"));
+    let video = off
+        .render_video(
+            &env.job(&staging()),
+            &env.dir.path().join("off"),
+            &NoObserver,
+        )
+        .await
+        .expect("rendered");
+    let clip = env.dir.path().join("store").join(&video.clips[0].key);
+    let corner = corner_rgb(&clip);
+    assert!(near_magenta(corner, 20.0), "no caption: {corner:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -470,6 +540,12 @@ async fn a_thirty_second_fan_clip_is_conformed() {
     );
     let [r, g, _] = mean_rgb(&clip, 140);
     assert!(r > 1.8 * g, "the model's clip: {r} {g}");
+    // A turning fan alters nothing of the home: no caption.
+    let corner = corner_rgb(&clip);
+    assert!(
+        near_magenta(corner, 20.0),
+        "no caption on a fan clip: {corner:?}"
+    );
 }
 
 /// The depth role's map of the photo, as the server hands it to the clip step: made once by

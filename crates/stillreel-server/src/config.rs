@@ -120,6 +120,9 @@ pub struct Config {
     /// `STILLREEL_PROVIDER_CONCURRENCY` (default [`DEFAULT_PROVIDER_CONCURRENCY`], 1 to 64):
     /// model calls one worker process runs at once, beside its render slots.
     pub provider_concurrency: usize,
+    /// `STILLREEL_DISCLOSURE_CAPTION` (`on`/`off`, default on): a "Virtually staged" caption on
+    /// clips whose picture a staging or people model altered (docs/PROVIDERS.md, "Disclosure").
+    pub disclosure_caption: bool,
     /// `STILLREEL_METRICS_TOKEN` (default none): when set, `/metrics` answers only
     /// `Authorization: Bearer <token>` (401 otherwise), on the API's port and the worker's.
     pub metrics_token: Option<MetricsToken>,
@@ -295,6 +298,16 @@ impl Config {
                     message: format!("{text:?} is not a whole number from 1 to 64"),
                 })?,
         };
+        let disclosure_caption = match get("STILLREEL_DISCLOSURE_CAPTION").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "STILLREEL_DISCLOSURE_CAPTION",
+                    message: format!("{other:?} is not on or off"),
+                });
+            }
+        };
         let metrics_token = get("STILLREEL_METRICS_TOKEN")
             .map(|text| MetricsToken::parse(&text))
             .transpose()?;
@@ -334,6 +347,7 @@ impl Config {
             extra_templates,
             providers,
             provider_concurrency,
+            disclosure_caption,
             metrics_token,
             log_filter,
             log_json,
@@ -395,6 +409,7 @@ mod tests {
         assert_eq!(c.http.header_timeout, Duration::from_secs(10));
         assert_eq!(c.http.body_timeout, Duration::from_secs(30));
         assert!(c.providers.is_empty());
+        assert!(c.disclosure_caption);
         assert_eq!(c.metrics_token, None);
         assert_eq!(c.log_filter, "info,sqlx=warn");
         assert!(!c.log_json);
@@ -590,6 +605,7 @@ mod tests {
             ("STILLREEL_STAGING_PROVIDER", "dalle"),
             ("STILLREEL_DEPTH_PROVIDER", "openai"),
             ("STILLREEL_PROVIDER_CONCURRENCY", "0"),
+            ("STILLREEL_DISCLOSURE_CAPTION", "maybe"),
             ("STILLREEL_LOG_FORMAT", "xml"),
             ("STILLREEL_FETCH_ALLOW", "localhost:8091"),
             ("STILLREEL_FETCH_ALLOW", "10.0.0.0/8, http://x"),

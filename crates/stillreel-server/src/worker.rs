@@ -157,6 +157,7 @@ pub fn build_renderer(state: &AppState) -> Result<Renderer, WorkerError> {
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),
         ffmpeg_memory_limit: limits.ffmpeg_max_memory,
+        disclosure_caption: config.disclosure_caption,
         ..RenderConfig::default()
     };
     Ok(Renderer::new(render_config, fetcher, storage).with_providers(providers))

@@ -24,10 +24,20 @@ both_backends!(
     mod staging, configured by configure:
     a_staged_video_calls_the_model_once_in_a_job_of_its_own,
 );
+both_backends!(
+    mod no_caption, configured by without_caption:
+    a_staged_video_calls_the_model_once_in_a_job_of_its_own,
+);
 
 fn configure(config: &mut Config) {
     config.samples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
     config.fetch_allow = vec!["127.0.0.1".to_owned()];
+}
+
+/// `STILLREEL_DISCLOSURE_CAPTION=off`.
+fn without_caption(config: &mut Config) {
+    configure(config);
+    config.disclosure_caption = false;
 }
 
 async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
@@ -49,8 +59,17 @@ async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
     }
 }
 
-/// The mean RGB of the middle frame of a stored clip, decoded by ffmpeg.
+/// The mean RGB of the middle frame of a stored clip, decoded by ffmpeg (all of it, or its
+/// lower right corner, where the disclosure caption sits).
 fn middle_rgb(app: &TestApp, url: &str) -> [f64; 3] {
+    frame_rgb(app, url, "scale=64:36")
+}
+
+fn corner_rgb(app: &TestApp, url: &str) -> [f64; 3] {
+    frame_rgb(app, url, "crop=iw/4:ih/10:iw*3/4:ih*9/10,scale=64:16")
+}
+
+fn frame_rgb(app: &TestApp, url: &str, region: &str) -> [f64; 3] {
     let key = url
         .strip_prefix(&format!("{}/files/", app.base))
         .unwrap_or_else(|| panic!("{url} is not a stored file"));
@@ -60,7 +79,7 @@ fn middle_rgb(app: &TestApp, url: &str) -> [f64; 3] {
         .arg(&path)
         .args([
             "-vf",
-            "select=eq(n\\,75),scale=64:36",
+            &format!("select=eq(n\\,75),{region}"),
             "-frames:v",
             "1",
             "-f",
@@ -159,6 +178,17 @@ async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {
             "{staged:?} vs {MAGENTA:?}"
         );
     }
+    // The disclosure caption, on by default, off by setting.
+    let corner = corner_rgb(&app, clips[1]["clip_url"].as_str().expect("url"));
+    let magenta_corner = corner
+        .iter()
+        .zip(MAGENTA)
+        .all(|(got, want)| (got - f64::from(want)).abs() < 20.0);
+    assert_eq!(
+        magenta_corner, !app.state.config.disclosure_caption,
+        "caption {}: corner {corner:?}",
+        app.state.config.disclosure_caption
+    );
     let plain = middle_rgb(&app, clips[0]["clip_url"].as_str().expect("url"));
     assert!(
         (plain[1] - f64::from(MAGENTA[1])).abs() > 20.0,

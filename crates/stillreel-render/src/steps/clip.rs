@@ -28,7 +28,7 @@ use crate::warp::{self, Canvas};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
-enum ClipSource {
+pub(super) enum ClipSource {
     /// A still (the fetched picture, or the provider's processed one).
     Still(StillInput),
     /// A clip made by the generative provider (MP4 in the work dir).
@@ -85,12 +85,20 @@ impl Renderer {
             }
             _ => None,
         };
+        // Only a picture a model really made carries the caption.
+        let caption = self.config.disclosure_caption
+            && job
+                .effect
+                .as_ref()
+                .and_then(|s| s.generative())
+                .is_some_and(|v| command::needs_caption(v.kind()));
         let task = ClipTask {
             index: job.index,
             plan,
             source,
             depth,
             effect,
+            caption,
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
         };
         let runner = self.runner();
@@ -111,88 +119,6 @@ impl Renderer {
         .await?;
         bar.report(100.0);
         Ok(clip)
-    }
-
-    /// Makes clip `job.index`'s generated input for its vfx (or finds it stored), without
-    /// rendering: what the server's model-call job runs before the clip job, so that the clip
-    /// step finds the answer stored and a model that takes minutes holds no ffmpeg slot.
-    pub async fn generate_input(&self, job: &ClipJob, work_dir: &Path) -> Result<(), JobFailure> {
-        let Some(vfx) = job.effect.as_ref().and_then(|s| s.generative()) else {
-            return Ok(());
-        };
-        let step = Step::Clip(job.index);
-        make_dir(work_dir, step)?;
-        let local = work_dir.join(format!(
-            "input-{:03}.{}",
-            job.index,
-            job.input.format.extension()
-        ));
-        get(&self.storage, &job.input.key, &local, step).await?;
-        let plan = clip_plan(job.shape(), &job.picture());
-        let media = FetchedMedia {
-            path: local,
-            format: job.input.format,
-            bytes: 0,
-            digest: job.input.digest,
-            orientation: job.input.orientation,
-            dimensions: None,
-        };
-        self.generate(job, vfx, &media, &plan, work_dir)
-            .await
-            .map(|_| ())
-    }
-
-    /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
-    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
-    /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is
-    /// not grey was refused as the answer (its aspect ratio is checked by the clip step).
-    pub async fn generate_depth(
-        &self,
-        input: &super::StoredInput,
-        index: usize,
-        work_dir: &Path,
-    ) -> Result<Option<DepthInput>, JobFailure> {
-        let Some(client) = self.providers.get(Role::Depth) else {
-            return Ok(None);
-        };
-        let step = Step::Clip(index);
-        make_dir(work_dir, step)?;
-        let local = work_dir.join(format!(
-            "depth-photo-{index:03}.{}",
-            input.format.extension()
-        ));
-        get(&self.storage, &input.key, &local, step).await?;
-        let io = |e: std::io::Error| JobFailure::Render(io_error(step, e));
-        let bytes = tokio::fs::read(&local).await.map_err(io)?;
-        let (width, height) = input.upright.unwrap_or((1920, 1080));
-        let request = RoleRequest {
-            image: &bytes,
-            format: input.format,
-            size: (width, height),
-            vfx: None,
-            motion: stillreel_core::CameraMotion::Auto,
-            output: OutputSpec {
-                width,
-                height,
-                fps: 30,
-                seconds: stillreel_core::limits::CLIP_SECONDS,
-            },
-        };
-        let (_, key) =
-            crate::generated::made_with_key(&self.storage, client, &request, work_dir, index)
-                .await
-                .map_err(|e| match e {
-                    crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
-                        field: format!("image_inputs[{index}]"),
-                        error,
-                    },
-                    crate::generated::GenerateError::Io(e) => io(e),
-                })?;
-        // Depth models (Depth Anything and its kin) answer relative inverse depth.
-        Ok(Some(DepthInput {
-            key,
-            polarity: crate::depth::DepthPolarity::BrighterIsNearer,
-        }))
     }
 
     /// The clip's depth map, fetched from storage and checked against the picture (an
@@ -222,7 +148,7 @@ impl Renderer {
 
     /// Makes clip `index`'s generated input with the role of its vfx, or reuses the one made
     /// before for the same (role, model, picture, parameters), and keeps it in the work dir.
-    async fn generate(
+    pub(super) async fn generate(
         &self,
         job: &ClipJob,
         vfx: &stillreel_core::Vfx,
@@ -282,6 +208,8 @@ struct ClipTask {
     /// The checked depth map (v25 stills only).
     depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
+    /// Draw the disclosure caption (`command::add_caption`).
+    caption: bool,
     key: String,
 }
 
@@ -331,6 +259,9 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if task.caption {
+                command::add_caption(&mut cmd, task.plan.height);
+            }
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             let threads = warp::draw_threads();
             let plan = task.plan;
@@ -351,6 +282,9 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if task.caption {
+                command::add_caption(&mut cmd, task.plan.height);
+            }
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             runner.run(step, &cmd, dir, frames)?;
             with_still
