@@ -317,7 +317,11 @@ async fn record_clip(
         job,
         worker_id,
         &kinds::Clip,
-        Some(RenderedClip { clip_id, clip }),
+        Some(RenderedClip {
+            clip_id,
+            clip,
+            generated: Vec::new(),
+        }),
     )
     .await
     .expect("record clip")

@@ -178,6 +178,13 @@ async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {
             "{staged:?} vs {MAGENTA:?}"
         );
     }
+    // The clip record says what a model made; the photo's clip has no such member.
+    assert_eq!(
+        clips[1]["generated"],
+        json!([{"role": "staging", "model": "black-forest-labs/flux-kontext-pro"}]),
+        "{done}"
+    );
+    assert!(clips[0].get("generated").is_none(), "{done}");
     // The disclosure caption, on by default, off by setting.
     let corner = corner_rgb(&app, clips[1]["clip_url"].as_str().expect("url"));
     let magenta_corner = corner

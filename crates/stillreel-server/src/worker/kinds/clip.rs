@@ -1,9 +1,10 @@
 //! Clip: renders one clip of a `create_video` video from its prepared input; records it, and
 //! queues the stitch when it was the last clip.
 
-use stillreel_core::{Engine, JobError, Vfx};
+use stillreel_core::{Engine, GeneratedContent, JobError, Vfx};
+use stillreel_render::provider::Role;
 use stillreel_render::storage::still_key;
-use stillreel_render::{ClipJob, StoredClip, vfx_stage};
+use stillreel_render::{ClipJob, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::{fail_video, key_prefix};
@@ -24,6 +25,8 @@ pub struct Clip;
 pub struct RenderedClip {
     pub clip_id: Uuid,
     pub clip: StoredClip,
+    /// What of it a model made (the clip record's `generated`).
+    pub generated: Vec<GeneratedContent>,
 }
 
 impl Kind for Clip {
@@ -56,7 +59,11 @@ impl Kind for Clip {
             .await;
         observer.finish().await;
         let clip = result.map_err(Failure::Job)?;
-        Ok(Some(RenderedClip { clip_id, clip }))
+        Ok(Some(RenderedClip {
+            clip_id,
+            clip,
+            generated: provenance(ctx.renderer, &work),
+        }))
     }
 
     async fn record(
@@ -66,12 +73,19 @@ impl Kind for Clip {
         job: &Job,
         output: Option<RenderedClip>,
     ) -> Result<Settle, DbError> {
-        let Some(RenderedClip { clip_id, clip }) = output else {
+        let Some(RenderedClip {
+            clip_id,
+            clip,
+            generated,
+        }) = output
+        else {
             return Ok(Settle::done());
         };
         let motion = clip.motion.map(|m| m.as_camera_motion());
         Ok(
-            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion).await? {
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &generated)
+                .await?
+            {
                 ClipRecorded::Recorded { next } => Settle::then(next),
                 // Its file is the one recorded first; this upload is an orphan.
                 ClipRecorded::AlreadyRecorded => Settle {
@@ -164,4 +178,24 @@ pub(super) async fn clip_work(
 /// generated still or clip is not the picture the map was made of).
 pub(super) fn needs_depth(engine: Engine, vfx: Option<&Vfx>) -> bool {
     engine == Engine::V25 && !vfx.is_some_and(|v| v.kind().is_generative())
+}
+
+/// What of a rendered clip a model made: its vfx's role (the clip step fails rather than render
+/// a generative vfx without its answer) and the depth role when the camera used its map.
+fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
+    let vfx_role = work
+        .effect
+        .as_ref()
+        .and_then(|s| s.generative())
+        .and_then(|v| Role::for_vfx(v.kind()));
+    let depth_role = work.depth.as_ref().map(|_| Role::Depth);
+    vfx_role
+        .into_iter()
+        .chain(depth_role)
+        .filter_map(|role| renderer.providers().get(role))
+        .map(|client| GeneratedContent {
+            role: client.config().role.as_str().to_owned(),
+            model: client.config().model_label(),
+        })
+        .collect()
 }
