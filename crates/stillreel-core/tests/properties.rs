@@ -233,6 +233,10 @@ fn responses_round_trip() {
             ai_engine: Engine::V24,
             vfx: None,
             thumbnail_url: None,
+            generated: Some(vec![stillreel_core::GeneratedContent {
+                role: "depth".into(),
+                model: "chenxwh/depth-anything-v2".into(),
+            }]),
         }],
         poster_url: None,
         audio_url: None,

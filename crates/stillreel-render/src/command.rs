@@ -42,7 +42,9 @@ impl Default for Encoding {
 /// Audio sample rate of every render (docs/API-DESIGN.md#rendering).
 pub const SAMPLE_RATE: u32 = 48_000;
 
+mod caption;
 mod still;
+pub use caption::{CAPTION_TEXT, add_caption, caption_filter, needs_caption};
 pub use still::{STILL_WIDTH, add_still_output, first_frame_still_command};
 
 /// One ffmpeg invocation: its arguments (without the program) and the frames it will output,

@@ -24,6 +24,9 @@ pub struct RenderConfig {
     pub clip_parallelism: usize,
     /// Memory limit of each ffmpeg run in bytes (`STILLREEL_FFMPEG_MAX_MEMORY`; `None`: none).
     pub ffmpeg_memory_limit: Option<u64>,
+    /// `STILLREEL_DISCLOSURE_CAPTION` (default on): clips whose picture a staging or people
+    /// model altered carry a "Virtually staged" caption (`command::add_caption`).
+    pub disclosure_caption: bool,
 }
 
 impl Default for RenderConfig {
@@ -34,6 +37,7 @@ impl Default for RenderConfig {
             encoding: Encoding::default(),
             clip_parallelism: 2,
             ffmpeg_memory_limit: Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
+            disclosure_caption: true,
         }
     }
 }

@@ -31,9 +31,8 @@ impl JobFailure {
     pub fn code(&self) -> &'static str {
         match self {
             JobFailure::Media { error, .. } => error.code(),
-            JobFailure::Render(_) | JobFailure::Provider { .. } | JobFailure::Depth { .. } => {
-                "render_failed"
-            }
+            JobFailure::Provider { error, .. } => error.code(),
+            JobFailure::Render(_) | JobFailure::Depth { .. } => "render_failed",
         }
     }
 

@@ -25,6 +25,7 @@ pub mod effect;
 pub mod failure;
 pub mod fetch;
 mod files;
+pub mod generated;
 pub mod homography;
 pub mod job;
 pub mod keyframes;
@@ -58,7 +59,10 @@ pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
 pub use objects::{ObjectStorage, S3Settings};
 pub use observer::{NoObserver, RenderObserver};
 pub use plan::Pace;
-pub use provider::{Provider, ProviderConfig, ProviderError, ProviderSetupError, available_vfx};
+pub use provider::{
+    Provider, ProviderConfig, ProviderError, ProviderRoles, ProviderSetupError, Providers, Role,
+    RoleConfig,
+};
 pub use renderer::Renderer;
 pub use runner::{RenderError, Step};
 pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::config::RenderConfig;
 use crate::fetch::Fetcher;
-use crate::provider::Provider;
+use crate::provider::{Provider, ProviderRoles, Providers};
 use crate::runner::Runner;
 use crate::storage::Storage;
 
@@ -16,7 +16,7 @@ pub struct Renderer {
     pub(crate) config: RenderConfig,
     pub(crate) fetcher: Fetcher,
     pub(crate) storage: Arc<dyn Storage>,
-    pub(crate) provider: Option<Provider>,
+    pub(crate) providers: Providers,
 }
 
 impl Renderer {
@@ -25,22 +25,38 @@ impl Renderer {
             config,
             fetcher,
             storage,
-            provider: None,
+            providers: Providers::default(),
         }
     }
 
-    /// Uses `provider` for generative vfx (`virtual-staging`, `lifestyle`, `spin-ceiling-fan`).
-    /// Without one, a clip asking for them fails (the server should have refused the request
-    /// with `vfx_unavailable` already; see [`crate::provider::available_vfx`]).
-    pub fn with_provider(mut self, provider: Option<Provider>) -> Self {
-        self.provider = provider;
+    /// Uses `providers` for the generated inputs of clips (`virtual-staging`, `lifestyle`,
+    /// `spin-ceiling-fan`, depth maps). Without a role, a clip asking for it fails (the server
+    /// should have refused the request with `vfx_unavailable` already; see
+    /// [`ProviderRoles::available_vfx`]).
+    pub fn with_providers(mut self, providers: Providers) -> Self {
+        self.providers = providers;
         self
     }
 
-    /// The vfx types this renderer can draw (procedural ones, plus generative ones with a
-    /// provider).
+    /// One `stillreel`-contract provider for the three generative roles (what
+    /// `STILLREEL_PROVIDER_URL` configures).
+    pub fn with_provider(self, provider: Option<Provider>) -> Self {
+        let roles = provider
+            .map(|p| ProviderRoles::legacy(p.config()))
+            .unwrap_or_default();
+        let providers = Providers::new(roles).unwrap_or_default();
+        self.with_providers(providers)
+    }
+
+    /// The configured provider roles.
+    pub fn providers(&self) -> &Providers {
+        &self.providers
+    }
+
+    /// The vfx types this renderer can draw (procedural ones, plus each generative one whose
+    /// role is configured).
     pub fn available_vfx(&self) -> Vec<stillreel_core::VfxType> {
-        crate::provider::available_vfx(self.provider.as_ref().map(Provider::config))
+        self.providers.roles().available_vfx()
     }
 
     /// How this renderer runs ffmpeg.

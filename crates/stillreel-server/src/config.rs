@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
+use stillreel_render::ProviderRoles;
 use stillreel_render::fetch::AllowList;
-use stillreel_render::{ProviderConfig, ProviderSetupError};
 
 mod http;
 mod limits;
@@ -49,6 +49,9 @@ pub enum DatabaseConfig {
 
 /// `STILLREEL_DATABASE_POOL_SIZE` when unset.
 pub const DEFAULT_DATABASE_POOL_SIZE: u32 = 16;
+
+/// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
+pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;
 
 /// `STILLREEL_WORKERS` when unset.
 pub const DEFAULT_WORKERS: usize = 2;
@@ -112,9 +115,18 @@ pub struct Config {
     /// `STILLREEL_TEMPLATES_DIR` (default none): the deployment's own templates, every
     /// `*.json` file there, read and checked at start-up; served after the built-in ones.
     pub extra_templates: Vec<Template>,
-    /// `STILLREEL_PROVIDER_URL`, `_TOKEN`, `_TIMEOUT_SECS` (default none): the generative vfx
-    /// provider. `None` without a URL: the generative vfx types are not offered.
-    pub provider: Option<ProviderConfig>,
+    /// `STILLREEL_<ROLE>_PROVIDER`, `_URL`, `_TOKEN`, `_MODEL`, `_INPUT`, `_PROMPT`,
+    /// `_TIMEOUT_SECS` for the roles `STAGING`, `LIFESTYLE`, `FAN`, `DEPTH`, `CLIP`, and the older
+    /// `STILLREEL_PROVIDER_URL` / `_TOKEN` / `_TIMEOUT_SECS` (the three generative roles on the
+    /// `stillreel` contract) (default none): the model providers (docs/PROVIDERS.md). No role:
+    /// the generative vfx types are not offered.
+    pub providers: ProviderRoles,
+    /// `STILLREEL_PROVIDER_CONCURRENCY` (default [`DEFAULT_PROVIDER_CONCURRENCY`], 1 to 64):
+    /// model calls one worker process runs at once, beside its render slots.
+    pub provider_concurrency: usize,
+    /// `STILLREEL_DISCLOSURE_CAPTION` (`on`/`off`, default on): a "Virtually staged" caption on
+    /// clips whose picture a staging or people model altered (docs/PROVIDERS.md, "Disclosure").
+    pub disclosure_caption: bool,
     /// `STILLREEL_METRICS_TOKEN` (default none): when set, `/metrics` answers only
     /// `Authorization: Bearer <token>` (401 otherwise), on the API's port and the worker's.
     pub metrics_token: Option<MetricsToken>,
@@ -294,18 +306,31 @@ impl Config {
                 })?
             }
         };
-        let provider = ProviderConfig::from_values(
-            get("STILLREEL_PROVIDER_URL").as_deref(),
-            get("STILLREEL_PROVIDER_TOKEN").as_deref(),
-            get("STILLREEL_PROVIDER_TIMEOUT_SECS").as_deref(),
-        )
-        .map_err(|err| ConfigError {
-            var: match err {
-                ProviderSetupError::BadTimeout(_) => "STILLREEL_PROVIDER_TIMEOUT_SECS",
-                _ => "STILLREEL_PROVIDER_URL",
-            },
-            message: err.to_string(),
+        let providers = ProviderRoles::from_lookup(get).map_err(|err| ConfigError {
+            var: err.var,
+            message: err.message,
         })?;
+        let provider_concurrency = match get("STILLREEL_PROVIDER_CONCURRENCY") {
+            None => DEFAULT_PROVIDER_CONCURRENCY,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|n| (1..=64).contains(n))
+                .ok_or_else(|| ConfigError {
+                    var: "STILLREEL_PROVIDER_CONCURRENCY",
+                    message: format!("{text:?} is not a whole number from 1 to 64"),
+                })?,
+        };
+        let disclosure_caption = match get("STILLREEL_DISCLOSURE_CAPTION").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(other) => {
+                return Err(ConfigError {
+                    var: "STILLREEL_DISCLOSURE_CAPTION",
+                    message: format!("{other:?} is not on or off"),
+                });
+            }
+        };
         let metrics_token = get("STILLREEL_METRICS_TOKEN")
             .map(|text| MetricsToken::parse(&text))
             .transpose()?;
@@ -344,7 +369,9 @@ impl Config {
             limits,
             http,
             extra_templates,
-            provider,
+            providers,
+            provider_concurrency,
+            disclosure_caption,
             metrics_token,
             log_filter,
             log_json,
@@ -361,6 +388,8 @@ impl Config {
 mod tests {
     use std::collections::HashMap;
     use std::num::NonZeroU32;
+
+    use stillreel_render::provider::{Protocol, Role};
 
     use super::*;
 
@@ -403,7 +432,8 @@ mod tests {
         assert_eq!(c.http, HttpLimits::default());
         assert_eq!(c.http.header_timeout, Duration::from_secs(10));
         assert_eq!(c.http.body_timeout, Duration::from_secs(30));
-        assert_eq!(c.provider, None);
+        assert!(c.providers.is_empty());
+        assert!(c.disclosure_caption);
         assert_eq!(c.metrics_token, None);
         assert_eq!(c.log_filter, "info,sqlx=warn");
         assert!(!c.log_json);
@@ -587,10 +617,14 @@ mod tests {
                 auth_failures_per_minute: 5,
             }
         );
-        let provider = c.provider.expect("a provider URL is set");
-        assert_eq!(provider.url, "https://provider.example/v1");
-        assert_eq!(provider.token.as_deref(), Some("secret"));
-        assert_eq!(provider.timeout, Duration::from_secs(30));
+        for role in [Role::Staging, Role::Lifestyle, Role::Fan] {
+            let provider = c.providers.get(role).expect("a provider URL is set");
+            assert_eq!(provider.protocol, Protocol::Stillreel);
+            assert_eq!(provider.url, "https://provider.example/v1");
+            assert_eq!(provider.token.as_deref(), Some("secret"));
+            assert_eq!(provider.timeout, Duration::from_secs(30));
+        }
+        assert!(c.providers.get(Role::Depth).is_none());
         assert_eq!(c.log_filter, "debug");
         assert!(c.log_json);
     }
@@ -610,6 +644,10 @@ mod tests {
             ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "1.5"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
             ("STILLREEL_PROVIDER_URL", "ftp://provider.example/"),
+            ("STILLREEL_STAGING_PROVIDER", "dalle"),
+            ("STILLREEL_DEPTH_PROVIDER", "openai"),
+            ("STILLREEL_PROVIDER_CONCURRENCY", "0"),
+            ("STILLREEL_DISCLOSURE_CAPTION", "maybe"),
             ("STILLREEL_LOG_FORMAT", "xml"),
             ("STILLREEL_FETCH_ALLOW", "localhost:8091"),
             ("STILLREEL_FETCH_ALLOW", "10.0.0.0/8, http://x"),
@@ -623,6 +661,40 @@ mod tests {
         ])
         .expect_err("timeout 0");
         assert_eq!(err.var, "STILLREEL_PROVIDER_TIMEOUT_SECS");
+        let err = config(&[
+            ("STILLREEL_FAN_PROVIDER", "cog"),
+            ("STILLREEL_FAN_URL", "http://gpu:5000"),
+            ("STILLREEL_FAN_INPUT", "[not an object]"),
+        ])
+        .expect_err("bad input template");
+        // A role's setting without its provider names the provider variable.
+        let lone = config(&[("STILLREEL_DEPTH_URL", "http://gpu:5000")]).expect_err("no provider");
+        assert_eq!(lone.var, "STILLREEL_DEPTH_PROVIDER");
+        assert_eq!(err.var, "STILLREEL_FAN_INPUT");
+        assert!(!err.message.contains("gpu:5000"), "{err}");
+    }
+
+    #[test]
+    fn roles_are_read_with_the_rest() {
+        let c = config(&[
+            ("STILLREEL_STAGING_PROVIDER", "replicate"),
+            ("STILLREEL_STAGING_TOKEN", "r8_x"),
+            ("STILLREEL_DEPTH_PROVIDER", "cog"),
+            ("STILLREEL_DEPTH_URL", "http://gpu:5000"),
+        ])
+        .expect("valid");
+        assert_eq!(
+            c.providers.get(Role::Staging).map(|r| r.protocol),
+            Some(Protocol::Replicate)
+        );
+        assert_eq!(
+            c.providers.get(Role::Depth).map(|r| r.protocol),
+            Some(Protocol::Cog)
+        );
+        assert!(
+            !format!("{c:?}").contains("r8_x"),
+            "the key is never printed"
+        );
     }
 
     /// `.env.example` is what a newcomer copies: every value it states (an uncommented

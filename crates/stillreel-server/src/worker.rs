@@ -42,7 +42,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stillreel_render::{
-    AllowList, FetchConfig, Fetcher, MinRate, Provider, RenderConfig, Renderer,
+    AllowList, FetchConfig, Fetcher, MinRate, Providers, RenderConfig, Renderer,
 };
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -50,6 +50,7 @@ use uuid::Uuid;
 
 use crate::config::Config;
 use crate::db::Db;
+use crate::queue;
 use crate::state::Services;
 
 pub use self::failure::{Failure, render_failed};
@@ -67,6 +68,10 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 pub struct WorkerSettings {
     /// Job loops in this process (`STILLREEL_WORKERS`; 0 = none).
     pub workers: usize,
+    /// Loops that only run model calls (`STILLREEL_PROVIDER_CONCURRENCY`), started beside the
+    /// render loops when `workers` is not 0 and the renderer has a provider role: a call
+    /// waiting on a model host holds none of the `workers` render slots.
+    pub model_workers: usize,
     /// Lease taken on a job (`STILLREEL_JOB_LEASE_SECS`).
     pub lease: Duration,
     /// How often a running job's lease is renewed (a third of the lease).
@@ -91,6 +96,7 @@ impl WorkerSettings {
         let lease = Duration::from_secs(config.job_lease_secs.max(3));
         WorkerSettings {
             workers: config.workers,
+            model_workers: config.provider_concurrency,
             lease,
             heartbeat: lease / 3,
             requeue_every: (lease / 2).clamp(Duration::from_secs(1), Duration::from_secs(15)),
@@ -148,18 +154,15 @@ pub fn build_renderer(state: &Services) -> Result<Renderer, WorkerError> {
     );
     // The storage the routes serve from: one trait, one place.
     let storage = Arc::clone(&state.storage);
-    let provider = config
-        .provider
-        .clone()
-        .map(Provider::new)
-        .transpose()
+    let providers = Providers::new(config.providers.clone())
         .map_err(|e| WorkerError::Provider(e.to_string()))?;
     let render_config = RenderConfig {
         ffmpeg: config.ffmpeg.clone(),
         ffmpeg_memory_limit: limits.ffmpeg_max_memory,
+        disclosure_caption: config.disclosure_caption,
         ..RenderConfig::default()
     };
-    Ok(Renderer::new(render_config, fetcher, storage).with_provider(provider))
+    Ok(Renderer::new(render_config, fetcher, storage).with_providers(providers))
 }
 
 /// The client of webhook deliveries: the same allow-list (`STILLREEL_FETCH_ALLOW`, already
@@ -257,6 +260,12 @@ pub fn start_with(
                 stopped.clone(),
             )));
         }
+        // No role, no model calls: the default deployment runs no loop for them.
+        let model_workers = if renderer.providers().roles().is_empty() {
+            0
+        } else {
+            settings.model_workers
+        };
         let ctx = Arc::new(Ctx {
             state,
             kinds,
@@ -269,10 +278,24 @@ pub fn start_with(
         });
         tasks.push(tokio::spawn(rescue_loop(Arc::clone(&ctx), stopped.clone())));
         for n in 0..ctx.settings.workers {
-            tasks.push(tokio::spawn(job_loop(Arc::clone(&ctx), stopped.clone(), n)));
+            tasks.push(tokio::spawn(job_loop(
+                Arc::clone(&ctx),
+                stopped.clone(),
+                n,
+                queue::Lane::Render,
+            )));
+        }
+        for n in 0..model_workers {
+            tasks.push(tokio::spawn(job_loop(
+                Arc::clone(&ctx),
+                stopped.clone(),
+                n,
+                queue::Lane::Model,
+            )));
         }
         tracing::info!(
             workers = ctx.settings.workers,
+            model_workers,
             lease_secs = ctx.settings.lease.as_secs(),
             "render workers started"
         );

@@ -340,6 +340,27 @@ fn config_errors_exit_with_status_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("STILLREEL_WORKERS"));
 }
 
+/// A bad provider role setting stops `serve` with status 2 naming the variable, and the
+/// message shows neither the key nor the address.
+#[test]
+fn a_bad_provider_role_exits_2_naming_the_variable() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let out = bin()
+        .args(["serve"])
+        .env("STILLREEL_DATA_DIR", &data)
+        .env("STILLREEL_STAGING_PROVIDER", "replicate")
+        .env("STILLREEL_STAGING_TOKEN", "r8_secretkey")
+        .env("STILLREEL_STAGING_MODEL", "not a model")
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("STILLREEL_STAGING_MODEL"), "{stderr}");
+    assert!(!stderr.contains("r8_secretkey"), "{stderr}");
+    assert!(!data.exists(), "the data folder was created");
+}
+
 /// An allow-list entry with a port (the natural thing to write) stops `serve` with status 2,
 /// naming the variable and the fix, before anything is created, bound or printed: no data
 /// folder, no database, nothing on standard output.

@@ -284,9 +284,15 @@ async fn prepared_video(app: &TestApp, key: &str, n: usize) -> Uuid {
             .collect(),
         music: None,
     };
-    let recorded = worker::record(&app.state, &job, "prep", &kinds::Prepare, Some(prepared))
-        .await
-        .expect("finish prepare");
+    let recorded = worker::record(
+        &app.state,
+        &job,
+        "prep",
+        &kinds::Prepare,
+        Some((prepared, Vec::new())),
+    )
+    .await
+    .expect("finish prepare");
     assert!(matches!(recorded, Recorded::Done { .. }), "{recorded:?}");
     video
 }
@@ -312,7 +318,11 @@ async fn record_clip(
         job,
         worker_id,
         &kinds::Clip,
-        Some(RenderedClip { clip_id, clip }),
+        Some(RenderedClip {
+            clip_id,
+            clip,
+            generated: Vec::new(),
+        }),
     )
     .await
     .expect("record clip")
@@ -799,9 +809,15 @@ async fn a_queued_render_job_runs_as_a_prepare(app: TestApp) {
         inputs: Vec::new(),
         music: None,
     };
-    let recorded = worker::record(&app.state, &job, "w", &kinds::Prepare, Some(prepared))
-        .await
-        .expect("finish");
+    let recorded = worker::record(
+        &app.state,
+        &job,
+        "w",
+        &kinds::Prepare,
+        Some((prepared, Vec::new())),
+    )
+    .await
+    .expect("finish");
     assert!(matches!(recorded, Recorded::Done { .. }), "{recorded:?}");
     let clips = queue::graph_of_video(app.db(), video)
         .await

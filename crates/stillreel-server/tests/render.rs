@@ -650,8 +650,10 @@ fn refusing_provider(config: &mut Config) {
             );
         }
     });
-    config.provider = stillreel_render::ProviderConfig::from_values(Some(&url), None, Some("20"))
-        .expect("provider config");
+    let legacy = stillreel_render::ProviderConfig::from_values(Some(&url), None, Some("20"))
+        .expect("provider config")
+        .expect("a provider URL");
+    config.providers = stillreel_render::ProviderRoles::legacy(&legacy);
 }
 
 /// A video that fails after its inputs were stored (the provider refuses the second picture

@@ -96,6 +96,7 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::EngineInfo>(),
         decl::<core::EngineList>(),
         decl::<core::VideoClip>(),
+        decl::<core::GeneratedContent>(),
         decl::<core::BrandingTemplates>(),
         decl::<core::JobError>(),
         decl::<core::Branding>(),

@@ -347,6 +347,11 @@ export type VideoClip = {
   ai_engine: Engine;
   camera_motion: CameraMotion;
   clip_url: string;
+  /**
+   * What of the clip a model made, by role (docs/PROVIDERS.md): the staged or peopled
+   * picture, the fan clip, the depth map its camera moved over. Absent when nothing was.
+   */
+  generated?: GeneratedContent[];
   image_url: string;
   orientation: Orientation;
   resolution: Resolution;
@@ -358,6 +363,16 @@ export type VideoClip = {
   uuid: string;
   /** `null` when the clip has no effect. */
   vfx: null | Vfx;
+};
+/** One part of a clip a model made: the role that made it and the model it called. */
+export type GeneratedContent = {
+  /**
+   * The model as configured (`owner/name[:version]`, a model name, or the protocol's name
+   * for a self-hosted service without one).
+   */
+  model: string;
+  /** `staging`, `lifestyle`, `fan` or `depth`. */
+  role: string;
 };
 /** Echo of the intro/outro of the request. */
 export type BrandingTemplates = {

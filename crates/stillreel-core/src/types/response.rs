@@ -26,6 +26,22 @@ pub struct VideoClip {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schema(required = true))]
     pub thumbnail_url: Option<String>,
+    /// What of the clip a model made, by role (docs/PROVIDERS.md): the staged or peopled
+    /// picture, the fan clip, the depth map its camera moved over. Absent when nothing was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(required = false))]
+    pub generated: Option<Vec<GeneratedContent>>,
+}
+
+/// One part of a clip a model made: the role that made it and the model it called.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratedContent {
+    /// `staging`, `lifestyle`, `fan` or `depth`.
+    pub role: String,
+    /// The model as configured (`owner/name[:version]`, a model name, or the protocol's name
+    /// for a self-hosted service without one).
+    pub model: String,
 }
 
 /// Echo of the intro/outro of the request.

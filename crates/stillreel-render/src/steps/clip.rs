@@ -14,11 +14,12 @@ use crate::effect::EffectFilter;
 use crate::failure::JobFailure;
 use crate::fetch::{ExifOrientation, FetchedMedia};
 use crate::files::{get, io_error, make_dir, relative};
+use crate::generated::Made;
 use crate::job::StoredClip;
 use crate::observer::RenderObserver;
 use crate::plan::ClipPlan;
 use crate::progress::Progress;
-use crate::provider::{OutputSpec, ProviderError, ProviderOutput};
+use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
 use crate::storage::Storage;
@@ -27,7 +28,7 @@ use crate::warp::{self, Canvas};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
-enum ClipSource {
+pub(super) enum ClipSource {
     /// A still (the fetched picture, or the provider's processed one).
     Still(StillInput),
     /// A clip made by the generative provider (MP4 in the work dir).
@@ -71,10 +72,7 @@ impl Renderer {
             dimensions: None,
         };
         let source = match job.effect.as_ref().and_then(|s| s.generative()) {
-            Some(vfx) => {
-                self.generate(vfx, &media, job.index, &plan, work_dir)
-                    .await?
-            }
+            Some(vfx) => self.generate(job, vfx, &media, &plan, work_dir).await?,
             None => ClipSource::Still(StillInput {
                 path: local,
                 format: job.input.format,
@@ -87,12 +85,20 @@ impl Renderer {
             }
             _ => None,
         };
+        // Only a picture a model really made carries the caption.
+        let caption = self.config.disclosure_caption
+            && job
+                .effect
+                .as_ref()
+                .and_then(|s| s.generative())
+                .is_some_and(|v| command::needs_caption(v.kind()));
         let task = ClipTask {
             index: job.index,
             plan,
             source,
             depth,
             effect,
+            caption,
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
         };
         let runner = self.runner();
@@ -140,52 +146,57 @@ impl Renderer {
         Ok(map.with_polarity(input.polarity))
     }
 
-    /// Sends clip `index`'s picture to the provider and keeps what it made in the work dir.
-    async fn generate(
+    /// Makes clip `index`'s generated input with the role of its vfx, or reuses the one made
+    /// before for the same (role, model, picture, parameters), and keeps it in the work dir.
+    pub(super) async fn generate(
         &self,
+        job: &ClipJob,
         vfx: &stillreel_core::Vfx,
         media: &FetchedMedia,
-        index: usize,
         plan: &ClipPlan,
         work_dir: &Path,
     ) -> Result<ClipSource, JobFailure> {
+        let index = job.index;
         let field = format!("image_inputs[{index}].vfx");
         let fail = |error: ProviderError| JobFailure::Provider {
             field: field.clone(),
             error,
         };
-        let provider = self
-            .provider
-            .as_ref()
+        let client = Role::for_vfx(vfx.kind())
+            .and_then(|role| self.providers.get(role))
             .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?;
         let io = |e: std::io::Error| JobFailure::Render(io_error(Step::Clip(index), e));
         let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
-        let spec = OutputSpec {
-            width: plan.width,
-            height: plan.height,
-            fps: plan.fps,
-            seconds: stillreel_core::limits::CLIP_SECONDS,
+        let request = RoleRequest {
+            image: &bytes,
+            format: media.format,
+            size: job.input.upright.unwrap_or((plan.width, plan.height)),
+            vfx: Some(vfx),
+            motion: job.camera_motion,
+            output: OutputSpec {
+                width: plan.width,
+                height: plan.height,
+                fps: plan.fps,
+                seconds: stillreel_core::limits::CLIP_SECONDS,
+            },
         };
-        let made = provider
-            .process(vfx, &bytes, media.format, spec)
+        let made = crate::generated::made(&self.storage, client, &request, work_dir, index)
             .await
-            .map_err(fail)?;
-        match made {
-            ProviderOutput::Image { bytes, format } => {
-                let path = work_dir.join(format!("provider-{index:03}.{}", format.extension()));
-                tokio::fs::write(&path, &bytes).await.map_err(io)?;
-                Ok(ClipSource::Still(StillInput {
+            .map_err(|e| match e {
+                crate::generated::GenerateError::Provider(error) => fail(error),
+                crate::generated::GenerateError::Io(e) => io(e),
+            })?;
+        Ok(match made {
+            Made::Still { path, format } => {
+                let head = tokio::fs::read(&path).await.map_err(io)?;
+                ClipSource::Still(StillInput {
                     path,
                     format,
-                    orientation: ExifOrientation::read(&bytes),
-                }))
+                    orientation: ExifOrientation::read(&head),
+                })
             }
-            ProviderOutput::Clip { bytes } => {
-                let path = work_dir.join(format!("provider-{index:03}.mp4"));
-                tokio::fs::write(&path, &bytes).await.map_err(io)?;
-                Ok(ClipSource::Video(path))
-            }
-        }
+            Made::Clip(path) => ClipSource::Video(path),
+        })
     }
 }
 
@@ -197,6 +208,8 @@ struct ClipTask {
     /// The checked depth map (v25 stills only).
     depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
+    /// Draw the disclosure caption (`command::add_caption`).
+    caption: bool,
     key: String,
 }
 
@@ -246,6 +259,9 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if task.caption {
+                command::add_caption(&mut cmd, task.plan.height);
+            }
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             let threads = warp::draw_threads();
             let plan = task.plan;
@@ -266,6 +282,9 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if task.caption {
+                command::add_caption(&mut cmd, task.plan.height);
+            }
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             runner.run(step, &cmd, dir, frames)?;
             with_still

@@ -21,6 +21,7 @@
 //! (motions, frames, sound) comes from the pure [`crate::video_plan`].
 
 mod clip;
+mod generate;
 mod prepare;
 mod stitch;
 

@@ -8,6 +8,6 @@
 -- migration get theirs from their kind's name, once, here.
 ALTER TABLE jobs ADD COLUMN makes TEXT CHECK (makes IN ('video', 'branding'));
 UPDATE jobs SET makes = CASE
-    WHEN kind IN ('render', 'prepare', 'clip', 'stitch', 'combine') THEN 'video'
+    WHEN kind IN ('render', 'prepare', 'generate', 'clip', 'stitch', 'combine') THEN 'video'
     WHEN kind = 'branding' THEN 'branding'
 END;

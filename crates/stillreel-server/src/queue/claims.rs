@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::{Job, JobRow, ms};
+use super::{Job, JobKind, JobRow, ms};
 use crate::db::{Db, DbError, now_ms};
 
 /// A fresh lease token: 128 random bits in hex, usable inside a storage key.
@@ -33,6 +33,7 @@ macro_rules! runnable {
     LEFT JOIN accounts ja ON ja.id = jv.account_id
     LEFT JOIN running ON running.account_id = jv.account_id
     WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
+      AND (j.kind = $6) = $7
     ORDER BY COALESCE(running.n, 0),
              j.claim_rank > 0,
              COALESCE(ja.last_claim_at, 0),
@@ -67,7 +68,7 @@ macro_rules! claim_postgres {
             $account,
             ", next AS MATERIALIZED (
                 SELECT j.id FROM jobs j JOIN acct ON j.account_id = acct.id
-                WHERE j.state = 'queued' AND j.run_after <= $3
+                WHERE j.state = 'queued' AND j.run_after <= $3 AND (j.kind = $6) = $7
                 ORDER BY j.claim_rank, j.video_created_at, j.clip_index, j.run_after, j.id
                 LIMIT 1
                 FOR UPDATE OF j SKIP LOCKED
@@ -90,11 +91,12 @@ macro_rules! accounts_in_order {
         "SELECT a.id FROM accounts a
          WHERE a.jobs_queued > 0 AND a.jobs_running < $4
            AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
-                       AND q.state = 'queued' AND q.run_after <= $3)
+                       AND q.state = 'queued' AND q.run_after <= $3
+                       AND (q.kind = $6) = $7)
          ORDER BY a.jobs_running,
                   NOT EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
                               AND f.state = 'queued' AND f.claim_rank = 0
-                              AND f.run_after <= $3),
+                              AND f.run_after <= $3 AND (f.kind = $6) = $7),
                   COALESCE(a.last_claim_at, 0), a.id
          LIMIT 1"
     };
@@ -128,9 +130,20 @@ const CLAIM_POSTGRES_WAIT: &str = claim_postgres!(concat!(
 const TAKE_TURN: &str = "UPDATE accounts SET last_claim_at = $1
      WHERE id = (SELECT account_id FROM videos WHERE id = $2)";
 
-/// Takes the next runnable job for `worker_id` with a lease of `lease`, or `None` when the
-/// queue has nothing runnable. Commits at once: the work happens outside any transaction.
-/// No per-account cap; see [`claim_fair`].
+/// Which jobs a loop claims. Model calls wait on a remote host for up to minutes and use no
+/// ffmpeg, so they run in loops of their own and never hold one of the render slots
+/// (`STILLREEL_WORKERS`); render loops never take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Every kind but model calls: the render slots.
+    Render,
+    /// Model calls only ([`JobKind::GENERATE`]).
+    Model,
+}
+
+/// Takes the next runnable job of the render lane for `worker_id` with a lease of `lease`, or
+/// `None` when the queue has nothing runnable. Commits at once: the work happens outside any
+/// transaction. No per-account cap; see [`claim_fair`].
 pub async fn claim(db: &Db, worker_id: &str, lease: Duration) -> Result<Option<Job>, DbError> {
     claim_fair(db, worker_id, lease, usize::MAX).await
 }
@@ -143,6 +156,19 @@ pub async fn claim_fair(
     lease: Duration,
     per_account: usize,
 ) -> Result<Option<Job>, DbError> {
+    claim_in_lane(db, worker_id, lease, per_account, Lane::Render).await
+}
+
+/// [`claim_fair`] in `lane`.
+pub async fn claim_in_lane(
+    db: &Db,
+    worker_id: &str,
+    lease: Duration,
+    per_account: usize,
+    lane: Lane,
+) -> Result<Option<Job>, DbError> {
+    let model_kind = JobKind::GENERATE.as_str();
+    let model_lane = lane == Lane::Model;
     let now = now_ms();
     let expires = now.saturating_add(ms(lease));
     let cap = i64::try_from(per_account).unwrap_or(i64::MAX);
@@ -156,6 +182,8 @@ pub async fn claim_fair(
                 .bind(now)
                 .bind(cap)
                 .bind(&token)
+                .bind(model_kind)
+                .bind(model_lane)
                 .fetch_optional(&mut *tx)
                 .await?;
             if let Some(row) = &row {
@@ -190,6 +218,8 @@ pub async fn claim_fair(
                     .bind(now)
                     .bind(cap)
                     .bind(&token)
+                    .bind(model_kind)
+                    .bind(model_lane)
                     .fetch_optional(&mut *tx)
                     .await?;
                 tx.commit().await?;

@@ -94,6 +94,10 @@ impl std::hash::Hash for JobKind {
 impl JobKind {
     /// Fetch and check every input of a video once and store the checked copies.
     pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
+    /// Make a clip's generated input (a staged still, a fan clip, a depth map) with the
+    /// configured model provider, before its clip renders (`Job::clip_index`). Claimed only by
+    /// the model lane (`claims::Lane`).
+    pub const GENERATE: JobKind = JobKind::new("generate", ClaimRank::Middle).making(Makes::Video);
     /// Render one clip (its index in `Job::clip_index`) from its stored input.
     pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle).making(Makes::Video);
     /// Join a video's clips, in index order, and mix its music or silence.
@@ -154,6 +158,7 @@ fn intern(name: &str) -> &'static str {
         "render",
         "prepare",
         "clip",
+        "generate",
         "stitch",
         "combine",
         "branding",
@@ -184,6 +189,7 @@ mod tests {
         for kind in [
             JobKind::PREPARE,
             JobKind::CLIP,
+            JobKind::GENERATE,
             JobKind::STITCH,
             JobKind::COMBINE,
             JobKind::BRANDING,

@@ -41,7 +41,7 @@ mod leases;
 mod new_jobs;
 mod stats;
 
-pub use claims::{claim, claim_fair};
+pub use claims::{Lane, claim, claim_fair, claim_in_lane};
 pub use kind::{ClaimRank, JobKind};
 pub use leases::{
     backoff, cancel_siblings_in, complete, complete_in, fail, fail_expired_in, fail_for_good_in,

@@ -7,7 +7,7 @@
 //! stitch exists exactly once and only once every clip is recorded, and no job waits for
 //! another.
 
-use stillreel_core::CameraMotion;
+use stillreel_core::{CameraMotion, GeneratedContent};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
 use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;
@@ -207,18 +207,21 @@ pub async fn record_clip_in(
     clip_id: Uuid,
     clip_key: &str,
     motion: Option<CameraMotion>,
+    generated: &[GeneratedContent],
 ) -> Result<ClipRecorded, DbError> {
     crate::storage::check_key(clip_key)?;
     let now = now_ms();
+    let generated = (!generated.is_empty()).then(|| sqlx::types::Json(generated.to_vec()));
     let recorded = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE clips SET clip_key = $1, camera_motion = COALESCE($2, camera_motion), progress = 100,
-             updated_at = $3
+             updated_at = $3, generated = $5
          WHERE id = $4 AND clip_key IS NULL",
     )
     .bind(clip_key)
     .bind(motion.map(|m| m.as_str()))
     .bind(now)
     .bind(clip_id)
+    .bind(generated.clone())
     .execute(conn)
     .await?
     .rows_affected())

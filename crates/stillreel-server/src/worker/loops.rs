@@ -65,12 +65,22 @@ pub(super) async fn rescue_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) 
     }
 }
 
-pub(super) async fn job_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>, n: usize) {
-    let worker_id = format!("{}/{n}", ctx.node);
+/// Claims and runs jobs of `lane`, one at a time, until `stop`.
+pub(super) async fn job_loop(
+    ctx: Arc<Ctx>,
+    mut stop: watch::Receiver<bool>,
+    n: usize,
+    lane: queue::Lane,
+) {
+    let worker_id = match lane {
+        queue::Lane::Render => format!("{}/{n}", ctx.node),
+        queue::Lane::Model => format!("{}/model-{n}", ctx.node),
+    };
     while !*stop.borrow() {
         let cap = ctx.settings.account_max_running;
         let asked = std::time::Instant::now();
-        let claimed = queue::claim_fair(&ctx.state.db, &worker_id, ctx.settings.lease, cap).await;
+        let claimed =
+            queue::claim_in_lane(&ctx.state.db, &worker_id, ctx.settings.lease, cap, lane).await;
         if let Ok(job) = &claimed {
             ctx.state
                 .metrics

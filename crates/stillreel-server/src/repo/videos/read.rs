@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use sqlx::types::Json;
 use stillreel_core::{
-    Branding, BrandingTemplates, Engine, JobError, Orientation, Resolution, Status, Vfx, Video,
-    VideoClip, Webhook, WebhookStatus,
+    Branding, BrandingTemplates, Engine, GeneratedContent, JobError, Orientation, Resolution,
+    Status, Vfx, Video, VideoClip, Webhook, WebhookStatus,
 };
 use uuid::Uuid;
 
@@ -27,6 +27,8 @@ pub struct StoredClip {
     pub clip_key: Option<String>,
     /// The clip's video was deleted (`POST /delete_video`): its file is gone.
     pub video_deleted: bool,
+    /// What of it a model made (`clips.generated`).
+    pub generated: Vec<GeneratedContent>,
 }
 
 impl StoredClip {
@@ -43,6 +45,7 @@ impl StoredClip {
             ai_engine: self.engine,
             vfx: self.vfx.clone(),
             thumbnail_url: Some(public_url(base_url, &still_key(key))),
+            generated: (!self.generated.is_empty()).then(|| self.generated.clone()),
         })
     }
 }
@@ -57,6 +60,7 @@ pub(crate) struct ClipRow {
     resolution: String,
     engine: String,
     clip_key: Option<String>,
+    generated: Option<Json<Vec<GeneratedContent>>>,
     /// Only [`clips_of_account`] selects it.
     #[sqlx(default)]
     video_deleted_at: Option<i64>,
@@ -75,12 +79,14 @@ impl TryFrom<ClipRow> for StoredClip {
             engine: parse_enum(&row.engine, "engine")?,
             clip_key: row.clip_key,
             video_deleted: row.video_deleted_at.is_some(),
+            generated: row.generated.map(|Json(g)| g).unwrap_or_default(),
         })
     }
 }
 
 const CLIP_COLUMNS: &str =
-    "c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key";
+    "c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key,
+     c.generated";
 
 /// The clips of `account` among `ids` (duplicates allowed), keyed by id. Clips of other
 /// accounts are simply absent, so they look exactly like unknown ones.
@@ -142,6 +148,7 @@ pub(crate) struct VideoRow {
     c_resolution: Option<String>,
     c_engine: Option<String>,
     c_clip_key: Option<String>,
+    c_generated: Option<Json<Vec<GeneratedContent>>>,
     webhook_url: Option<String>,
     w_status: Option<String>,
     w_attempts: Option<i32>,
@@ -160,6 +167,7 @@ impl VideoRow {
             resolution: self.c_resolution.take()?,
             engine: self.c_engine.take()?,
             clip_key: self.c_clip_key.take(),
+            generated: self.c_generated.take(),
             video_deleted_at: None,
         })
     }
@@ -187,7 +195,7 @@ pub(crate) const RECORD_SELECT: &str =
             b.error_message AS b_error_message, b.error_field AS b_error_field,
             c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
             c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
-            c.clip_key AS c_clip_key,
+            c.clip_key AS c_clip_key, c.generated AS c_generated,
             v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
      FROM videos v
      LEFT JOIN brandings b ON b.video_id = v.id

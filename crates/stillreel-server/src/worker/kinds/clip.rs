@@ -1,9 +1,10 @@
 //! Clip: renders one clip of a `create_video` video from its prepared input; records it, and
 //! queues the stitch when it was the last clip.
 
-use stillreel_core::JobError;
+use stillreel_core::{Engine, GeneratedContent, JobError, Vfx};
+use stillreel_render::provider::Role;
 use stillreel_render::storage::still_key;
-use stillreel_render::{ClipJob, StoredClip, vfx_stage};
+use stillreel_render::{ClipJob, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::{clip_pace, fail_video, key_prefix};
@@ -24,6 +25,8 @@ pub struct Clip;
 pub struct RenderedClip {
     pub clip_id: Uuid,
     pub clip: StoredClip,
+    /// What of it a model made (the clip record's `generated`).
+    pub generated: Vec<GeneratedContent>,
 }
 
 impl Kind for Clip {
@@ -35,49 +38,19 @@ impl Kind for Clip {
     type Output = Option<RenderedClip>;
 
     async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<RenderedClip>, Failure> {
-        let missing = |what: &str| Failure::Permanent(render_failed(what));
-        let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+        let Some(ClipWork {
+            video_id,
+            clip_id,
+            work,
+        }) = clip_work(ctx, job, true).await?
+        else {
             return Ok(None);
-        };
-        let index = job
-            .clip_index
-            .ok_or_else(|| missing("a clip job without a clip"))?;
-        let RenderSource::Create { clips, .. } = &input.source else {
-            return Err(missing("a combined video has no clip jobs"));
-        };
-        let wanted = clips
-            .iter()
-            .find(|c| c.position == index)
-            .ok_or_else(|| missing("the clip is not part of its video"))?;
-        let stored = graph::clip_input(ctx.db(), input.video_id, index)
-            .await?
-            .ok_or_else(|| missing("the clip is not part of its video"))?;
-        if stored.clip_key.is_some() {
-            // Recorded by an attempt whose completion was lost: nothing left to do.
-            return Ok(None);
-        }
-        let prepared = stored
-            .input
-            .ok_or_else(|| missing("the clip's input was not prepared"))?;
-        let work = ClipJob {
-            key_prefix: key_prefix(input.video_id),
-            index,
-            token: Some(job.token.clone()),
-            input: prepared,
-            camera_motion: wanted.clip.camera_motion,
-            effect: wanted.clip.vfx.as_ref().map(vfx_stage),
-            orientation: input.orientation,
-            resolution: input.resolution,
-            engine: input.engine,
-            // Depth maps come with the depth provider role (not yet made by the server).
-            depth: None,
-            pace: clip_pace(&input),
         };
         let observer = DbObserver::spawn(
             ctx.db().clone(),
             Target::Clip {
-                video: input.video_id,
-                clip: stored.clip_id,
+                video: video_id,
+                clip: clip_id,
             },
         );
         let result = ctx
@@ -87,8 +60,9 @@ impl Kind for Clip {
         observer.finish().await;
         let clip = result.map_err(Failure::Job)?;
         Ok(Some(RenderedClip {
-            clip_id: stored.clip_id,
+            clip_id,
             clip,
+            generated: provenance(ctx.renderer, &work),
         }))
     }
 
@@ -99,12 +73,19 @@ impl Kind for Clip {
         job: &Job,
         output: Option<RenderedClip>,
     ) -> Result<Settle, DbError> {
-        let Some(RenderedClip { clip_id, clip }) = output else {
+        let Some(RenderedClip {
+            clip_id,
+            clip,
+            generated,
+        }) = output
+        else {
             return Ok(Settle::done());
         };
         let motion = clip.motion.map(|m| m.as_camera_motion());
         Ok(
-            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion).await? {
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &generated)
+                .await?
+            {
                 ClipRecorded::Recorded { next } => Settle::then(next),
                 // Its file is the one recorded first; this upload is an orphan.
                 ClipRecorded::AlreadyRecorded => Settle {
@@ -126,4 +107,96 @@ impl Kind for Clip {
             .flat_map(|c| [c.clip.key.clone(), still_key(&c.clip.key)])
             .collect()
     }
+}
+
+/// What a clip job (or the model-call job before it) works on.
+pub(super) struct ClipWork {
+    pub video_id: Uuid,
+    pub clip_id: Uuid,
+    pub work: ClipJob,
+}
+
+/// The clip `job` names, ready for the renderer; `None` when there is nothing to do (the
+/// video is gone, or an earlier attempt recorded the clip). With `depth`, the depth role's
+/// map of the photo is made (or found stored) for a v25 photo clip.
+pub(super) async fn clip_work(
+    ctx: &JobCtx<'_>,
+    job: &Job,
+    depth: bool,
+) -> Result<Option<ClipWork>, Failure> {
+    let missing = |what: &str| Failure::Permanent(render_failed(what));
+    let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
+        return Ok(None);
+    };
+    let index = job
+        .clip_index
+        .ok_or_else(|| missing("a clip job without a clip"))?;
+    let RenderSource::Create { clips, .. } = &input.source else {
+        return Err(missing("a combined video has no clip jobs"));
+    };
+    let wanted = clips
+        .iter()
+        .find(|c| c.position == index)
+        .ok_or_else(|| missing("the clip is not part of its video"))?;
+    let stored = graph::clip_input(ctx.db(), input.video_id, index)
+        .await?
+        .ok_or_else(|| missing("the clip is not part of its video"))?;
+    if stored.clip_key.is_some() {
+        // Recorded by an attempt whose completion was lost: nothing left to do.
+        return Ok(None);
+    }
+    let prepared = stored
+        .input
+        .ok_or_else(|| missing("the clip's input was not prepared"))?;
+    let depth = if depth && needs_depth(input.engine, wanted.clip.vfx.as_ref()) {
+        ctx.renderer
+            .generate_depth(&prepared, index, ctx.work_dir)
+            .await
+            .map_err(Failure::Job)?
+    } else {
+        None
+    };
+    Ok(Some(ClipWork {
+        video_id: input.video_id,
+        clip_id: stored.clip_id,
+        work: ClipJob {
+            key_prefix: key_prefix(input.video_id),
+            index,
+            token: Some(job.token.clone()),
+            input: prepared,
+            camera_motion: wanted.clip.camera_motion,
+            effect: wanted.clip.vfx.as_ref().map(vfx_stage),
+            orientation: input.orientation,
+            resolution: input.resolution,
+            engine: input.engine,
+            depth,
+            pace: clip_pace(&input),
+        },
+    }))
+}
+
+/// Whether a clip uses the depth role's map: the v25 camera over the photo itself (a
+/// generated still or clip is not the picture the map was made of).
+pub(super) fn needs_depth(engine: Engine, vfx: Option<&Vfx>) -> bool {
+    engine == Engine::V25 && !vfx.is_some_and(|v| v.kind().is_generative())
+}
+
+/// What of a rendered clip a model made: its vfx's role (the clip step fails rather than render
+/// a generative vfx without its answer) and the depth role when the camera used its map.
+fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
+    let vfx_role = work
+        .effect
+        .as_ref()
+        .and_then(|s| s.generative())
+        .and_then(|v| Role::for_vfx(v.kind()));
+    let depth_role = work.depth.as_ref().map(|_| Role::Depth);
+    vfx_role
+        .into_iter()
+        .chain(depth_role)
+        .filter_map(|role| renderer.providers().get(role))
+        .map(|client| GeneratedContent {
+            role: client.config().role.as_str().to_owned(),
+            model: client.config().model_label(),
+        })
+        .collect()
 }

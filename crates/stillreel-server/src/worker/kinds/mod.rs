@@ -11,6 +11,7 @@ use crate::repo::render as records;
 mod branding;
 mod clip;
 mod combine;
+mod generate;
 mod prepare;
 mod stitch;
 mod webhook;
@@ -18,6 +19,7 @@ mod webhook;
 pub use branding::Branding;
 pub use clip::{Clip, RenderedClip};
 pub use combine::Combine;
+pub use generate::Generate;
 pub use prepare::Prepare;
 pub use stitch::Stitch;
 pub use webhook::{BrandingWebhook, VideoWebhook};
@@ -28,6 +30,7 @@ use super::kind::Kinds;
 pub fn builtin() -> Kinds {
     Kinds::new()
         .with(Prepare)
+        .with(Generate)
         .with(Clip)
         .with(Stitch)
         .with(Combine)

@@ -4,6 +4,7 @@
 use stillreel_core::JobError;
 use stillreel_render::{PrepareJob, Prepared};
 
+use super::generate::needs_model;
 use super::{fail_video, input_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
@@ -23,10 +24,15 @@ impl Kind for Prepare {
     const ALIASES: &'static [&'static str] = &["render"];
     const PROGRESS_SHARE: u8 = graph::PREPARE_SHARE;
 
-    /// `None`: the video is already complete (or gone).
-    type Output = Option<Prepared>;
+    /// `None`: the video is already complete (or gone). With the clips whose model call
+    /// (`generate.rs`) runs before them.
+    type Output = Option<(Prepared, Vec<usize>)>;
 
-    async fn run(&self, ctx: &JobCtx<'_>, job: &Job) -> Result<Option<Prepared>, Failure> {
+    async fn run(
+        &self,
+        ctx: &JobCtx<'_>,
+        job: &Job,
+    ) -> Result<Option<(Prepared, Vec<usize>)>, Failure> {
         let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
             return Ok(None);
         };
@@ -58,7 +64,12 @@ impl Kind for Prepare {
         );
         let result = ctx.renderer.prepare(&work, ctx.work_dir, &observer).await;
         observer.finish().await;
-        result.map(Some).map_err(Failure::Job)
+        let generated = clips
+            .iter()
+            .filter(|c| needs_model(ctx.renderer, input.engine, c.clip.vfx.as_ref()))
+            .map(|c| c.position)
+            .collect();
+        result.map(|p| Some((p, generated))).map_err(Failure::Job)
     }
 
     async fn record(
@@ -66,10 +77,21 @@ impl Kind for Prepare {
         tx: &mut Tx,
         _: &Services,
         job: &Job,
-        output: Option<Prepared>,
+        output: Option<(Prepared, Vec<usize>)>,
     ) -> Result<Settle, DbError> {
         Ok(Settle::then(match output {
-            Some(prepared) => graph::record_prepare_in(tx, job.video_id, &prepared).await?,
+            Some((prepared, generated)) => {
+                let mut next = graph::record_prepare_in(tx, job.video_id, &prepared).await?;
+                // A clip that needs a model call waits for it: its generate job queues it.
+                for job in &mut next {
+                    if job.kind == JobKind::CLIP
+                        && job.clip_index.is_some_and(|i| generated.contains(&i))
+                    {
+                        job.kind = JobKind::GENERATE;
+                    }
+                }
+                next
+            }
             // Complete already (an earlier attempt died before closing its job): make sure
             // the branded render was queued.
             None => graph::branding_follow_up_in(tx, job.video_id).await?,

@@ -1,7 +1,8 @@
-//! The generative provider: an HTTP service (run by the operator or a vendor) that turns a
-//! still into a processed still or a short clip for `virtual-staging`, `lifestyle` and
-//! `spin-ceiling-fan`, which need a model stillreel cannot run. The JSON contract is in
-//! `docs/EFFECTS.md` ("Generative provider").
+//! The `stillreel` provider protocol (stillreel's own JSON contract, one of the four a role may
+//! speak, see `role.rs`), and the error and output types every protocol shares: an HTTP
+//! service (run by the operator or a vendor) that turns a still into a processed still or a
+//! short clip for `virtual-staging`, `lifestyle` and `spin-ceiling-fan`, which need a model
+//! stillreel cannot run. The JSON contract is in `docs/EFFECTS.md` ("Generative provider").
 //!
 //! Configured by three settings, which the server reads with the rest of its configuration and
 //! hands to [`ProviderConfig::from_values`]: `STILLREEL_PROVIDER_URL` (the endpoint, `http` or
@@ -97,17 +98,6 @@ pub enum ProviderSetupError {
     Client(String),
 }
 
-/// The vfx types a deployment can render: every procedural one, plus the generative ones when a
-/// provider is configured. This is what the server gives to validation (`Options::available_vfx`)
-/// and to `/get_engines`.
-pub fn available_vfx(provider: Option<&ProviderConfig>) -> Vec<VfxType> {
-    VfxType::ALL
-        .iter()
-        .copied()
-        .filter(|t| !t.is_generative() || provider.is_some())
-        .collect()
-}
-
 /// What the provider made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProviderOutput {
@@ -137,6 +127,20 @@ pub enum ProviderError {
     /// A 2xx answer that does not follow the contract.
     #[error("the effect provider sent an invalid answer: {0}")]
     Invalid(String),
+    /// The host refused the call for the account's quota, credit or billing limit.
+    #[error("the model provider refused the call: the account's quota or billing limit is reached")]
+    Quota,
+    /// The host or the model refused the picture or the prompt under its content policy.
+    #[error("the model provider refused the picture under its content policy")]
+    ContentPolicy,
+    /// The model ran and failed (or its prediction was canceled, or its output was gone before
+    /// it was downloaded); the message is the host's, without addresses or keys.
+    #[error("the model failed: {0}")]
+    ModelFailed(String),
+    /// A rate limit or a busy self-hosted model (429, Cog's 409) that outlasted the call's
+    /// time limit; the job is retried later.
+    #[error("the model provider stayed busy")]
+    Busy,
 }
 
 impl ProviderError {
@@ -145,7 +149,23 @@ impl ProviderError {
         match self {
             ProviderError::TimedOut(_) | ProviderError::Unreachable => true,
             ProviderError::Refused { status, .. } => *status == 429 || *status >= 500,
-            ProviderError::NotConfigured(_) | ProviderError::Invalid(_) => false,
+            ProviderError::Busy => true,
+            ProviderError::NotConfigured(_)
+            | ProviderError::Invalid(_)
+            | ProviderError::Quota
+            | ProviderError::ContentPolicy
+            | ProviderError::ModelFailed(_) => false,
+        }
+    }
+
+    /// The render failure code (docs/API-DESIGN.md#render-failures): the three refusals an
+    /// operator acts on differently have their own, the rest are `render_failed`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ProviderError::Quota => "provider_quota",
+            ProviderError::ContentPolicy => "provider_content_refused",
+            ProviderError::ModelFailed(_) => "provider_failed",
+            _ => "render_failed",
         }
     }
 }
@@ -373,16 +393,6 @@ mod tests {
             .expect("ok")
             .expect("some");
         assert_eq!(d.timeout, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
-    }
-
-    #[test]
-    fn availability_follows_configuration() {
-        let none = available_vfx(None);
-        assert_eq!(none.len(), 10);
-        assert!(none.iter().all(|t| !t.is_generative()));
-        let c = ProviderConfig::from_values(Some("http://p.example/"), None, None).expect("ok");
-        let all = available_vfx(c.as_ref());
-        assert_eq!(all.len(), 13);
     }
 
     #[test]

@@ -1,0 +1,543 @@
+//! Replicate's predictions protocol, and the same protocol as a self-hosted Cog container
+//! speaks it (docs/PROVIDERS.md): request builders and answer parsers, pure, and [`run`],
+//! which drives them through [`Driver`].
+//!
+//! Hosted: `POST {base}/v1/models/{owner}/{name}/predictions` (the model's latest version) or
+//! `POST {base}/v1/predictions` with a `version`, `Authorization: Bearer`, `Prefer: wait=N`
+//! (the host holds the answer up to N s); a prediction still `starting` or `processing` is
+//! polled at its `urls.get` with backoff until `succeeded`, `failed` or `canceled`. Outputs
+//! are URLs the host deletes after about an hour, so they are downloaded at once.
+//!
+//! Cog: `POST {base}/predictions` answers when the prediction is done, outputs as `data:`
+//! URIs; `409` while it runs another prediction (retried like a rate limit);
+//! `GET {base}/health-check` tells whether the model is ready.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde_json::{Map, Value, json};
+
+use super::http::{Answer, Driver, Exchange, poll_delay, safe_message};
+use super::role::{Model, OutputKind, Protocol, RoleConfig};
+use super::stillreel::ProviderError;
+
+/// The prediction's state, as the protocol names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Starting,
+    Processing,
+    Succeeded,
+    Failed,
+    Canceled,
+}
+
+impl State {
+    fn parse(text: &str) -> Option<State> {
+        Some(match text {
+            "starting" => State::Starting,
+            "processing" => State::Processing,
+            "succeeded" => State::Succeeded,
+            "failed" => State::Failed,
+            "canceled" | "cancelled" => State::Canceled,
+            _ => return None,
+        })
+    }
+
+    pub fn is_running(self) -> bool {
+        matches!(self, State::Starting | State::Processing)
+    }
+}
+
+/// A prediction as an answer describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    pub state: State,
+    pub output: Value,
+    pub error: Option<String>,
+    /// Where to poll it (hosted only).
+    pub get_url: Option<String>,
+}
+
+/// How long a hosted create call asks the host to hold its answer (`Prefer: wait=N`): the
+/// protocol allows 1 to 60 s.
+pub fn prefer_wait_secs(config: &RoleConfig) -> u64 {
+    config.timeout.as_secs().clamp(1, 60)
+}
+
+/// The request that starts a prediction with `input`.
+pub fn create(config: &RoleConfig, input: Map<String, Value>) -> Exchange {
+    let base = &config.url;
+    let token = config.token.as_deref();
+    match config.protocol {
+        Protocol::Cog => {
+            Exchange::post_json(format!("{base}/predictions"), &json!({ "input": input }))
+                .bearer(token)
+        }
+        _ => {
+            let (url, body) = match &config.model {
+                Some(Model::Replicate {
+                    version: Some(version),
+                    ..
+                }) => (
+                    format!("{base}/v1/predictions"),
+                    json!({ "version": version, "input": input }),
+                ),
+                Some(Model::Replicate { owner, name, .. }) => (
+                    format!("{base}/v1/models/{owner}/{name}/predictions"),
+                    json!({ "input": input }),
+                ),
+                // A named model on a Replicate-compatible host: the model path as written.
+                Some(Model::Named(name)) => (
+                    format!("{base}/v1/models/{name}/predictions"),
+                    json!({ "input": input }),
+                ),
+                None => (format!("{base}/v1/predictions"), json!({ "input": input })),
+            };
+            Exchange::post_json(url, &body)
+                .bearer(token)
+                .header("prefer", format!("wait={}", prefer_wait_secs(config)))
+        }
+    }
+}
+
+/// The request that reads a running prediction (its `urls.get`).
+pub fn poll(config: &RoleConfig, get_url: &str) -> Exchange {
+    Exchange::get(get_url).bearer(config.token.as_deref())
+}
+
+/// The request that asks a Cog container whether its model is ready.
+pub fn health_check(config: &RoleConfig) -> Exchange {
+    Exchange::get(format!("{}/health-check", config.url)).bearer(config.token.as_deref())
+}
+
+/// Whether a Cog health check says the model can take a prediction (`READY`, or `BUSY` with
+/// another one).
+pub fn parse_health(answer: &Answer) -> Result<bool, ProviderError> {
+    let value: Value = serde_json::from_slice(&answer.body)
+        .map_err(|_| ProviderError::Invalid("the health check is not JSON".into()))?;
+    Ok(matches!(
+        value.get("status").and_then(Value::as_str),
+        Some("READY" | "BUSY")
+    ))
+}
+
+/// A 2xx answer describing a prediction.
+pub fn parse_prediction(answer: &Answer) -> Result<Prediction, ProviderError> {
+    let value: Value = serde_json::from_slice(&answer.body)
+        .map_err(|_| ProviderError::Invalid("the prediction is not JSON".into()))?;
+    let state = value
+        .get("status")
+        .and_then(Value::as_str)
+        .and_then(State::parse)
+        .ok_or_else(|| ProviderError::Invalid("the prediction has no known status".into()))?;
+    let error = match value.get("error") {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Null) | None => None,
+        Some(other) => Some(other.to_string()),
+    };
+    Ok(Prediction {
+        state,
+        output: value.get("output").cloned().unwrap_or(Value::Null),
+        error,
+        get_url: value
+            .pointer("/urls/get")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    })
+}
+
+/// A refusal that retrying will not change: 402 (payment), a 429 whose detail is about credit,
+/// quota or billing rather than the request rate, and a content-policy refusal.
+pub fn refusal(answer: &Answer) -> Option<ProviderError> {
+    let detail = error_text(&answer.body).to_ascii_lowercase();
+    match answer.status {
+        402 => Some(ProviderError::Quota),
+        429 if mentions_quota(&detail) => Some(ProviderError::Quota),
+        400 | 403 | 422 if mentions_policy(&detail) => Some(ProviderError::ContentPolicy),
+        _ => None,
+    }
+}
+
+/// What a non-2xx answer that is neither retried nor a [`refusal`] fails with.
+pub fn refused(answer: &Answer, token: Option<&str>) -> ProviderError {
+    ProviderError::Refused {
+        status: answer.status,
+        code: None,
+        message: safe_message(&error_text(&answer.body), token),
+    }
+}
+
+/// What a `failed` or `canceled` prediction fails with.
+pub fn failure(prediction: &Prediction, token: Option<&str>) -> ProviderError {
+    if prediction.state == State::Canceled {
+        return ProviderError::ModelFailed("the prediction was canceled".into());
+    }
+    let text = prediction.error.clone().unwrap_or_default();
+    if mentions_policy(&text.to_ascii_lowercase()) {
+        return ProviderError::ContentPolicy;
+    }
+    if text.trim().is_empty() {
+        return ProviderError::ModelFailed("no reason given".into());
+    }
+    ProviderError::ModelFailed(safe_message(&text, token))
+}
+
+fn mentions_quota(detail: &str) -> bool {
+    [
+        "quota",
+        "billing",
+        "credit",
+        "payment",
+        "spend limit",
+        "monthly limit",
+    ]
+    .iter()
+    .any(|w| detail.contains(w))
+}
+
+fn mentions_policy(detail: &str) -> bool {
+    [
+        "nsfw",
+        "content policy",
+        "safety",
+        "flagged",
+        "sensitive",
+        "moderation",
+    ]
+    .iter()
+    .any(|w| detail.contains(w))
+}
+
+/// The human part of an error answer: problem details' `detail` (and `title`), a plain
+/// `error` string or object's `message`, or nothing.
+pub fn error_text(body: &[u8]) -> String {
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return String::from("no error details");
+    };
+    let pick = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    pick(&value, "detail")
+        .or_else(|| pick(&value, "title"))
+        .or_else(|| pick(&value, "error"))
+        .or_else(|| value.get("error").and_then(|e| pick(e, "message")))
+        .unwrap_or_else(|| String::from("no error details"))
+}
+
+/// Where a prediction's output is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputRef {
+    /// Decoded from a `data:` URI.
+    Bytes { bytes: Vec<u8>, media_type: String },
+    /// To download now (the host deletes it after about an hour).
+    Url(String),
+}
+
+/// The one output a role uses: a string, the first of a list, or, in an object, the member
+/// whose name says grey (a depth model answering a grey and a coloured map), else the first
+/// string member.
+pub fn output_ref(output: &Value, kind: OutputKind) -> Result<OutputRef, ProviderError> {
+    let text = match output {
+        Value::String(s) => Some(s.as_str()),
+        Value::Array(items) => items.iter().find_map(Value::as_str),
+        Value::Object(members) => {
+            let grey = members
+                .iter()
+                .filter(|_| kind == OutputKind::DepthMap)
+                .find(|(k, _)| k.contains("grey") || k.contains("gray"))
+                .and_then(|(_, v)| v.as_str());
+            grey.or_else(|| members.values().find_map(Value::as_str))
+        }
+        _ => None,
+    };
+    let text = text.ok_or_else(|| ProviderError::Invalid("the prediction has no output".into()))?;
+    if let Some(rest) = text.strip_prefix("data:") {
+        let (meta, data) = rest
+            .split_once(',')
+            .ok_or_else(|| ProviderError::Invalid("a data: output without data".into()))?;
+        let media_type = meta.split(';').next().unwrap_or_default().to_owned();
+        if !meta.ends_with(";base64") {
+            return Err(ProviderError::Invalid(
+                "a data: output not in base64".into(),
+            ));
+        }
+        if data.len() / 4 * 3 > super::stillreel::MAX_ANSWER_BYTES {
+            return Err(ProviderError::Invalid("the output is too large".into()));
+        }
+        let bytes = BASE64
+            .decode(data.as_bytes())
+            .map_err(|_| ProviderError::Invalid("a data: output that is not base64".into()))?;
+        return Ok(OutputRef::Bytes { bytes, media_type });
+    }
+    if text.starts_with("https://") || text.starts_with("http://") {
+        return Ok(OutputRef::Url(text.to_owned()));
+    }
+    Err(ProviderError::Invalid(
+        "the output is neither a URL nor a data: URI".into(),
+    ))
+}
+
+/// The request that downloads an output URL: with the key only when the URL is on the
+/// configured host (hosted file URLs need it; a delivery host must never see it).
+pub fn download(config: &RoleConfig, url: &str) -> Exchange {
+    let same_host = reqwest::Url::parse(url)
+        .ok()
+        .zip(reqwest::Url::parse(&config.url).ok())
+        .is_some_and(|(a, b)| a.origin() == b.origin());
+    Exchange::get(url).bearer(config.token.as_deref().filter(|_| same_host))
+}
+
+/// Runs one prediction to its end and answers its output's bytes and media type.
+pub async fn run(
+    driver: &Driver,
+    config: &RoleConfig,
+    input: Map<String, Value>,
+    kind: OutputKind,
+) -> Result<(Vec<u8>, Option<String>), ProviderError> {
+    let token = config.token.as_deref();
+    let answer = driver
+        .send_retrying(&create(config, input), refusal)
+        .await?;
+    if !answer.is_success() {
+        return Err(refused(&answer, token));
+    }
+    let mut prediction = parse_prediction(&answer)?;
+    let mut polls = 0;
+    while prediction.state.is_running() {
+        let Some(get_url) = prediction.get_url.clone() else {
+            return Err(ProviderError::Invalid(
+                "a running prediction without urls.get".into(),
+            ));
+        };
+        driver.pause(poll_delay(polls)).await?;
+        polls += 1;
+        let answer = driver
+            .send_retrying(&poll(config, &get_url), refusal)
+            .await?;
+        if !answer.is_success() {
+            return Err(refused(&answer, token));
+        }
+        prediction = parse_prediction(&answer)?;
+    }
+    if prediction.state != State::Succeeded {
+        return Err(failure(&prediction, token));
+    }
+    match output_ref(&prediction.output, kind)? {
+        OutputRef::Bytes { bytes, media_type } => Ok((bytes, Some(media_type))),
+        OutputRef::Url(url) => {
+            let answer = driver
+                .send_retrying(&download(config, &url), |_| None)
+                .await?;
+            match answer.status {
+                200..=299 => Ok((answer.body, answer.content_type)),
+                404 | 410 | 403 => Err(ProviderError::ModelFailed(
+                    "the model's output was gone before it could be downloaded".into(),
+                )),
+                _ => Err(refused(&answer, token)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::provider::role::Role;
+
+    fn config(protocol: Protocol, model: Option<Model>) -> RoleConfig {
+        RoleConfig {
+            role: Role::Staging,
+            protocol,
+            url: "https://api.replicate.com".into(),
+            token: Some("r8_key".into()),
+            model,
+            input: None,
+            prompt: None,
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    fn answer(status: u16, body: &str) -> Answer {
+        Answer {
+            status,
+            retry_after: None,
+            content_type: Some("application/json".into()),
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    fn input() -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("prompt".into(), Value::from("stage"));
+        m
+    }
+
+    #[test]
+    fn create_names_the_model_or_the_version() {
+        let model = |version: Option<&str>| Model::Replicate {
+            owner: "black-forest-labs".into(),
+            name: "flux-kontext-pro".into(),
+            version: version.map(str::to_owned),
+        };
+        let e = create(&config(Protocol::Replicate, Some(model(None))), input());
+        assert_eq!(
+            e.url,
+            "https://api.replicate.com/v1/models/black-forest-labs/flux-kontext-pro/predictions"
+        );
+        assert!(
+            e.headers
+                .contains(&("authorization", "Bearer r8_key".into()))
+        );
+        assert!(e.headers.contains(&("prefer", "wait=60".into())));
+        let body: Value = serde_json::from_slice(&e.body).expect("json");
+        assert_eq!(body, json!({"input": {"prompt": "stage"}}));
+
+        let e = create(
+            &config(Protocol::Replicate, Some(model(Some("5bd0")))),
+            input(),
+        );
+        assert_eq!(e.url, "https://api.replicate.com/v1/predictions");
+        let body: Value = serde_json::from_slice(&e.body).expect("json");
+        assert_eq!(
+            body,
+            json!({"version": "5bd0", "input": {"prompt": "stage"}})
+        );
+
+        let mut cog = config(Protocol::Cog, None);
+        cog.url = "http://gpu:5000".into();
+        cog.token = None;
+        let e = create(&cog, input());
+        assert_eq!(e.url, "http://gpu:5000/predictions");
+        assert!(
+            e.headers
+                .iter()
+                .all(|(n, _)| *n != "prefer" && *n != "authorization")
+        );
+        assert_eq!(health_check(&cog).url, "http://gpu:5000/health-check");
+    }
+
+    #[test]
+    fn predictions_parse_and_fail_clearly() {
+        let p = parse_prediction(&answer(
+            201,
+            r#"{"id":"x","status":"starting","output":null,"error":null,
+                "urls":{"get":"https://api.replicate.com/v1/predictions/x","cancel":"c"}}"#,
+        ))
+        .expect("parse");
+        assert_eq!(p.state, State::Starting);
+        assert_eq!(
+            p.get_url.as_deref(),
+            Some("https://api.replicate.com/v1/predictions/x")
+        );
+        let failed = parse_prediction(&answer(
+            200,
+            r#"{"status":"failed","error":"CUDA out of memory on http://10.1.1.1/"}"#,
+        ))
+        .expect("parse");
+        assert_eq!(
+            failure(&failed, None),
+            ProviderError::ModelFailed("CUDA out of memory on […]".into())
+        );
+        let nsfw = parse_prediction(&answer(
+            200,
+            r#"{"status":"failed","error":"NSFW content detected. Try another prompt."}"#,
+        ))
+        .expect("parse");
+        assert_eq!(failure(&nsfw, None), ProviderError::ContentPolicy);
+        let canceled = parse_prediction(&answer(200, r#"{"status":"canceled"}"#)).expect("parse");
+        assert_eq!(failure(&canceled, None).code(), "provider_failed");
+        assert!(parse_prediction(&answer(200, "<html>")).is_err());
+        assert!(parse_prediction(&answer(200, r#"{"status":"dreaming"}"#)).is_err());
+    }
+
+    #[test]
+    fn refusals_are_told_apart() {
+        assert_eq!(
+            refusal(&answer(402, r#"{"detail":"You have insufficient credit"}"#)),
+            Some(ProviderError::Quota)
+        );
+        assert_eq!(
+            refusal(&answer(
+                429,
+                r#"{"detail":"Monthly spend limit reached; see billing"}"#
+            )),
+            Some(ProviderError::Quota)
+        );
+        assert_eq!(
+            refusal(&answer(
+                429,
+                r#"{"detail":"Request was throttled. Expected available in 1 second."}"#
+            )),
+            None
+        );
+        assert_eq!(
+            refusal(&answer(
+                422,
+                r#"{"detail":"input flagged by the safety checker"}"#
+            )),
+            Some(ProviderError::ContentPolicy)
+        );
+        assert_eq!(refusal(&answer(409, r#"{"detail":"busy"}"#)), None);
+        let e = refused(
+            &answer(
+                401,
+                r#"{"title":"Unauthenticated","detail":"Invalid token r8_key"}"#,
+            ),
+            Some("r8_key"),
+        );
+        assert_eq!(
+            e,
+            ProviderError::Refused {
+                status: 401,
+                code: None,
+                message: "Invalid token […]".into()
+            }
+        );
+    }
+
+    #[test]
+    fn outputs_are_urls_or_data() {
+        assert_eq!(
+            output_ref(
+                &json!("https://replicate.delivery/x/out.png"),
+                OutputKind::Still
+            ),
+            Ok(OutputRef::Url(
+                "https://replicate.delivery/x/out.png".into()
+            ))
+        );
+        assert_eq!(
+            output_ref(
+                &json!(["https://d/a.mp4", "https://d/b.mp4"]),
+                OutputKind::Clip
+            ),
+            Ok(OutputRef::Url("https://d/a.mp4".into()))
+        );
+        assert_eq!(
+            output_ref(
+                &json!({"color_depth": "https://d/c.png", "grey_depth": "https://d/g.png"}),
+                OutputKind::DepthMap
+            ),
+            Ok(OutputRef::Url("https://d/g.png".into()))
+        );
+        assert_eq!(
+            output_ref(&json!("data:image/png;base64,iVBORw=="), OutputKind::Still),
+            Ok(OutputRef::Bytes {
+                bytes: BASE64.decode("iVBORw==").expect("b64"),
+                media_type: "image/png".into()
+            })
+        );
+        for bad in [
+            json!(null),
+            json!(3),
+            json!("ftp://x"),
+            json!("data:image/png,raw"),
+        ] {
+            assert!(output_ref(&bad, OutputKind::Still).is_err(), "{bad}");
+        }
+        let c = config(Protocol::Replicate, None);
+        let own = download(&c, "https://api.replicate.com/v1/files/abc");
+        assert!(own.headers.iter().any(|(n, _)| *n == "authorization"));
+        let other = download(&c, "https://replicate.delivery/x/out.png");
+        assert!(other.headers.iter().all(|(n, _)| *n != "authorization"));
+    }
+}

@@ -1,0 +1,99 @@
+//! The model calls of a clip run on their own, before its render (the server's `generate`
+//! job): its vfx's generated input, and the depth role's map of its photo. Both go through
+//! the stored answers (`crate::generated`), where the clip step finds them again.
+
+use std::path::Path;
+
+use super::ClipJob;
+use crate::depth::DepthInput;
+use crate::failure::JobFailure;
+use crate::fetch::FetchedMedia;
+use crate::files::{get, io_error, make_dir};
+use crate::provider::{OutputSpec, Role, RoleRequest};
+use crate::renderer::Renderer;
+use crate::runner::Step;
+use crate::video_plan::clip_plan;
+
+impl Renderer {
+    /// Makes clip `job.index`'s generated input for its vfx (or finds it stored), without
+    /// rendering: what the server's model-call job runs before the clip job, so that the clip
+    /// step finds the answer stored and a model that takes minutes holds no ffmpeg slot.
+    pub async fn generate_input(&self, job: &ClipJob, work_dir: &Path) -> Result<(), JobFailure> {
+        let Some(vfx) = job.effect.as_ref().and_then(|s| s.generative()) else {
+            return Ok(());
+        };
+        let step = Step::Clip(job.index);
+        make_dir(work_dir, step)?;
+        let local = work_dir.join(format!(
+            "input-{:03}.{}",
+            job.index,
+            job.input.format.extension()
+        ));
+        get(&self.storage, &job.input.key, &local, step).await?;
+        let plan = clip_plan(job.shape(), &job.picture());
+        let media = FetchedMedia {
+            path: local,
+            format: job.input.format,
+            bytes: 0,
+            digest: job.input.digest,
+            orientation: job.input.orientation,
+            dimensions: None,
+        };
+        self.generate(job, vfx, &media, &plan, work_dir)
+            .await
+            .map(|_| ())
+    }
+
+    /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
+    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
+    /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is
+    /// not grey was refused as the answer (its aspect ratio is checked by the clip step).
+    pub async fn generate_depth(
+        &self,
+        input: &super::StoredInput,
+        index: usize,
+        work_dir: &Path,
+    ) -> Result<Option<DepthInput>, JobFailure> {
+        let Some(client) = self.providers.get(Role::Depth) else {
+            return Ok(None);
+        };
+        let step = Step::Clip(index);
+        make_dir(work_dir, step)?;
+        let local = work_dir.join(format!(
+            "depth-photo-{index:03}.{}",
+            input.format.extension()
+        ));
+        get(&self.storage, &input.key, &local, step).await?;
+        let io = |e: std::io::Error| JobFailure::Render(io_error(step, e));
+        let bytes = tokio::fs::read(&local).await.map_err(io)?;
+        let (width, height) = input.upright.unwrap_or((1920, 1080));
+        let request = RoleRequest {
+            image: &bytes,
+            format: input.format,
+            size: (width, height),
+            vfx: None,
+            motion: stillreel_core::CameraMotion::Auto,
+            output: OutputSpec {
+                width,
+                height,
+                fps: 30,
+                seconds: stillreel_core::limits::CLIP_SECONDS,
+            },
+        };
+        let (_, key) =
+            crate::generated::made_with_key(&self.storage, client, &request, work_dir, index)
+                .await
+                .map_err(|e| match e {
+                    crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
+                        field: format!("image_inputs[{index}]"),
+                        error,
+                    },
+                    crate::generated::GenerateError::Io(e) => io(e),
+                })?;
+        // Depth models (Depth Anything and its kin) answer relative inverse depth.
+        Ok(Some(DepthInput {
+            key,
+            polarity: crate::depth::DepthPolarity::BrighterIsNearer,
+        }))
+    }
+}

@@ -1,0 +1,231 @@
+//! Model providers through the real server, on SQLite and PostgreSQL, against the Replicate
+//! **test double** (`model_host_double`, shared with the render crate's tests): `/get_engines`
+//! offers exactly what the configured role makes available, a `virtual-staging` video runs its
+//! model call as a job of its own before the clip, the staged clip shows the double's picture
+//! (decoded frames), and a second video of the same photo makes no second provider call.
+
+mod common;
+#[path = "../../stillreel-render/tests/model_host_double/mod.rs"]
+mod model_host_double;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::TestApp;
+use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
+use serde_json::{Value, json};
+use stillreel_render::provider::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
+use stillreel_server::config::Config;
+use stillreel_server::queue;
+use stillreel_server::worker::{self, WorkerSettings};
+
+both_backends!(
+    mod staging, configured by configure:
+    a_staged_video_calls_the_model_once_in_a_job_of_its_own,
+);
+both_backends!(
+    mod no_caption, configured by without_caption:
+    a_staged_video_calls_the_model_once_in_a_job_of_its_own,
+);
+
+fn configure(config: &mut Config) {
+    config.samples_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples");
+    config.fetch_allow = vec!["127.0.0.1".to_owned()];
+}
+
+/// `STILLREEL_DISCLOSURE_CAPTION=off`.
+fn without_caption(config: &mut Config) {
+    configure(config);
+    config.disclosure_caption = false;
+}
+
+async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let r = app
+            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
+            return r.json;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(240),
+            "not final: {}",
+            r.json
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The mean RGB of the middle frame of a stored clip, decoded by ffmpeg (all of it, or its
+/// lower right corner, where the disclosure caption sits).
+fn middle_rgb(app: &TestApp, url: &str) -> [f64; 3] {
+    frame_rgb(app, url, "scale=64:36")
+}
+
+fn corner_rgb(app: &TestApp, url: &str) -> [f64; 3] {
+    frame_rgb(app, url, "crop=iw/4:ih/10:iw*3/4:ih*9/10,scale=64:16")
+}
+
+fn frame_rgb(app: &TestApp, url: &str, region: &str) -> [f64; 3] {
+    let key = url
+        .strip_prefix(&format!("{}/files/", app.base))
+        .unwrap_or_else(|| panic!("{url} is not a stored file"));
+    let path = app.state.storage.local_path(key).expect("local storage");
+    let out = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(&path)
+        .args([
+            "-vf",
+            &format!("select=eq(n\\,75),{region}"),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
+        .output()
+        .expect("ffmpeg");
+    assert!(out.status.success() && !out.stdout.is_empty(), "decoded");
+    let mut sum = [0.0; 3];
+    for px in out.stdout.chunks(3) {
+        for c in 0..3 {
+            sum[c] += f64::from(px[c]);
+        }
+    }
+    sum.map(|s| s / (out.stdout.len() / 3) as f64)
+}
+
+async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {
+    let double = ModelHostDouble::start(Flavor::Replicate, Script::Poll(1), Payload::Staged).await;
+    let staging = RoleConfig {
+        role: Role::Staging,
+        protocol: Protocol::Replicate,
+        url: double.base.clone(),
+        token: Some("r8_doubletoken".into()),
+        model: Some(Model::Replicate {
+            owner: "black-forest-labs".into(),
+            name: "flux-kontext-pro".into(),
+            version: None,
+        }),
+        input: None,
+        prompt: None,
+        timeout: Duration::from_secs(30),
+    };
+    let providers = Providers::new(ProviderRoles::none().with(staging)).expect("clients");
+    let renderer = worker::build_renderer(&app.state)
+        .expect("renderer")
+        .with_providers(providers);
+    app.state.set_available_vfx(renderer.available_vfx());
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 2;
+    settings.model_workers = 1;
+    settings.idle_poll = Duration::from_millis(100);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
+    let key = app.account().await.api_key;
+
+    // The configured role's effect is offered; the others still are not.
+    let engines = app.get("/api/v1/get_engines", &key).await;
+    let vfx = &engines.json["engines"][1]["vfx_types"];
+    assert!(
+        vfx.as_array()
+            .expect("vfx")
+            .contains(&json!("virtual-staging")),
+        "{vfx}"
+    );
+    assert!(!vfx.as_array().expect("vfx").contains(&json!("lifestyle")));
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let refused = app
+        .post(
+            "/api/v1/create_video",
+            &key,
+            &json!({"image_inputs": [{"image_url": sample("living-room.png"), "vfx": {"type": "lifestyle"}}]}),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.json);
+    assert_eq!(
+        refused.json["error"]["details"][0]["code"], "vfx_unavailable",
+        "{}",
+        refused.json
+    );
+
+    let body = json!({"image_inputs": [
+        {"image_url": sample("house-colonial.jpg")},
+        {"image_url": sample("living-room.png"),
+         "vfx": {"type": "virtual-staging", "config": {"room_type": "living", "staging_style": "modern"}}},
+    ]});
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, &key, &id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(double.creates(), 1);
+    let prompt = double.seen()[0].json()["input"]["prompt"]
+        .as_str()
+        .expect("prompt")
+        .to_owned();
+    assert!(prompt.contains("living room"), "{prompt}");
+    // The staged clip is made from the model's picture; the plain one from its photo.
+    let clips = done["video_clips"].as_array().expect("clips");
+    let staged = middle_rgb(&app, clips[1]["clip_url"].as_str().expect("url"));
+    for (got, want) in staged.iter().zip(MAGENTA) {
+        assert!(
+            (got - f64::from(want)).abs() < 20.0,
+            "{staged:?} vs {MAGENTA:?}"
+        );
+    }
+    // The clip record says what a model made; the photo's clip has no such member.
+    assert_eq!(
+        clips[1]["generated"],
+        json!([{"role": "staging", "model": "black-forest-labs/flux-kontext-pro"}]),
+        "{done}"
+    );
+    assert!(clips[0].get("generated").is_none(), "{done}");
+    // The disclosure caption, on by default, off by setting.
+    let corner = corner_rgb(&app, clips[1]["clip_url"].as_str().expect("url"));
+    let magenta_corner = corner
+        .iter()
+        .zip(MAGENTA)
+        .all(|(got, want)| (got - f64::from(want)).abs() < 20.0);
+    assert_eq!(
+        magenta_corner, !app.state.config.disclosure_caption,
+        "caption {}: corner {corner:?}",
+        app.state.config.disclosure_caption
+    );
+    let plain = middle_rgb(&app, clips[0]["clip_url"].as_str().expect("url"));
+    assert!(
+        (plain[1] - f64::from(MAGENTA[1])).abs() > 20.0,
+        "the photo's clip: {plain:?}"
+    );
+    // The model call was a job of its own, done before the clip.
+    let uuid = id.parse().expect("uuid");
+    let jobs = queue::graph_of_video(app.db(), uuid).await.expect("jobs");
+    let generate: Vec<_> = jobs
+        .iter()
+        .filter(|j| j.kind == queue::JobKind::GENERATE)
+        .collect();
+    assert_eq!(generate.len(), 1, "{jobs:?}");
+    assert_eq!(generate[0].clip_index, Some(1));
+    assert_eq!(generate[0].state, "done", "{jobs:?}");
+    let clip = jobs
+        .iter()
+        .find(|j| j.kind == queue::JobKind::CLIP && j.clip_index == Some(1))
+        .expect("the staged clip's job");
+    assert!(
+        clip.created_at >= generate[0].updated_at,
+        "the clip was queued when the model call completed"
+    );
+
+    // The same photo again: the stored answer, no second call.
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    let again = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, &key, &again).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(double.creates(), 1, "no second provider call");
+    workers.shutdown().await;
+    app.stop().await;
+}
