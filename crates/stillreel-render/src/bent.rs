@@ -11,7 +11,7 @@
 use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::Parallax;
-use crate::warp::{Plane, SUB, SUB_BITS, blend};
+use crate::sampling::{Plane, SUB, SUB_BITS, blend};
 
 /// The bend of one frame as tables over nearness: a luma pixel whose flat point is
 /// `(uf, vf)` at nearness `d` reads fixed-point position

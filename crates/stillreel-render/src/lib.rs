@@ -39,6 +39,7 @@ pub mod provider;
 pub mod reference;
 pub mod renderer;
 pub mod runner;
+mod sampling;
 pub mod steps;
 pub mod storage;
 pub mod transition;

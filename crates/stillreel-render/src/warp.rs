@@ -22,40 +22,7 @@ use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::{Parallax, parallax_at};
 use crate::plan::ClipPlan;
-
-/// Fractional bits of a sampling position (1/256 px, as `perspective`).
-pub(crate) const SUB_BITS: u32 = 8;
-pub(crate) const SUB: i32 = 1 << SUB_BITS;
-
-/// One plane of the canvas, with one extra column and row repeating the last ones, so a
-/// bilinear read at the far edge needs no branch.
-#[derive(Debug, Clone)]
-pub(crate) struct Plane {
-    pub(crate) width: usize,
-    pub(crate) height: usize,
-    /// `width + 1`.
-    pub(crate) stride: usize,
-    pub(crate) data: Vec<u8>,
-}
-
-impl Plane {
-    fn padded(width: usize, height: usize, pixels: &[u8]) -> Self {
-        let stride = width + 1;
-        let mut data = Vec::with_capacity(stride * (height + 1));
-        for row in pixels.chunks_exact(width).take(height) {
-            data.extend_from_slice(row);
-            data.push(row[width - 1]);
-        }
-        let last = data[(height - 1) * stride..].to_vec();
-        data.extend_from_slice(&last);
-        Plane {
-            width,
-            height,
-            stride,
-            data,
-        }
-    }
-}
+use crate::sampling::{Plane, SUB, SUB_BITS, blend};
 
 /// A size or buffer that does not fit a canvas.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -219,13 +186,6 @@ fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
     let q = (pos * scale).clamp(0.0, (last * SUB as usize) as f64);
     let q = (q + 0.5) as i32;
     ((q >> SUB_BITS) as usize, q & (SUB - 1))
-}
-
-/// `perspective`'s linear blend of four neighbours with 1/256 weights.
-#[inline]
-pub(crate) fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
-    let sum = (fu * (b - a) + a * SUB) * (SUB - fv) + (fu * (d - c) + c * SUB) * fv;
-    ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8
 }
 
 /// An axis-aligned map: per-column and per-row tables, the two source rows blended into one

@@ -1,0 +1,43 @@
+//! The canvas's planes and the bilinear read both ways of drawing a frame share: the flat
+//! window (`warp`) and the depth-bent one (`bent`).
+
+/// Fractional bits of a sampling position (1/256 px, as `perspective`).
+pub(crate) const SUB_BITS: u32 = 8;
+pub(crate) const SUB: i32 = 1 << SUB_BITS;
+
+/// One plane of the canvas, with one extra column and row repeating the last ones, so a
+/// bilinear read at the far edge needs no branch.
+#[derive(Debug, Clone)]
+pub(crate) struct Plane {
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    /// `width + 1`.
+    pub(crate) stride: usize,
+    pub(crate) data: Vec<u8>,
+}
+
+impl Plane {
+    pub(crate) fn padded(width: usize, height: usize, pixels: &[u8]) -> Self {
+        let stride = width + 1;
+        let mut data = Vec::with_capacity(stride * (height + 1));
+        for row in pixels.chunks_exact(width).take(height) {
+            data.extend_from_slice(row);
+            data.push(row[width - 1]);
+        }
+        let last = data[(height - 1) * stride..].to_vec();
+        data.extend_from_slice(&last);
+        Plane {
+            width,
+            height,
+            stride,
+            data,
+        }
+    }
+}
+
+/// `perspective`'s linear blend of four neighbours with 1/256 weights.
+#[inline]
+pub(crate) fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
+    let sum = (fu * (b - a) + a * SUB) * (SUB - fv) + (fu * (d - c) + c * SUB) * fv;
+    ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8
+}
