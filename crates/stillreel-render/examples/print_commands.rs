@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use stillreel_core::{Engine, Orientation, Resolution};
+use stillreel_render::clip_plan::{ClipPlan, Motion};
 use stillreel_render::command::{self, Encoding, StillInput};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::plan::{ClipPlan, Motion};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

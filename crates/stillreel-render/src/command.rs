@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use stillreel_core::Engine;
 
+use crate::clip_plan::ClipPlan;
 use crate::effect::{ClipContext, EffectFilter};
 use crate::fetch::{ExifOrientation, MediaFormat};
-use crate::plan::ClipPlan;
 
 pub use crate::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
 
@@ -422,8 +422,8 @@ mod tests {
     use stillreel_core::{Orientation, Resolution};
 
     use super::*;
+    use crate::clip_plan::Motion;
     use crate::effect::EffectInput;
-    use crate::plan::Motion;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

@@ -4,7 +4,7 @@
 //!
 //! Layers, inward to outward (imports only point left):
 //!
-//! - pure: [`plan`] (one clip's motion math), [`video_plan`] (a whole video: clips, frames,
+//! - pure: [`clip_plan`] (one clip's motion math), [`video_plan`] (a whole video: clips, frames,
 //!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
 //!   the pure halves of [`probe`], [`keyframes`] and [`fetch`];
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
@@ -17,6 +17,7 @@
 mod bent;
 mod blocking;
 pub mod brand;
+pub mod clip_plan;
 pub mod command;
 pub mod concat;
 pub mod config;
@@ -32,7 +33,6 @@ pub mod keyframes;
 pub mod objects;
 pub mod observer;
 pub mod parallax;
-pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod provider;
@@ -49,6 +49,7 @@ pub mod video_plan;
 pub mod warp;
 
 pub use brand::{BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
+pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use depth::{DepthError, DepthInput, DepthPolarity};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
@@ -59,7 +60,6 @@ pub use fetch::{
 pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
 pub use objects::{ObjectStorage, S3Settings};
 pub use observer::{NoObserver, RenderObserver};
-pub use plan::Pace;
 pub use provider::{
     Provider, ProviderConfig, ProviderError, ProviderRoles, ProviderSetupError, Providers, Role,
     RoleConfig,

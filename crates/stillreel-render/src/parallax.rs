@@ -1,6 +1,6 @@
 //! Depth-aware motions (engine v25 with a depth map), as pure math per frame.
 //!
-//! The flat window of the plan ([`crate::plan`]) still decides where the camera looks; depth
+//! The flat window of the plan ([`crate::clip_plan`]) still decides where the camera looks; depth
 //! then bends the canvas point each output pixel reads, by the nearness `d` (0 far ..= 255
 //! near, [`crate::depth::DepthField`]) found there:
 //! `u = ox + (u_flat − ox)·scale[d] + shift[d]`, `v = oy + (v_flat − oy)·scale[d]`.
@@ -17,7 +17,7 @@
 //!
 //! Both follow the plan's progress `p`, so they ease exactly as the flat motions (v25).
 
-use crate::plan::{ClipPlan, Motion};
+use crate::clip_plan::{ClipPlan, Motion};
 
 /// How much depth spreads the dolly's zoom exponent: far parts zoom as `z^(1 − ½·K)`, near as
 /// `z^(1 + ½·K)`.

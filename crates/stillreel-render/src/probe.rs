@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::plan::ClipPlan;
+use crate::clip_plan::ClipPlan;
 use crate::runner::{RenderError, Step};
 
 /// What ffprobe says about a clip's video stream.
@@ -172,7 +172,7 @@ mod tests {
     use stillreel_core::{Engine, Orientation, Resolution};
 
     use super::*;
-    use crate::plan::Motion;
+    use crate::clip_plan::Motion;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

@@ -9,12 +9,12 @@
 
 use std::path::Path;
 
+use crate::clip_plan::ClipPlan;
 use crate::command::{
     Encoding, FfmpegArgs, StillInput, encode_video_args, local_arg, push, still_input,
 };
 use crate::effect::EffectFilter;
 use crate::fetch::ExifOrientation;
-use crate::plan::ClipPlan;
 
 /// The previous renderer's clip graph (see the module doc).
 pub fn reference_clip_graph(
@@ -90,8 +90,8 @@ mod tests {
     use stillreel_core::{Engine, Orientation, Resolution};
 
     use super::*;
+    use crate::clip_plan::Motion;
     use crate::fetch::MediaFormat;
-    use crate::plan::Motion;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

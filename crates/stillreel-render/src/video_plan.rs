@@ -8,8 +8,8 @@ use std::path::Path;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::clip_plan::{ClipPlan, resolve_motion};
 use crate::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
-use crate::plan::{ClipPlan, resolve_motion};
 
 /// The frame and look every clip of a video shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +168,7 @@ impl VideoPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::Motion;
+    use crate::clip_plan::Motion;
 
     const SHAPE: VideoShape = VideoShape {
         orientation: Orientation::Landscape,

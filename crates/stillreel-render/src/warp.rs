@@ -1,4 +1,4 @@
-//! The camera's frames, drawn in Rust: the plan's window ([`crate::plan::ClipPlan::window_at`])
+//! The camera's frames, drawn in Rust: the plan's window ([`crate::clip_plan::ClipPlan::window_at`])
 //! sampled bilinearly out of the cover-cropped picture (the *canvas*, yuv420p), one frame at a
 //! time, for ffmpeg to encode from a pipe.
 //!
@@ -18,10 +18,10 @@ use std::thread;
 
 use stillreel_core::Engine;
 
+use crate::clip_plan::ClipPlan;
 use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::{Parallax, parallax_at};
-use crate::plan::ClipPlan;
 use crate::sampling::{Plane, SUB, SUB_BITS, blend};
 
 /// A size or buffer that does not fit a canvas.

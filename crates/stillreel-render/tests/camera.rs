@@ -8,9 +8,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use stillreel_core::{Engine, Orientation, Resolution};
+use stillreel_render::clip_plan::{ClipPlan, Motion};
 use stillreel_render::command::{StillInput, canvas_command};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::plan::{ClipPlan, Motion};
 use stillreel_render::reference::reference_clip_graph;
 use stillreel_render::runner::{Runner, Step};
 use stillreel_render::warp::{Canvas, draw_threads, frame_bytes, write_frames};

@@ -13,9 +13,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use stillreel_core::{Engine, Orientation, Resolution, Vfx, VfxType};
+use stillreel_render::clip_plan::{ClipPlan, Motion};
 use stillreel_render::command::{Encoding, StillInput, canvas_command, clip_command, clip_context};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::plan::{ClipPlan, Motion};
 use stillreel_render::runner::{Runner, Step};
 use stillreel_render::vfx_stage;
 use stillreel_render::warp::{Canvas, write_frames};

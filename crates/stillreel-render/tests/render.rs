@@ -287,7 +287,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     }
     assert_eq!(
         video.clips[1].motion,
-        Some(stillreel_render::plan::Motion::OrbitLeft)
+        Some(stillreel_render::clip_plan::Motion::OrbitLeft)
     );
     // Stream copy: the video's packets are the clips' packets, byte for byte, in order.
     common::assert_stream_copy(&main, &parts);

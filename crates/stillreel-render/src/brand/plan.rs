@@ -11,10 +11,10 @@ use stillreel_effects::ramp::RampPlan;
 use stillreel_effects::template::{Frame, INTRO_SECONDS, OUTRO_SECONDS};
 use stillreel_effects::{EffectError, EffectGraph, Pads};
 
+use crate::clip_plan::Pace;
 use crate::command::{self, Encoding, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use crate::fetch::MediaFormat;
 use crate::job::StoredVideo;
-use crate::plan::Pace;
 use crate::steps::StoredMusic;
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.

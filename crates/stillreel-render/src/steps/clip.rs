@@ -8,6 +8,7 @@ use stillreel_core::Engine;
 
 use super::{ClipJob, clip_key};
 use crate::blocking::run_blocking;
+use crate::clip_plan::ClipPlan;
 use crate::command::{self, Encoding, StillInput};
 use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
@@ -17,7 +18,6 @@ use crate::files::{get, io_error, make_dir, relative};
 use crate::generated::Made;
 use crate::job::StoredClip;
 use crate::observer::RenderObserver;
-use crate::plan::ClipPlan;
 use crate::progress::Progress;
 use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;

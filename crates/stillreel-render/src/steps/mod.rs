@@ -29,10 +29,10 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::clip_plan::Pace;
 use crate::depth::DepthInput;
 use crate::effect::EffectStage;
 use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
-use crate::plan::Pace;
 #[cfg(doc)]
 use crate::renderer::Renderer;
 use crate::video_plan::{PictureFacts, VideoShape};
