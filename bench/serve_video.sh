@@ -6,6 +6,7 @@
 #
 #   bash bench/serve_video.sh                                  # RUNS=3
 #   BASELINE_BIN=/path/to/old/stillreel bash bench/serve_video.sh
+#   BIN=/path/to/stillreel BASELINE_BIN=... bash bench/serve_video.sh   # a prebuilt binary, no build
 #
 # With BASELINE_BIN (a release `stillreel` of an earlier commit) the runs alternate between
 # the two binaries, and the summary gives both medians and their ratio (new / baseline).
@@ -14,8 +15,12 @@ cd "$(dirname "$0")/.."
 
 RUNS="${RUNS:-3}"
 RESOLUTION="${RESOLUTION:-720p}"
-cargo build -q --release --locked -p stillreel-server --bin stillreel
-bin="$PWD/target/release/stillreel"
+if [ -n "${BIN:-}" ]; then
+  bin="$(realpath "$BIN")"
+else
+  cargo build -q --release --locked -p stillreel-server --bin stillreel
+  bin="$PWD/target/release/stillreel"
+fi
 
 work=$(mktemp -d)
 spid=""
