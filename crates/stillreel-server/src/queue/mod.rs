@@ -42,7 +42,7 @@ mod new_jobs;
 mod stats;
 
 pub use claims::{Lane, claim, claim_fair, claim_in_lane};
-pub use kind::{ClaimRank, JobKind};
+pub use kind::{ClaimRank, JobKind, Makes};
 pub use leases::{
     backoff, cancel_siblings_in, complete, complete_in, fail, fail_expired_in, fail_for_good_in,
     heartbeat, release, requeue_expired_in, retry_completed_in,
