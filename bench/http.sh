@@ -7,6 +7,7 @@
 #   bash bench/http.sh            # 3 rounds of 10 s each per target
 #   ROUNDS=5 DURATION=20s bash bench/http.sh
 #   BASELINE_BIN=/path/to/old/stillreel bash bench/http.sh
+#   BIN=/path/to/stillreel BARE=/path/to/bare bash bench/http.sh   # prebuilt binaries, no build
 #
 # With BASELINE_BIN (a `stillreel` binary of an earlier commit, built --release), that binary
 # is served too, on its own fresh data dir, and each round also runs get_video and
@@ -26,9 +27,13 @@ ROUNDS="${ROUNDS:-3}"
 DURATION="${DURATION:-10s}"
 CONNECTIONS=64
 
-cargo build --release -p stillreel-server --bin stillreel --example bare --locked
-bin=target/release/stillreel
-bare=target/release/examples/bare
+if [ -n "${BIN:-}" ] && [ -n "${BARE:-}" ]; then
+  bin="$BIN"; bare="$BARE"
+else
+  cargo build --release -p stillreel-server --bin stillreel --example bare --locked
+  bin=target/release/stillreel
+  bare=target/release/examples/bare
+fi
 
 work=$(mktemp -d)
 pids=()
