@@ -84,12 +84,12 @@ impl AppState {
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
         let auth_cache = Arc::new(AuthCache::new(config.http.auth_failures_per_minute));
-        AppState {
+        AppState::from_api(crate::state::Api {
             services,
             auth_cache,
             videos,
             rate_limiter,
-        }
+        })
     }
 }
 
