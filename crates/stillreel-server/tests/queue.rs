@@ -18,6 +18,7 @@ both_backends!(
     release_hands_back_without_counting_the_attempt,
     claims_go_round_the_accounts_under_a_cap,
     one_slot_takes_the_accounts_in_turn,
+    a_finishing_job_goes_first_only_once_it_may_run,
     concurrent_fair_claimers_never_exceed_the_cap,
     concurrent_claimers_fill_every_account_to_its_cap_and_no_further,
     claimers_that_complete_as_they_go_drain_the_queue_without_an_error,
@@ -492,6 +493,87 @@ async fn one_slot_takes_the_accounts_in_turn(app: TestApp) {
     );
 }
 
+/// Runs one statement on either backend; the rows it changed.
+async fn exec(db: &stillreel_server::Db, sql: String) -> u64 {
+    let sql = sqlx::AssertSqlSafe(sql);
+    match db {
+        stillreel_server::Db::Sqlite { write, .. } => sqlx::query(sql)
+            .execute(write)
+            .await
+            .map(|r| r.rows_affected()),
+        stillreel_server::Db::Postgres(pool) => sqlx::query(sql)
+            .execute(pool)
+            .await
+            .map(|r| r.rows_affected()),
+    }
+    .expect("statement")
+}
+
+/// A finishing job (claim rank 0: a stitch) puts its account ahead of accounts whose turn
+/// comes first, but only once it may run: one waiting out a retry delay gives no precedence
+/// (PostgreSQL keeps a count of queued finishing jobs per account and must still check each
+/// one's `run_after`).
+async fn a_finishing_job_goes_first_only_once_it_may_run(app: TestApp) {
+    let a = app.account().await;
+    let b = app.account().await;
+    let c = app.account().await;
+    let a1 = new_video(&app, &a.api_key).await;
+    new_video(&app, &a.api_key).await;
+    let b1 = new_video(&app, &b.api_key).await;
+    let c1 = new_video(&app, &c.api_key).await;
+    let db = app.db();
+    let claim = || async {
+        queue::claim_fair(db, "solo", LEASE, 1)
+            .await
+            .expect("claim")
+            .expect("a job")
+    };
+    let first = claim().await;
+    assert_eq!(first.video_id, a1, "oldest first");
+    assert!(queue::complete(db, &first, "solo").await.expect("complete"));
+    // a1's stitch, waiting an hour (as after a failed attempt).
+    let later = stillreel_server::db::now_ms() + 3_600_000;
+    assert_eq!(
+        exec(
+            db,
+            format!(
+                "INSERT INTO jobs (video_id, kind, claim_rank, makes, state, run_after, created_at, updated_at)
+                 SELECT video_id, 'stitch', 0, 'video', 'queued', {later}, 0, 0 FROM jobs WHERE id = {}",
+                first.id
+            )
+        )
+        .await,
+        1
+    );
+    let second = claim().await;
+    assert_eq!(
+        second.video_id, b1,
+        "a waiting stitch does not jump the turn"
+    );
+    assert!(
+        queue::complete(db, &second, "solo")
+            .await
+            .expect("complete")
+    );
+    assert_eq!(
+        exec(
+            db,
+            "UPDATE jobs SET run_after = 0 WHERE kind = 'stitch'".to_owned()
+        )
+        .await,
+        1
+    );
+    let third = claim().await;
+    assert_eq!(
+        (third.video_id, third.kind),
+        (a1, JobKind::STITCH),
+        "a runnable stitch goes before c's turn"
+    );
+    assert!(queue::complete(db, &third, "solo").await.expect("complete"));
+    let fourth = claim().await;
+    assert_eq!(fourth.video_id, c1, "then the turns again");
+}
+
 /// Many workers claiming at once never take more than the cap for one account.
 async fn concurrent_fair_claimers_never_exceed_the_cap(app: TestApp) {
     let a = app.account().await;
@@ -616,13 +698,16 @@ async fn account_job_counts_follow_every_state_change(app: TestApp) {
     let check = |step: &'static str| {
         let pool = pool.clone();
         async move {
-            let wrong: Vec<(Uuid, i32, i64, i32, i64)> = sqlx::query_as(
+            let wrong: Vec<(Uuid, i32, i64, i32, i64, i32, i64)> = sqlx::query_as(
                 "SELECT a.id, a.jobs_queued,
                         (SELECT COUNT(*) FROM jobs j JOIN videos v ON v.id = j.video_id
                           WHERE v.account_id = a.id AND j.state = 'queued'),
                         a.jobs_running,
                         (SELECT COUNT(*) FROM jobs j JOIN videos v ON v.id = j.video_id
-                          WHERE v.account_id = a.id AND j.state = 'running')
+                          WHERE v.account_id = a.id AND j.state = 'running'),
+                        a.jobs_finishing,
+                        (SELECT COUNT(*) FROM jobs j JOIN videos v ON v.id = j.video_id
+                          WHERE v.account_id = a.id AND j.state = 'queued' AND j.claim_rank = 0)
                  FROM accounts a",
             )
             .fetch_all(&pool)
@@ -630,11 +715,22 @@ async fn account_job_counts_follow_every_state_change(app: TestApp) {
             .expect("counts");
             let wrong: Vec<_> = wrong
                 .into_iter()
-                .filter(|(_, q, rq, r, rr)| i64::from(*q) != *rq || i64::from(*r) != *rr)
+                .filter(|(_, q, rq, r, rr, f, rf)| {
+                    i64::from(*q) != *rq || i64::from(*r) != *rr || i64::from(*f) != *rf
+                })
                 .collect();
             assert!(wrong.is_empty(), "after {step}: {wrong:?}");
         }
     };
+    // A finishing job (claim rank 0) beside each prepare, so the claims below take those and
+    // the finishing counts go through every change too.
+    sqlx::query(
+        "INSERT INTO jobs (video_id, kind, claim_rank, makes, state, run_after, created_at, updated_at)
+         SELECT video_id, 'stitch', 0, 'video', 'queued', 0, 0, 0 FROM jobs WHERE kind = 'prepare'",
+    )
+    .execute(pool)
+    .await
+    .expect("finishing jobs");
     check("enqueue").await;
     let a = queue::claim(app.db(), "w", LEASE)
         .await

@@ -85,28 +85,51 @@ macro_rules! claim_postgres {
     };
 }
 
-/// The accounts with a job to run, in claim order. A macro so the statements stay literals.
+/// The accounts with a job to run, in claim order: the first account in turn (fewest running,
+/// served longest ago) that has a finishing job runnable now, and the first in turn with any
+/// job runnable now; the finishing one wins unless the other has fewer running. That is the
+/// order of [`runnable!`] (fewest running, then a finishing job waiting, then turn), taken as
+/// two walks of the indexes of migration `0012_finishing_counts.sql` that each stop at their
+/// first account, instead of a sort of every account with work. `$lock` locks each walk's
+/// account (`FOR UPDATE SKIP LOCKED`: a walk passes accounts other claims hold) or is empty.
+/// The CTE it ends in is `best`. A macro so the statements stay literals.
 macro_rules! accounts_in_order {
-    () => {
-        "SELECT a.id FROM accounts a
-         WHERE a.jobs_queued > 0 AND a.jobs_running < $4
-           AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
-                       AND q.state = 'queued' AND q.run_after <= $3
-                       AND (q.kind = $6) = $7)
-         ORDER BY a.jobs_running,
-                  NOT EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
+    ($lock:expr) => {
+        concat!(
+            "finishing AS MATERIALIZED (
+                SELECT a.id, a.jobs_running FROM accounts a
+                WHERE a.jobs_finishing > 0 AND a.jobs_queued > 0 AND a.jobs_running < $4
+                  AND EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
                               AND f.state = 'queued' AND f.claim_rank = 0
-                              AND f.run_after <= $3 AND (f.kind = $6) = $7),
-                  COALESCE(a.last_claim_at, 0), a.id
-         LIMIT 1"
+                              AND f.run_after <= $3 AND (f.kind = $6) = $7)
+                ORDER BY a.jobs_running, COALESCE(a.last_claim_at, 0), a.id
+                LIMIT 1 ",
+            $lock,
+            "), in_turn AS MATERIALIZED (
+                SELECT a.id, a.jobs_running FROM accounts a
+                WHERE a.jobs_queued > 0 AND a.jobs_running < $4
+                  AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
+                              AND q.state = 'queued' AND q.run_after <= $3
+                              AND (q.kind = $6) = $7)
+                ORDER BY a.jobs_running, COALESCE(a.last_claim_at, 0), a.id
+                LIMIT 1 ",
+            $lock,
+            "), best AS MATERIALIZED (
+                SELECT id FROM (SELECT id, jobs_running, 0 AS second FROM finishing
+                                UNION ALL
+                                SELECT id, jobs_running, 1 AS second FROM in_turn) c
+                ORDER BY jobs_running, second
+                LIMIT 1)"
+        )
     };
 }
 
 /// First try: the first account in order whose row no claim in flight holds. It never waits.
+/// It may lock two accounts (each walk's first); the one not taken is released at the commit,
+/// a moment later.
 const CLAIM_POSTGRES_SKIP: &str = claim_postgres!(concat!(
-    "acct AS MATERIALIZED (",
-    accounts_in_order!(),
-    " FOR UPDATE SKIP LOCKED)"
+    accounts_in_order!("FOR UPDATE SKIP LOCKED"),
+    ", acct AS (SELECT id FROM best)"
 ));
 
 /// Second try, when every account with work was held: the first account in order, read
@@ -117,9 +140,8 @@ const CLAIM_POSTGRES_SKIP: &str = claim_postgres!(concat!(
 /// while waiting for the next, and two such claims (or a claim and a completion, whose
 /// trigger updates the account) deadlocked at 32 claimers.
 const CLAIM_POSTGRES_WAIT: &str = claim_postgres!(concat!(
-    "best AS MATERIALIZED (",
-    accounts_in_order!(),
-    "), acct AS MATERIALIZED (
+    accounts_in_order!(""),
+    ", acct AS MATERIALIZED (
         SELECT a.id FROM accounts a JOIN best ON a.id = best.id
         WHERE a.jobs_queued > 0 AND a.jobs_running < $4
         FOR UPDATE OF a)"
