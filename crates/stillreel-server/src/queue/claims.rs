@@ -61,10 +61,17 @@ const CLAIM_SQLITE: &str = concat!(
 /// triggers, so `jobs_running < $4` read under the row lock is exact: two claims can never
 /// both take an account's last free place, and claims of different accounts run side by
 /// side. `$account` is the CTE `acct` that picks and locks the account (below).
+///
+/// One statement, its own transaction, one round trip: `no_flush` turns off the wait for the
+/// WAL flush for this transaction only (`set_config(.., true)` is `SET LOCAL`), which the
+/// final UPDATE reads so it is evaluated before the commit. See [`claim_in_lane`] for why a
+/// claim need not wait for its flush.
 macro_rules! claim_postgres {
     ($account:expr) => {
         concat!(
-            "WITH ",
+            "WITH no_flush AS MATERIALIZED (
+                SELECT set_config('synchronous_commit', 'off', true) AS setting
+            ), ",
             $account,
             ", next AS MATERIALIZED (
                 SELECT j.id FROM jobs j JOIN acct ON j.account_id = acct.id
@@ -76,7 +83,7 @@ macro_rules! claim_postgres {
             UPDATE jobs
             SET state = 'running', attempts = jobs.attempts + 1, lease_owner = $1,
                 lease_expires_at = $2, lease_token = $5, updated_at = $3
-            FROM next
+            FROM next CROSS JOIN no_flush
             WHERE jobs.id = next.id
             RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
                       jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token, jobs.claim_rank,
@@ -224,16 +231,15 @@ pub async fn claim_in_lane(
             // first heartbeat or its completion, which must match this claim's token, finds it
             // gone and drops the work, as after a lost lease. Nothing else is written in this
             // transaction, and every later synchronous commit flushes it anyway. That halves
-            // the fsyncs of a claim + completion. Sent with the BEGIN, in one round trip.
+            // the fsyncs of a claim + completion.
+            //
+            // Each try is one statement in a transaction of its own (one round trip, no
+            // BEGIN and COMMIT of ours): the first try may lock an account's row and then find
+            // none of its jobs free; holding that lock while the second try waits for another
+            // account's lock lets two claimers wait for each other (PostgreSQL reported it as
+            // a deadlock at 32 claimers).
             let mut row = None;
-            // Each try in a transaction of its own: the first try may lock an account's row
-            // and then find none of its jobs free; holding that lock while the second try
-            // waits for another account's lock lets two claimers wait for each other
-            // (PostgreSQL reported it as a deadlock at 32 claimers).
             for claim in [CLAIM_POSTGRES_SKIP, CLAIM_POSTGRES_WAIT] {
-                let mut tx = pool
-                    .begin_with("BEGIN; SET LOCAL synchronous_commit = off")
-                    .await?;
                 row = sqlx::query_as(claim)
                     .bind(worker_id)
                     .bind(expires)
@@ -242,9 +248,8 @@ pub async fn claim_in_lane(
                     .bind(&token)
                     .bind(model_kind)
                     .bind(model_lane)
-                    .fetch_optional(&mut *tx)
+                    .fetch_optional(pool)
                     .await?;
-                tx.commit().await?;
                 if row.is_some() {
                     break;
                 }
