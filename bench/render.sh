@@ -21,6 +21,7 @@
 #   SKIP_MOVIEPY=1 bench/render.sh                                     # without the MoviePy run
 #   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
 #   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
+#   PARTS=draw bench/render.sh                                         # draw: the frames alone, flat and depth, no encoder
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -99,6 +100,14 @@ if [[ " ${PARTS:-clip video} " == *" depth "* ]]; then
     done
     fl=$(median < "$OUT/depth-flat-$m.txt"); de=$(median < "$OUT/depth-depth-$m.txt")
     echo "depth $m flat=$fl [$(paste -sd/ "$OUT/depth-flat-$m.txt")] depth=$de [$(paste -sd/ "$OUT/depth-depth-$m.txt")] depth/flat=$(echo "$de / $fl" | bc -l | cut -c1-5)" | tee -a "$OUT/summary.txt"
+  done
+fi
+# draw: the camera's drawing alone, no encoder (examples/draw_frames.rs): ms per frame of the
+# 720p clip of samples/living-room.png, flat and over samples/living-room-depth.png.
+if [[ " ${PARTS:-clip video} " == *" draw "* ]]; then
+  [ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example draw_frames
+  for m in push-in orbit-left; do
+    target/release/examples/draw_frames samples/living-room.png samples/living-room-depth.png 1280x720 "$m" "$RUNS" | tee -a "$OUT/summary.txt"
   done
 fi
 [[ " ${PARTS:-clip video} " == *" video "* ]] || exit 0

@@ -13,26 +13,47 @@ use crate::homography::Homography;
 use crate::parallax::Parallax;
 use crate::sampling::{Plane, SUB, SUB_BITS, blend};
 
-/// The bend of one frame as tables over nearness: a luma pixel whose flat point is
-/// `(uf, vf)` at nearness `d` reads fixed-point position
-/// `(u0[d] + uf·s[d], v0[d] + vf·s[d])` (1/[`SUB`] px).
+/// Fractional bits of the tables' scale ([`Tables::s`]).
+const SCALE_BITS: u32 = 16;
+
+/// The bend of one frame as integer tables over nearness: a luma pixel whose flat point is
+/// `(uf, vf)` (in 1/[`SUB`] px) at nearness `d` reads the fixed-point position
+/// `(u0[d] + uf·s[d] >> 16, v0[d] + vf·s[d] >> 16)`. Integers throughout: a float to integer
+/// conversion per coordinate (saturating in Rust, several instructions) cost more than the
+/// multiply; the rounding differs from the exact bend by at most 1/128 px.
 struct Tables {
-    u0: [f64; 256],
-    v0: [f64; 256],
-    s: [f64; 256],
+    u0: [i32; 256],
+    v0: [i32; 256],
+    s: [i64; 256],
 }
 
 impl Tables {
     fn new(parallax: &Parallax) -> Self {
         let k = f64::from(SUB);
+        let one = f64::from(1u32 << SCALE_BITS);
         Tables {
             u0: std::array::from_fn(|d| {
-                (parallax.ox * (1.0 - parallax.scale[d]) + parallax.shift[d]) * k + 0.5
+                ((parallax.ox * (1.0 - parallax.scale[d]) + parallax.shift[d]) * k + 0.5).floor()
+                    as i32
             }),
-            v0: std::array::from_fn(|d| parallax.oy * (1.0 - parallax.scale[d]) * k + 0.5),
-            s: std::array::from_fn(|d| parallax.scale[d] * k),
+            v0: std::array::from_fn(|d| {
+                (parallax.oy * (1.0 - parallax.scale[d]) * k + 0.5).floor() as i32
+            }),
+            s: std::array::from_fn(|d| (parallax.scale[d] * one).round() as i64),
         }
     }
+
+    /// One coordinate: `base[d] + flat·s[d]`, flat in 1/[`SUB`] px.
+    #[inline]
+    fn coordinate(&self, base: &[i32; 256], d: usize, flat: i64) -> i32 {
+        base[d] + ((flat * self.s[d]) >> SCALE_BITS) as i32
+    }
+}
+
+/// A flat coordinate in 1/[`SUB`] px.
+#[inline]
+fn fixed(value: f64) -> i64 {
+    (value * f64::from(SUB)).round() as i64
 }
 
 /// Draws chroma rows `first..first + rows` (and the luma rows twice those) of a frame whose
@@ -57,73 +78,200 @@ pub(crate) fn draw_band(
     // pixel needs no branch).
     let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
     let separable = map.is_separable();
-    let columns: Vec<f64> = if separable {
-        (0..w).map(|x| map.a * x as f64 + map.c).collect()
+    // Per column (axis-aligned maps): the flat u, fixed, and the depth field's column.
+    let (columns, depth_columns): (Vec<i64>, Vec<usize>) = if separable {
+        (0..w)
+            .map(|x| {
+                let u = map.a * x as f64 + map.c;
+                (fixed(u), ((u * 0.5) as usize).min(field.width - 1))
+            })
+            .unzip()
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
-    let depth_columns: Vec<usize> = columns
-        .iter()
-        .map(|&u| ((u * 0.5) as usize).min(field.width - 1))
-        .collect();
-    let mut pos: Vec<(i32, i32)> = vec![(0, 0); w];
+    let mut us = vec![0i32; w];
+    let mut vs = vec![0i32; w];
+    let mut row_v = [0i32; 256];
     for r in 0..rows {
         for half in 0..2 {
             let y = 2 * (first + r) + half;
             let yf = y as f64;
             if separable {
                 let vf = map.e * yf + map.f;
-                let depth_row =
-                    &field.near[((vf * 0.5) as usize).min(field.height - 1) * field.width..];
-                for ((p, &uf), &dx) in pos.iter_mut().zip(&columns).zip(&depth_columns) {
+                let depth_row = &field.near
+                    [((vf * 0.5) as usize).min(field.height - 1) * field.width..][..field.width];
+                // v depends on the row and the nearness only: 256 values per row, not w.
+                let flat_v = fixed(vf);
+                for (d, v) in row_v.iter_mut().enumerate() {
+                    *v = tables.coordinate(&tables.v0, d, flat_v).clamp(0, vmax);
+                }
+                for (((u, v), &flat_u), &dx) in us
+                    .iter_mut()
+                    .zip(vs.iter_mut())
+                    .zip(&columns)
+                    .zip(&depth_columns)
+                {
                     let d = usize::from(depth_row[dx]);
-                    *p = place(&tables, d, uf, vf, umax, vmax);
+                    *u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
+                    *v = row_v[d];
                 }
             } else {
                 let (nu0, nv0, den0) = (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
-                for (x, p) in pos.iter_mut().enumerate() {
+                for (x, (u, v)) in us.iter_mut().zip(vs.iter_mut()).enumerate() {
                     let xf = x as f64;
                     let inv = 1.0 / (den0 + map.g * xf);
                     let (uf, vf) = ((nu0 + map.a * xf) * inv, (nv0 + map.d * xf) * inv);
                     let d = usize::from(field.at(uf, vf));
-                    *p = place(&tables, d, uf, vf, umax, vmax);
+                    *u = tables.coordinate(&tables.u0, d, fixed(uf)).clamp(0, umax);
+                    *v = tables.coordinate(&tables.v0, d, fixed(vf)).clamp(0, vmax);
                 }
             }
             let row = &mut y_out[(2 * r + half) * w..][..w];
-            read_row(luma, &pos, 0, row);
+            read_row::<0>(luma, &us, &vs, row);
             if half == 0 {
-                read_row(&planes[1], &pos, 1, &mut u_out[r * cw..][..cw]);
-                read_row(&planes[2], &pos, 1, &mut v_out[r * cw..][..cw]);
+                read_row::<1>(&planes[1], &us, &vs, &mut u_out[r * cw..][..cw]);
+                read_row::<1>(&planes[2], &us, &vs, &mut v_out[r * cw..][..cw]);
             }
         }
     }
 }
 
-/// The fixed-point luma position read for flat point `(uf, vf)` at nearness `d`.
-#[inline]
-fn place(t: &Tables, d: usize, uf: f64, vf: f64, umax: i32, vmax: i32) -> (i32, i32) {
-    let u = (t.u0[d] + uf * t.s[d]) as i32;
-    let v = (t.v0[d] + vf * t.s[d]) as i32;
-    (u.clamp(0, umax), v.clamp(0, vmax))
-}
-
-/// One output row of `plane` from luma positions: every pixel's (`step` 0), or for a chroma
-/// plane (`step` 1) every other pixel's, halved.
-fn read_row(plane: &Plane, pos: &[(i32, i32)], step: u32, out: &mut [u8]) {
+/// One output row of `plane` from luma positions `(us[x], vs[x])`: every pixel's (`STEP` 0),
+/// or for a chroma plane (`STEP` 1) every other pixel's, halved. `STEP` is a constant so the
+/// luma loop walks its positions contiguously.
+fn read_row<const STEP: u32>(plane: &Plane, us: &[i32], vs: &[i32], out: &mut [u8]) {
     let d = &plane.data;
     let stride = plane.stride;
-    for (o, &(u, v)) in out.iter_mut().zip(pos.iter().step_by(1 << step)) {
-        let (u, v) = (u >> step, v >> step);
-        let (ui, fu) = ((u >> SUB_BITS) as usize, u & (SUB - 1));
-        let (vi, fv) = ((v >> SUB_BITS) as usize, v & (SUB - 1));
-        let i = vi * stride + ui;
+    let n = 1usize << STEP;
+    let us = &us[..out.len() * n];
+    let vs = &vs[..out.len() * n];
+    for (x, o) in out.iter_mut().enumerate() {
+        let (u, v) = (us[x * n] >> STEP, vs[x * n] >> STEP);
+        let (fu, fv) = (u & (SUB - 1), v & (SUB - 1));
+        let i = (v >> SUB_BITS) as usize * stride + (u >> SUB_BITS) as usize;
+        // Two bounds checks for the four neighbours, not four.
+        let (top, bottom) = (&d[i..i + 2], &d[i + stride..i + stride + 2]);
         *o = blend(
-            i32::from(d[i]),
-            i32::from(d[i + 1]),
-            i32::from(d[i + stride]),
-            i32::from(d[i + stride + 1]),
+            i32::from(top[0]),
+            i32::from(top[1]),
+            i32::from(bottom[0]),
+            i32::from(bottom[1]),
             fu,
             fv,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use stillreel_core::Engine;
+
+    use crate::clip_plan::{ClipPlan, Motion, Pace};
+    use crate::depth::DepthField;
+    use crate::homography::Homography;
+    use crate::parallax::parallax_at;
+    use crate::warp::{Canvas, frame_bytes};
+
+    const W: u32 = 96;
+    const H: u32 = 64;
+
+    /// A canvas with detail in both directions (so a wrong position shows in the value) and no
+    /// jump larger than 16 levels between neighbours (a 1/128 px error stays under a level).
+    fn canvas() -> (Canvas, Vec<u8>) {
+        let (w, h) = (W as usize, H as usize);
+        let mut bytes = vec![0u8; frame_bytes(W, H)];
+        for y in 0..h {
+            for x in 0..w {
+                bytes[y * w + x] = (x + 2 * y + (x * y) % 13) as u8;
+            }
+        }
+        for (i, b) in bytes[w * h..].iter_mut().enumerate() {
+            *b = ((i * 5) % 251) as u8;
+        }
+        (Canvas::from_yuv420p(W, H, &bytes).expect("canvas"), bytes)
+    }
+
+    /// Near on the left third, far elsewhere, a ramp on the bottom rows: a step edge and a
+    /// gradient.
+    fn field() -> DepthField {
+        let (w, h) = ((W / 2) as usize, (H / 2) as usize);
+        let near = (0..w * h)
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                if y > h * 3 / 4 {
+                    (x * 255 / w) as u8
+                } else if x < w / 3 {
+                    230
+                } else {
+                    20
+                }
+            })
+            .collect();
+        DepthField {
+            width: w,
+            height: h,
+            near,
+        }
+    }
+
+    /// The luma value at `(x, y)` read straight from the definition: the map's flat point,
+    /// the bend at the nearness there ([`crate::parallax::Parallax::bend`]), a bilinear read.
+    fn expected(
+        bytes: &[u8],
+        map: &Homography,
+        field: &DepthField,
+        plan: &ClipPlan,
+        n: u32,
+        x: usize,
+        y: usize,
+    ) -> f64 {
+        let (xf, yf) = (x as f64, y as f64);
+        let den = map.g * xf + map.h * yf + 1.0;
+        let uf = (map.a * xf + map.b * yf + map.c) / den;
+        let vf = (map.d * xf + map.e * yf + map.f) / den;
+        let (u, v) = parallax_at(plan, n).bend(uf, vf, field.at(uf, vf));
+        let (w, h) = (W as usize, H as usize);
+        let (u, v) = (u.clamp(0.0, (w - 1) as f64), v.clamp(0.0, (h - 1) as f64));
+        let (ui, vi) = (u.floor() as usize, v.floor() as usize);
+        let (fu, fv) = (u - ui as f64, v - vi as f64);
+        let at = |x: usize, y: usize| f64::from(bytes[y.min(h - 1) * w + x.min(w - 1)]);
+        let top = at(ui, vi) * (1.0 - fu) + at(ui + 1, vi) * fu;
+        let bottom = at(ui, vi + 1) * (1.0 - fu) + at(ui + 1, vi + 1) * fu;
+        top * (1.0 - fv) + bottom * fv
+    }
+
+    #[test]
+    fn every_luma_pixel_reads_where_the_bend_says() {
+        let (canvas, bytes) = canvas();
+        let field = field();
+        for motion in [Motion::PushIn, Motion::PushOut, Motion::OrbitLeft] {
+            let plan = ClipPlan {
+                width: W,
+                height: H,
+                fps: 30,
+                frames: 150,
+                engine: Engine::V25,
+                motion,
+                pace: Pace::Engine,
+            };
+            for n in [0, 40, 149] {
+                let map = Homography::from_corners(plan.window_at(n), W, H);
+                let mut out = vec![0u8; frame_bytes(W, H)];
+                for threads in [1, 3] {
+                    canvas.draw_with_depth(&map, &field, &parallax_at(&plan, n), &mut out, threads);
+                    for y in 0..H as usize {
+                        for x in 0..W as usize {
+                            let want = expected(&bytes, &map, &field, &plan, n, x, y);
+                            let got = f64::from(out[y * W as usize + x]);
+                            // Positions in 1/256 px and integer rounding: within 2 levels.
+                            assert!(
+                                (got - want).abs() <= 2.0,
+                                "{motion:?} frame {n} ({x}, {y}) {threads} threads: {got} want {want:.2}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,0 +1,86 @@
+//! The camera's drawing alone, without the encoder: draws a clip's 150 frames of a photo
+//! flat and over a depth map, into nothing, and prints milliseconds per frame for each
+//! (`PARTS=draw bench/render.sh`). Interleaved, median of ROUNDS.
+//!
+//!   cargo run --release -p stillreel-render --example draw_frames -- \
+//!     PHOTO DEPTH.png [WxH] [motion] [ROUNDS]
+
+#![expect(clippy::print_stdout, reason = "the figures are the output")]
+
+use std::process::Command;
+use std::time::Instant;
+
+use stillreel_core::Engine;
+use stillreel_render::clip_plan::{ClipPlan, Motion, Pace};
+use stillreel_render::depth::{DepthField, DepthMap};
+use stillreel_render::warp::{Canvas, draw_threads, write_frames};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let photo = args.first().expect("PHOTO");
+    let depth = std::fs::read(args.get(1).expect("DEPTH.png")).expect("read the depth map");
+    let size = args.get(2).map_or("1280x720", String::as_str);
+    let motion = match args.get(3).map_or("push-in", String::as_str) {
+        "push-out" => Motion::PushOut,
+        "orbit-left" => Motion::OrbitLeft,
+        "orbit-right" => Motion::OrbitRight,
+        _ => Motion::PushIn,
+    };
+    let rounds: usize = args.get(4).map_or(5, |r| r.parse().expect("ROUNDS"));
+    let (w, h) = size.split_once('x').expect("WxH");
+    let (w, h): (u32, u32) = (w.parse().expect("W"), h.parse().expect("H"));
+    // The canvas as the clip step makes it: the photo cover-cropped to the frame, yuv420p.
+    let raw = Command::new("ffmpeg")
+        .args(["-v", "error", "-i", photo, "-vf"])
+        .arg(format!(
+            "scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h}"
+        ))
+        .args([
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "yuv420p",
+            "-",
+        ])
+        .output()
+        .expect("ffmpeg");
+    let canvas = Canvas::from_yuv420p(w, h, &raw.stdout).expect("canvas");
+    let field = DepthField::prepare(&DepthMap::from_png(&depth).expect("depth map"), (w, h));
+    let plan = ClipPlan {
+        width: w,
+        height: h,
+        fps: 30,
+        frames: 150,
+        engine: Engine::V25,
+        motion,
+        pace: Pace::Engine,
+    };
+    let threads = draw_threads();
+    let (mut flat, mut bent) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        for (with_depth, out) in [(false, &mut flat), (true, &mut bent)] {
+            let t = Instant::now();
+            write_frames(
+                &plan,
+                &canvas,
+                with_depth.then_some(&field),
+                threads,
+                &mut std::io::sink(),
+            )
+            .expect("draw");
+            out.push(t.elapsed().as_secs_f64() * 1000.0 / f64::from(plan.frames));
+        }
+    }
+    let (f, b) = (median(flat), median(bent));
+    println!(
+        "draw {size} {motion:?} threads={threads} flat_ms_per_frame={f:.3} depth_ms_per_frame={b:.3} depth/flat={:.2}",
+        b / f
+    );
+}
