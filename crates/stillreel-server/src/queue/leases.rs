@@ -47,21 +47,33 @@ pub async fn heartbeat(
 }
 
 /// Marks `job` done, if `worker_id` still holds it under its claim. `false`: the lease was lost.
+/// For a job with nothing to record: one statement, its own transaction (a kind's result is
+/// recorded with [`complete_in`] instead, in the transaction that writes it).
 pub async fn complete(db: &Db, job: &Job, worker_id: &str) -> Result<bool, DbError> {
-    let mut tx = db.begin().await?;
-    let done = complete_in(&mut tx, job, worker_id).await?;
-    tx.commit().await?;
-    Ok(done)
+    let changed = write!(
+        db,
+        sqlx::query(sqlx::AssertSqlSafe(COMPLETE.as_str()))
+            .bind(now_ms())
+            .bind(job.id)
+            .bind(worker_id)
+            .bind(&job.token)
+    );
+    Ok(changed == 1)
 }
+
+/// The completion of a held job.
+static COMPLETE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL,
+             updated_at = $1
+         WHERE id = $2 AND {HELD}"
+    )
+});
 
 /// [`complete`] inside `tx`, beside the writes that record the job's result: they commit
 /// only together. `false`: the lease was lost (roll back).
 pub async fn complete_in(tx: &mut Tx, job: &Job, worker_id: &str) -> Result<bool, DbError> {
-    let changed = on_tx!(tx, conn => sqlx::query(sqlx::AssertSqlSafe(format!(
-        "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, lease_token = NULL,
-             updated_at = $1
-         WHERE id = $2 AND {HELD}"
-    )))
+    let changed = on_tx!(tx, conn => sqlx::query(sqlx::AssertSqlSafe(COMPLETE.as_str()))
     .bind(now_ms())
     .bind(job.id)
     .bind(worker_id)
