@@ -42,27 +42,33 @@ echo "machine: $(nproc) cores, $(ffmpeg -version | head -1 | cut -d' ' -f1-3), P
 echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (dirty)'), profile $PROFILE"
 
 if [[ " $PARTS " == *" claims "* ]]; then
-  echo "== (i) queue claims per second ($CLAIM_JOBS no-op jobs a round, $ROUNDS rounds)"
-  ours="$(STILLREEL_BENCH_PG_URL="$STILLREEL_TEST_PG_URL" \
-    "$target/examples/claims" "$CLAIM_JOBS" "$ROUNDS" 1 8 32 | tee /dev/stderr)"
-  echo "== (i) the floor: pgbench, bench/claim_floor.sql ($CLAIM_JOBS jobs a round, $ROUNDS rounds)"
+  # Ours and the floor alternate, one round each at a time (ours at C claimers, then the floor
+  # at C clients, for C in 1 8 32, ROUNDS times), so load from other processes falls on both
+  # alike; each pair gives a ratio, and the medians and the median ratio are reported.
+  echo "== (i) queue claims per second beside the floor, pgbench + bench/claim_floor.sql ($CLAIM_JOBS no-op jobs a round, $ROUNDS rounds interleaved)"
   floor_url="$(python3 -c 'import sys, re; u = sys.argv[1]; b, _, q = u.partition("?"); print(re.sub(r"/[^/]*$", "/stillreel_floor", b) + ("?" + q if q else ""))' "$STILLREEL_TEST_PG_URL")"
   psql "$STILLREEL_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS stillreel_floor" -c "CREATE DATABASE stillreel_floor"
   psql "$floor_url" -q -c "CREATE TABLE floor_jobs (id bigserial PRIMARY KEY, state text NOT NULL,
                                                    lease_token text)" \
     -c "CREATE INDEX floor_jobs_queued ON floor_jobs (id) WHERE state = 'queued'"
-  for c in 1 8 32; do
-    rates=()
-    for _ in $(seq "$ROUNDS"); do
+  declare -A ours_rates floor_rates ratios
+  for _ in $(seq "$ROUNDS"); do
+    for c in 1 8 32; do
+      mine="$(STILLREEL_BENCH_PG_URL="$STILLREEL_TEST_PG_URL" "$target/examples/claims" "$CLAIM_JOBS" 1 "$c" \
+        | sed -n "s/^claims claimers=$c round=1 rate=\([0-9.]*\).*/\1/p")"
       psql "$floor_url" -q -c "TRUNCATE floor_jobs" \
         -c "INSERT INTO floor_jobs (state) SELECT 'queued' FROM generate_series(1, $CLAIM_JOBS + $c)" \
         -c "VACUUM ANALYZE floor_jobs"
-      rates+=("$(pgbench -n -f bench/claim_floor.sql -c "$c" -j "$c" -t $((CLAIM_JOBS / c)) "$floor_url" 2>/dev/null \
-        | awk '/^tps/ {print $3; exit}')")
+      floor="$(pgbench -n -f bench/claim_floor.sql -c "$c" -j "$c" -t $((CLAIM_JOBS / c)) "$floor_url" 2>/dev/null \
+        | awk '/^tps/ {print $3; exit}')"
+      ratio="$(awk -v a="$mine" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')"
+      echo "round claimers=$c ours=$mine/s floor=$floor/s ours/floor=$ratio"
+      ours_rates[$c]+="$mine "; floor_rates[$c]+="$floor "; ratios[$c]+="$ratio "
     done
-    floor="$(printf '%s\n' "${rates[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
-    mine="$(sed -n "s/^claims claimers=$c median=\([0-9.]*\).*/\1/p" <<<"$ours")"
-    echo "floor clients=$c median=$floor/s ($(IFS=/; echo "${rates[*]}")); ours=$mine/s; ours/floor=$(awk -v a="$mine" -v b="$floor" 'BEGIN {printf "%.2f", a / b}')"
+  done
+  med() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  for c in 1 8 32; do
+    echo "claims claimers=$c ours median=$(med <<<"${ours_rates[$c]}")/s ($(tr ' ' / <<<"${ours_rates[$c]% }")) floor median=$(med <<<"${floor_rates[$c]}")/s ($(tr ' ' / <<<"${floor_rates[$c]% }")) ours/floor median=$(med <<<"${ratios[$c]}") ($(tr ' ' / <<<"${ratios[$c]% }"))"
   done
   psql "$STILLREEL_TEST_PG_URL" -qc "DROP DATABASE IF EXISTS stillreel_floor"
 fi

@@ -19,6 +19,7 @@ both_backends!(
     claims_go_round_the_accounts_under_a_cap,
     one_slot_takes_the_accounts_in_turn,
     a_finishing_job_goes_first_only_once_it_may_run,
+    each_lane_claims_only_its_own_kinds,
     concurrent_fair_claimers_never_exceed_the_cap,
     concurrent_claimers_fill_every_account_to_its_cap_and_no_further,
     claimers_that_complete_as_they_go_drain_the_queue_without_an_error,
@@ -572,6 +573,34 @@ async fn a_finishing_job_goes_first_only_once_it_may_run(app: TestApp) {
     assert!(queue::complete(db, &third, "solo").await.expect("complete"));
     let fourth = claim().await;
     assert_eq!(fourth.video_id, c1, "then the turns again");
+}
+
+/// A kind declares its lane in its own definition (one line) and the claim reads the lane
+/// stored with the job: a throwaway model-lane kind is claimed only by the model lane's loops,
+/// and the render lane's loops take everything else.
+async fn each_lane_claims_only_its_own_kinds(app: TestApp) {
+    const PONDER: JobKind =
+        JobKind::new("ponder", queue::ClaimRank::Finishing).in_lane(queue::Lane::Model);
+    let key = app.account().await.api_key;
+    let video = new_video(&app, &key).await;
+    let db = app.db();
+    let mut tx = db.begin().await.expect("begin");
+    queue::enqueue_jobs(&mut tx, &[queue::NewJob::new(video, PONDER)])
+        .await
+        .expect("enqueue");
+    tx.commit().await.expect("commit");
+    let claim = |lane| async move {
+        queue::claim_in_lane(db, "w", LEASE, 8, lane)
+            .await
+            .expect("claim")
+    };
+    let render = claim(queue::Lane::Render).await.expect("the prepare");
+    assert_eq!(render.kind, JobKind::PREPARE, "not the finishing ponder job");
+    assert!(claim(queue::Lane::Render).await.is_none(), "ponder is not the render lane's");
+    let model = claim(queue::Lane::Model).await.expect("the ponder job");
+    assert_eq!(model.kind, PONDER);
+    assert_eq!(model.kind.lane(), queue::Lane::Model, "the lane read back");
+    assert!(claim(queue::Lane::Model).await.is_none());
 }
 
 /// Many workers claiming at once never take more than the cap for one account.

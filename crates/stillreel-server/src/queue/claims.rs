@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::{Job, JobKind, JobRow, ms};
+use super::{Job, JobRow, Lane, ms};
 use crate::db::{Db, DbError, now_ms};
 
 /// A fresh lease token: 128 random bits in hex, usable inside a storage key.
@@ -33,7 +33,7 @@ macro_rules! runnable {
     LEFT JOIN accounts ja ON ja.id = jv.account_id
     LEFT JOIN running ON running.account_id = jv.account_id
     WHERE j.state = 'queued' AND j.run_after <= $3 AND COALESCE(running.n, 0) < $4
-      AND (j.kind = $6) = $7
+      AND j.lane = $6
     ORDER BY COALESCE(running.n, 0),
              j.claim_rank > 0,
              COALESCE(ja.last_claim_at, 0),
@@ -51,7 +51,7 @@ const CLAIM_SQLITE: &str = concat!(
     runnable!(),
     ")
      RETURNING id, video_id, kind, clip_index, attempts, max_attempts, lease_expires_at, lease_token,
-               claim_rank, makes"
+               claim_rank, makes, lane"
 );
 
 /// The PostgreSQL claim, in the same order as [`runnable!`] but in two steps that each walk an
@@ -75,7 +75,7 @@ macro_rules! claim_postgres {
             $account,
             ", next AS MATERIALIZED (
                 SELECT j.id FROM jobs j JOIN acct ON j.account_id = acct.id
-                WHERE j.state = 'queued' AND j.run_after <= $3 AND (j.kind = $6) = $7
+                WHERE j.state = 'queued' AND j.run_after <= $3 AND j.lane = $6
                 ORDER BY j.claim_rank, j.video_created_at, j.clip_index, j.run_after, j.id
                 LIMIT 1
                 FOR UPDATE OF j SKIP LOCKED
@@ -87,7 +87,7 @@ macro_rules! claim_postgres {
             WHERE jobs.id = next.id
             RETURNING jobs.id, jobs.video_id, jobs.kind, jobs.clip_index, jobs.attempts,
                       jobs.max_attempts, jobs.lease_expires_at, jobs.lease_token, jobs.claim_rank,
-                      jobs.makes"
+                      jobs.makes, jobs.lane"
         )
     };
 }
@@ -96,7 +96,7 @@ macro_rules! claim_postgres {
 /// served longest ago) that has a finishing job runnable now, and the first in turn with any
 /// job runnable now; the finishing one wins unless the other has fewer running. That is the
 /// order of [`runnable!`] (fewest running, then a finishing job waiting, then turn), taken as
-/// two walks of the indexes of migration `0012_finishing_counts.sql` that each stop at their
+/// two walks of the indexes of migration `0012_claim_walks.sql` that each stop at their
 /// first account, instead of a sort of every account with work. `$lock` locks each walk's
 /// account (`FOR UPDATE SKIP LOCKED`: a walk passes accounts other claims hold) or is empty.
 /// The CTE it ends in is `best`. A macro so the statements stay literals.
@@ -108,7 +108,7 @@ macro_rules! accounts_in_order {
                 WHERE a.jobs_finishing > 0 AND a.jobs_queued > 0 AND a.jobs_running < $4
                   AND EXISTS (SELECT 1 FROM jobs f WHERE f.account_id = a.id
                               AND f.state = 'queued' AND f.claim_rank = 0
-                              AND f.run_after <= $3 AND (f.kind = $6) = $7)
+                              AND f.run_after <= $3 AND f.lane = $6)
                 ORDER BY a.jobs_running, COALESCE(a.last_claim_at, 0), a.id
                 LIMIT 1 ",
             $lock,
@@ -117,7 +117,7 @@ macro_rules! accounts_in_order {
                 WHERE a.jobs_queued > 0 AND a.jobs_running < $4
                   AND EXISTS (SELECT 1 FROM jobs q WHERE q.account_id = a.id
                               AND q.state = 'queued' AND q.run_after <= $3
-                              AND (q.kind = $6) = $7)
+                              AND q.lane = $6)
                 ORDER BY a.jobs_running, COALESCE(a.last_claim_at, 0), a.id
                 LIMIT 1 ",
             $lock,
@@ -159,17 +159,6 @@ const CLAIM_POSTGRES_WAIT: &str = claim_postgres!(concat!(
 const TAKE_TURN: &str = "UPDATE accounts SET last_claim_at = $1
      WHERE id = (SELECT account_id FROM videos WHERE id = $2)";
 
-/// Which jobs a loop claims. Model calls wait on a remote host for up to minutes and use no
-/// ffmpeg, so they run in loops of their own and never hold one of the render slots
-/// (`STILLREEL_WORKERS`); render loops never take them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lane {
-    /// Every kind but model calls: the render slots.
-    Render,
-    /// Model calls only ([`JobKind::GENERATE`]).
-    Model,
-}
-
 /// Takes the next runnable job of the render lane for `worker_id` with a lease of `lease`, or
 /// `None` when the queue has nothing runnable. Commits at once: the work happens outside any
 /// transaction. No per-account cap; see [`claim_fair`].
@@ -196,8 +185,6 @@ pub async fn claim_in_lane(
     per_account: usize,
     lane: Lane,
 ) -> Result<Option<Job>, DbError> {
-    let model_kind = JobKind::GENERATE.as_str();
-    let model_lane = lane == Lane::Model;
     let now = now_ms();
     let expires = now.saturating_add(ms(lease));
     let cap = i64::try_from(per_account).unwrap_or(i64::MAX);
@@ -211,8 +198,7 @@ pub async fn claim_in_lane(
                 .bind(now)
                 .bind(cap)
                 .bind(&token)
-                .bind(model_kind)
-                .bind(model_lane)
+                .bind(lane.stored())
                 .fetch_optional(&mut *tx)
                 .await?;
             if let Some(row) = &row {
@@ -246,8 +232,7 @@ pub async fn claim_in_lane(
                     .bind(now)
                     .bind(cap)
                     .bind(&token)
-                    .bind(model_kind)
-                    .bind(model_lane)
+                    .bind(lane.stored())
                     .fetch_optional(pool)
                     .await?;
                 if row.is_some() {

@@ -68,13 +68,43 @@ impl Makes {
     }
 }
 
-/// A kind of job: its stored name, its claim rank and the record it makes. Two kinds are the
-/// same kind when their names are.
+/// Which loops claim a job, stored in `jobs.lane` when the job is queued. Model calls wait on
+/// a remote host for up to minutes and use no ffmpeg, so they run in loops of their own and
+/// never hold one of the render slots (`STILLREEL_WORKERS`); render loops never take them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lane {
+    /// The render slots: every kind but model calls.
+    Render,
+    /// Model calls ([`JobKind::GENERATE`]): `STILLREEL_PROVIDER_CONCURRENCY` loops.
+    Model,
+}
+
+impl Lane {
+    /// The stored value.
+    pub const fn stored(self) -> &'static str {
+        match self {
+            Lane::Render => "render",
+            Lane::Model => "model",
+        }
+    }
+
+    fn from_stored(value: &str) -> Self {
+        if value == "model" {
+            Lane::Model
+        } else {
+            Lane::Render
+        }
+    }
+}
+
+/// A kind of job: its stored name, its claim rank, the record it makes and the loops that claim
+/// it. Two kinds are the same kind when their names are.
 #[derive(Debug, Clone, Copy)]
 pub struct JobKind {
     name: &'static str,
     rank: ClaimRank,
     makes: Makes,
+    lane: Lane,
 }
 
 impl PartialEq for JobKind {
@@ -97,7 +127,9 @@ impl JobKind {
     /// Make a clip's generated input (a staged still, a fan clip, a depth map) with the
     /// configured model provider, before its clip renders (`Job::clip_index`). Claimed only by
     /// the model lane (`claims::Lane`).
-    pub const GENERATE: JobKind = JobKind::new("generate", ClaimRank::Middle).making(Makes::Video);
+    pub const GENERATE: JobKind = JobKind::new("generate", ClaimRank::Middle)
+        .making(Makes::Video)
+        .in_lane(Lane::Model);
     /// Render one clip (its index in `Job::clip_index`) from its stored input.
     pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle).making(Makes::Video);
     /// Join a video's clips, in index order, and mix its music or silence.
@@ -112,14 +144,20 @@ impl JobKind {
     /// Deliver the webhook event of a settled branded render.
     pub const BRANDING_WEBHOOK: JobKind = JobKind::new("branding_webhook", ClaimRank::Finishing);
 
-    /// A kind named `name` (lower case, as stored), claimed at `rank`, making no record
-    /// (see [`JobKind::making`]).
+    /// A kind named `name` (lower case, as stored), claimed at `rank` by the render loops,
+    /// making no record (see [`JobKind::making`] and [`JobKind::in_lane`]).
     pub const fn new(name: &'static str, rank: ClaimRank) -> Self {
         JobKind {
             name,
             rank,
             makes: Makes::Nothing,
+            lane: Lane::Render,
         }
+    }
+
+    /// This kind, claimed only by the loops of `lane`.
+    pub const fn in_lane(self, lane: Lane) -> Self {
+        JobKind { lane, ..self }
     }
 
     /// This kind, making `makes`: its failure for good fails that record.
@@ -139,14 +177,19 @@ impl JobKind {
         self.makes
     }
 
+    pub const fn lane(self) -> Lane {
+        self.lane
+    }
+
     /// The kind of a stored row. Any name is accepted (a newer process may queue kinds this
     /// one does not run; the runner says so when it claims one), and each distinct name is
     /// kept once for the life of the process.
-    pub fn from_stored(name: &str, rank: i16, makes: Option<&str>) -> Self {
+    pub fn from_stored(name: &str, rank: i16, makes: Option<&str>, lane: &str) -> Self {
         JobKind {
             name: intern(name),
             rank: ClaimRank::from_value(rank),
             makes: Makes::from_stored(makes),
+            lane: Lane::from_stored(lane),
         }
     }
 }
@@ -200,20 +243,24 @@ mod tests {
                 kind.as_str(),
                 kind.claim_rank().value(),
                 kind.makes().stored(),
+                kind.lane().stored(),
             );
             assert_eq!(stored, kind);
             assert_eq!(stored.claim_rank(), kind.claim_rank());
             assert_eq!(stored.makes(), kind.makes());
+            assert_eq!(stored.lane(), kind.lane());
         }
+        assert_eq!(JobKind::GENERATE.lane(), Lane::Model);
+        assert_eq!(JobKind::CLIP.lane(), Lane::Render);
         assert_eq!(JobKind::CLIP.makes(), Makes::Video);
         assert_eq!(JobKind::BRANDING.makes(), Makes::Branding);
         assert_eq!(JobKind::VIDEO_WEBHOOK.makes(), Makes::Nothing);
-        let other = JobKind::from_stored("thumbnail", 1, None);
+        let other = JobKind::from_stored("thumbnail", 1, None, "render");
         assert_eq!(other.as_str(), "thumbnail");
         assert_eq!(other.makes(), Makes::Nothing);
         assert!(std::ptr::eq(
             other.as_str(),
-            JobKind::from_stored("thumbnail", 1, None).as_str()
+            JobKind::from_stored("thumbnail", 1, None, "render").as_str()
         ));
     }
 }

@@ -41,8 +41,8 @@ mod leases;
 mod new_jobs;
 mod stats;
 
-pub use claims::{Lane, claim, claim_fair, claim_in_lane};
-pub use kind::{ClaimRank, JobKind, Makes};
+pub use claims::{claim, claim_fair, claim_in_lane};
+pub use kind::{ClaimRank, JobKind, Lane, Makes};
 pub use leases::{
     backoff, cancel_siblings_in, complete, complete_in, fail, fail_expired_in, fail_for_good_in,
     heartbeat, release, requeue_expired_in, retry_completed_in,
@@ -89,6 +89,7 @@ struct JobRow {
     lease_token: Option<String>,
     claim_rank: i16,
     makes: Option<String>,
+    lane: String,
 }
 
 impl From<JobRow> for Job {
@@ -96,7 +97,7 @@ impl From<JobRow> for Job {
         Job {
             id: row.id,
             video_id: row.video_id,
-            kind: JobKind::from_stored(&row.kind, row.claim_rank, row.makes.as_deref()),
+            kind: JobKind::from_stored(&row.kind, row.claim_rank, row.makes.as_deref(), &row.lane),
             clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
             attempts: row.attempts,
             max_attempts: row.max_attempts,

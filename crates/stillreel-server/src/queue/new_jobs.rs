@@ -62,28 +62,29 @@ pub fn enqueue_in(batch: &mut Batch, jobs: &[NewJob], now: i64) {
             .bind(job.kind.as_str())
             .bind(Some(i32::from(job.kind.claim_rank().value())))
             .bind(job.kind.makes().stored())
+            .bind(job.kind.lane().stored())
             .bind(job.clip_index.map(|i| i32::try_from(i).unwrap_or(i32::MAX)));
     };
     let (limited, default): (Vec<&NewJob>, Vec<&NewJob>) =
         jobs.iter().partition(|job| job.max_attempts.is_some());
     if !default.is_empty() {
         batch.statement(
-            "INSERT INTO jobs (video_id, kind, claim_rank, makes, clip_index, state, run_after,
+            "INSERT INTO jobs (video_id, kind, claim_rank, makes, lane, clip_index, state, run_after,
                                created_at, updated_at)
              VALUES ",
         );
         for (n, job) in default.into_iter().enumerate() {
             batch.sql(if n == 0 { "" } else { ", " });
-            batch.sql("(?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
+            batch.sql("(?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)");
             row(batch, job);
             batch.bind(now).bind(now).bind(now);
         }
     }
     for job in limited {
         batch.statement(
-            "INSERT INTO jobs (video_id, kind, claim_rank, makes, clip_index, state, max_attempts,
-                               run_after, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
+            "INSERT INTO jobs (video_id, kind, claim_rank, makes, lane, clip_index, state,
+                               max_attempts, run_after, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
         );
         row(batch, job);
         batch.bind(job.max_attempts).bind(now).bind(now).bind(now);

@@ -67,6 +67,7 @@ struct SummaryRow {
     kind: String,
     claim_rank: i16,
     makes: Option<String>,
+    lane: String,
     clip_index: Option<i32>,
     state: String,
     attempts: i32,
@@ -79,7 +80,7 @@ struct SummaryRow {
 pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, DbError> {
     let rows: Vec<SummaryRow> = crate::db::on_db!(db, pool => {
         sqlx::query_as(
-            "SELECT id, kind, claim_rank, makes, clip_index, state, attempts, last_error, created_at,
+            "SELECT id, kind, claim_rank, makes, lane, clip_index, state, attempts, last_error, created_at,
                     updated_at
              FROM jobs WHERE video_id = $1 ORDER BY id",
         )
@@ -91,7 +92,7 @@ pub async fn graph_of_video(db: &Db, video_id: Uuid) -> Result<Vec<JobSummary>, 
         .into_iter()
         .map(|row| JobSummary {
             id: row.id,
-            kind: JobKind::from_stored(&row.kind, row.claim_rank, row.makes.as_deref()),
+            kind: JobKind::from_stored(&row.kind, row.claim_rank, row.makes.as_deref(), &row.lane),
             clip_index: row.clip_index.and_then(|i| usize::try_from(i).ok()),
             state: row.state,
             attempts: row.attempts,

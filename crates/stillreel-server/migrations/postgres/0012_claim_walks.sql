@@ -1,6 +1,6 @@
--- Claims that stop at the first account with work, PostgreSQL only. Keep the numbering in step
--- with ../sqlite/0012_finishing_counts.sql (which changes nothing: SQLite's one-statement claim
--- has no account step).
+-- Claims that stop at the first account with work, and the lane of a job. Keep in step with
+-- ../sqlite/0012_claim_walks.sql (which has only the lane: SQLite's one-statement claim has no
+-- account step).
 --
 -- The account step of the claim (`queue/claims.rs`) orders accounts by jobs running, then
 -- "has a finishing job waiting", then turn (last_claim_at). The middle key was a NOT EXISTS
@@ -53,3 +53,10 @@ CREATE INDEX accounts_in_turn ON accounts (jobs_running, COALESCE(last_claim_at,
     WHERE jobs_queued > 0;
 CREATE INDEX accounts_finishing_in_turn ON accounts (jobs_running, COALESCE(last_claim_at, 0), id)
     WHERE jobs_finishing > 0 AND jobs_queued > 0;
+
+-- The loops that claim a job (`queue/kind.rs`, `Lane`), written by the code that queues it,
+-- as its claim rank is: 'model' for model calls, 'render' for everything else. The claim
+-- reads this column, so a new kind on either lane changes no SQL. Rows queued before this
+-- migration get theirs from their kind's name, once, here.
+ALTER TABLE jobs ADD COLUMN lane TEXT NOT NULL DEFAULT 'render';
+UPDATE jobs SET lane = 'model' WHERE kind = 'generate';
