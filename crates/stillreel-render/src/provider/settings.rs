@@ -99,6 +99,14 @@ fn read_role(
             ),
         ));
     }
+    // The contract names an effect per call; it has no call for a depth map or a clip of the
+    // camera's motion, so those roles need a model host's own protocol.
+    if protocol == Protocol::Stillreel && role.vfx().is_none() {
+        return Err(fail(
+            Setting::Provider,
+            format!("the stillreel contract makes effects; the {role} role needs replicate or cog"),
+        ));
+    }
     let url = match get(role.var(Setting::Url)) {
         Some(url) => check_url(&url).map_err(|m| fail(Setting::Url, m))?,
         None => protocol.default_url().map(str::to_owned).ok_or_else(|| {
