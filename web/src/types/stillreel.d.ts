@@ -341,10 +341,16 @@ export type EngineInfo = {
   camera_motions: CameraMotion[];
   /** Whether requests that name no engine get this one. */
   default: boolean;
-  /** Whether the engine eases its moves in and out (v25) or moves linearly (v24). */
+  /**
+   * Whether the engine eases its moves in and out (v25) or moves linearly (v24); `false`
+   * for `generative`, whose model makes the move.
+   */
   eased: boolean;
   id: Engine;
-  /** The vfx types this deployment can render. */
+  /**
+   * The vfx types this deployment can render with this engine (on `generative`, the
+   * procedural ones only).
+   */
   vfx_types: VfxType[];
 };
 /** `GET /get_engines`. */
@@ -358,7 +364,8 @@ export type VideoClip = {
   clip_url: string;
   /**
    * What of the clip a model made, by role (docs/PROVIDERS.md): the staged or peopled
-   * picture, the fan clip, the depth map its camera moved over. Absent when nothing was.
+   * picture, the fan clip, the depth map its camera moved over, the whole clip on the
+   * generative engine. Absent when nothing was.
    */
   generated?: GeneratedContent[];
   image_url: string;
@@ -380,7 +387,7 @@ export type GeneratedContent = {
    * for a self-hosted service without one).
    */
   model: string;
-  /** `staging`, `lifestyle`, `fan` or `depth`. */
+  /** `staging`, `lifestyle`, `fan`, `depth` or `clip` (the generative engine's model). */
   role: string;
 };
 /** Echo of the intro/outro of the request. */
