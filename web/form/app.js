@@ -64,6 +64,7 @@ async function connect() {
     deployment.options = {
       templates: templates.templates,
       available_vfx: preferred?.vfx_types,
+      available_engines: engineList.engines.map((e) => e.id),
       default_engine: preferred?.id,
       clip_limit: account.clip_limit,
     };

@@ -164,6 +164,7 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
         return {
           templates: templates.templates,
           available_vfx: engine.vfx_types,
+          available_engines: engineList.engines.map((e) => e.id),
           default_engine: engine.id,
           clip_limit: account.clip_limit,
         };

@@ -351,3 +351,31 @@ test('retries: network errors are retried for GETs, then reported as network_err
   const ok = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sr_x', fetch: flaky, retryDelayMs: 1 });
   assert.deepEqual(await ok.getTemplates(), { templates: [] });
 });
+
+test('createVideo checks ai_engine against the engines /get_engines lists', async () => {
+  // A deployment (an injected fetch) whose engine list does or does not hold `generative`.
+  const deployment = (ids) => {
+    const sent = [];
+    const answer = {
+      '/api/v1/get_templates': { templates: [] },
+      '/api/v1/get_engines': {
+        engines: ids.map((id) => ({ id, default: id === 'v25', camera_motions: ['push-in', 'auto'], eased: id === 'v25', vfx_types: [] })),
+      },
+      '/api/v1/get_account': { clip_limit: 20 },
+      '/api/v1/create_video': { uuid: 'u', status: 'queued' },
+    };
+    const fetch = (url) => {
+      const path = new URL(url).pathname;
+      sent.push(path);
+      return Promise.resolve(new Response(JSON.stringify(answer[path]), { status: 200 }));
+    };
+    return { client: createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'sr_x', fetch }), sent };
+  };
+  const request = { image_inputs: [{ image_url: 'https://example.com/a.jpg' }], ai_engine: 'generative' };
+  const without = deployment(['v24', 'v25']);
+  await assert.rejects(without.client.createVideo(request),
+    (err) => err instanceof StillreelValidationError && err.details.some((d) => d.field === 'ai_engine' && d.code === 'engine_unavailable'));
+  assert.ok(!without.sent.includes('/api/v1/create_video'), 'nothing sent');
+  const offered = deployment(['v24', 'v25', 'generative']);
+  assert.equal((await offered.client.createVideo(request)).uuid, 'u');
+});

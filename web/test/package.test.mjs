@@ -112,6 +112,13 @@ test('options carry what only a deployment knows', () => {
   assert.equal(validateCreateVideo(staged).errors[0].code, 'vfx_unavailable');
   const everything = vfxTypes().map((v) => v.type);
   assert.equal(validateCreateVideo(staged, { available_vfx: everything }).ok, true);
+  // The generative engine exists only where /get_engines lists it (a clip role).
+  const generative = { image_inputs: [image()], ai_engine: 'generative' };
+  assert.deepEqual(validateCreateVideo(generative).errors.map((e) => [e.field, e.code]), [['ai_engine', 'engine_unavailable']]);
+  const withClipRole = { available_engines: ['v24', 'v25', 'generative'], available_vfx: everything };
+  assert.equal(validateCreateVideo(generative, withClipRole).ok, true);
+  const stagedGenerative = { ...staged, ai_engine: 'generative' };
+  assert.deepEqual(validateCreateVideo(stagedGenerative, withClipRole).errors.map((e) => [e.field, e.code]), [['image_inputs[0].vfx.type', 'vfx_unavailable']]);
   // The /get_templates response is accepted as is.
   const response = { templates: builtinTemplates() };
   const branded = { image_inputs: [image()], branding: { outro: { template: 'outro-minimal' } } };
@@ -170,6 +177,10 @@ test('catalogs a form is built from', () => {
   assert.throws(() => cameraMotions('v9'));
   const list = engines({ default_engine: 'v24' });
   assert.deepEqual(list.map((e) => [e.id, e.default]), [['v24', true], ['v25', false]]);
+  const offered = engines({ available_engines: ['v24', 'v25', 'generative'] });
+  assert.deepEqual(offered.map((e) => e.id), ['v24', 'v25', 'generative']);
+  assert.ok(offered[2].vfx_types.every((t) => !['virtual-staging', 'lifestyle', 'spin-ceiling-fan'].includes(t)));
+  assert.ok(cameraMotions('generative').includes('orbit-left'));
   const templates = builtinTemplates();
   assert.ok(templates.filter((t) => t.slot === 'intro').length >= 2);
   assert.ok(templates.filter((t) => t.slot === 'outro').length >= 2);

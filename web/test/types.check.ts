@@ -25,7 +25,7 @@ for (const info of vfxTypes()) {
   }
 }
 const check = checkCombineClips('landscape', '720p', [{ orientation: 'portrait', resolution: '720p', ai_engine: 'v24' }]);
-const engine: 'v24' | 'v25' | null = check.engine;
+const engine: 'v24' | 'v25' | 'generative' | null = check.engine;
 const count: number = sanitizeWordDropText('x').length;
 declare const video: Video;
 const branded: string | undefined = video.branding?.video_url;

@@ -50,16 +50,33 @@ pub fn camera_motions(engine: Engine) -> Vec<CameraMotion> {
         .collect()
 }
 
-/// The engine table as `GET /get_engines` answers it, for the vfx types a deployment can render.
-pub fn engines(default_engine: Engine, available_vfx: &[VfxType]) -> Vec<EngineInfo> {
+/// The vfx types an engine can draw of the ones a deployment renders: on `generative` the model
+/// makes the clip, so only the procedural effects (drawn over its clip) remain; the generative
+/// ones would need a second model's picture as the clip model's input.
+pub fn engine_vfx(engine: Engine, available_vfx: &[VfxType]) -> Vec<VfxType> {
+    available_vfx
+        .iter()
+        .copied()
+        .filter(|v| !(engine.is_generative() && v.is_generative()))
+        .collect()
+}
+
+/// The engine table as `GET /get_engines` answers it: the engines a deployment renders, each
+/// with the vfx types it can draw of the ones the deployment renders.
+pub fn engines(
+    default_engine: Engine,
+    available_engines: &[Engine],
+    available_vfx: &[VfxType],
+) -> Vec<EngineInfo> {
     Engine::ALL
         .iter()
+        .filter(|id| available_engines.contains(id))
         .map(|&id| EngineInfo {
             id,
             default: id == default_engine,
             camera_motions: camera_motions(id),
             eased: matches!(id, Engine::V25),
-            vfx_types: available_vfx.to_vec(),
+            vfx_types: engine_vfx(id, available_vfx),
         })
         .collect()
 }
@@ -164,9 +181,34 @@ mod tests {
             ]
         );
         assert_eq!(camera_motions(Engine::V25).len(), 5);
-        let table = engines(Engine::V25, &[VfxType::Shadows]);
+        assert_eq!(camera_motions(Engine::Generative).len(), 5);
+        let table = engines(Engine::V25, Engine::BUILT_IN, &[VfxType::Shadows]);
+        assert_eq!(
+            table.len(),
+            2,
+            "generative only where its role is configured"
+        );
         assert_eq!(table.iter().filter(|e| e.default).count(), 1);
         assert!(table.iter().all(|e| e.vfx_types == vec![VfxType::Shadows]));
         assert!(table.iter().any(|e| e.id == Engine::V25 && e.eased));
+        let all = [Engine::V24, Engine::V25, Engine::Generative];
+        let table = engines(
+            Engine::V25,
+            &all,
+            &[VfxType::Shadows, VfxType::VirtualStaging],
+        );
+        let generative = table
+            .iter()
+            .find(|e| e.id == Engine::Generative)
+            .expect("listed when available");
+        assert_eq!(generative.vfx_types, vec![VfxType::Shadows]);
+        assert!(!generative.default && !generative.eased);
+        assert_eq!(
+            table
+                .iter()
+                .find(|e| e.id == Engine::V24)
+                .map(|e| e.vfx_types.len()),
+            Some(2)
+        );
     }
 }

@@ -27,11 +27,12 @@ pub enum ErrorCode {
     Mismatch,
     NotFound,
     VfxUnavailable,
+    EngineUnavailable,
 }
 
 impl ErrorCode {
     /// Every code, in the order `docs/API-DESIGN.md` lists them.
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         Self::Required,
         Self::InvalidType,
         Self::InvalidValue,
@@ -51,6 +52,7 @@ impl ErrorCode {
         Self::Mismatch,
         Self::NotFound,
         Self::VfxUnavailable,
+        Self::EngineUnavailable,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +76,7 @@ impl ErrorCode {
             Self::Mismatch => "mismatch",
             Self::NotFound => "not_found",
             Self::VfxUnavailable => "vfx_unavailable",
+            Self::EngineUnavailable => "engine_unavailable",
         }
     }
 }

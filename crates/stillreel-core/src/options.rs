@@ -1,5 +1,5 @@
 //! What only a deployment or an account knows, which the validators take beside the body: the
-//! clip limit, the template catalog, the effects it renders, its default engine. [`Options`]
+//! clip limit, the template catalog, the effects and engines it renders, its default engine. [`Options`]
 //! borrows them (the server's form); [`OptionsData`] owns them as JSON gives them (the wasm
 //! module's and the case tables' form).
 
@@ -31,6 +31,9 @@ pub struct Options<'a> {
     pub templates: &'a [Template],
     /// The vfx types this deployment can render.
     pub available_vfx: &'a [VfxType],
+    /// The engines this deployment renders: v24 and v25 always, `generative` where the `clip`
+    /// provider role is configured.
+    pub available_engines: &'a [Engine],
     /// The engine of requests that name none.
     pub default_engine: Engine,
 }
@@ -41,6 +44,7 @@ impl Default for Options<'static> {
             clip_limit: DEFAULT_CLIP_LIMIT,
             templates: builtin_templates(),
             available_vfx: PROCEDURAL_VFX,
+            available_engines: Engine::BUILT_IN,
             default_engine: Engine::V25,
         }
     }
@@ -64,6 +68,10 @@ pub struct OptionsData {
     /// The vfx types the deployment renders (`GET /get_engines`).
     #[serde(default)]
     pub available_vfx: Option<Vec<VfxType>>,
+    /// The engines the deployment renders (the `id`s `GET /get_engines` lists; default v24
+    /// and v25).
+    #[serde(default)]
+    pub available_engines: Option<Vec<Engine>>,
     /// The engine of requests that name none (default v25).
     #[serde(default)]
     pub default_engine: Option<Engine>,
@@ -103,6 +111,10 @@ impl OptionsData {
                 .available_vfx
                 .as_deref()
                 .unwrap_or(defaults.available_vfx),
+            available_engines: self
+                .available_engines
+                .as_deref()
+                .unwrap_or(defaults.available_engines),
             default_engine: self.default_engine.unwrap_or(defaults.default_engine),
         }
     }

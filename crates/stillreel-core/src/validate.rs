@@ -55,7 +55,9 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
     let mut errors = Errors::new(body);
     reader::reject_unknown(map, &root, CREATE_FIELDS, &mut errors);
 
-    let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors);
+    let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors)
+        .and_then(|engine| rules::image::check_engine(engine, &root, options, &mut errors));
+    let engine_vfx = ai_engine.map(|e| crate::catalog::engine_vfx(e, options.available_vfx));
     let image_inputs = array(
         map,
         "image_inputs",
@@ -70,7 +72,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
                 item,
                 &path.index(i),
                 ai_engine,
-                options.available_vfx,
+                engine_vfx.as_deref().unwrap_or(options.available_vfx),
                 errors,
             )
         })

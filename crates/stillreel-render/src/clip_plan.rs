@@ -68,8 +68,9 @@ pub fn resolve_motion(
             let frame_aspect = f64::from(frame.0) / f64::from(frame.1.max(1));
             let wide = source_aspect >= frame_aspect * AUTO_ORBIT_ASPECT;
             match (engine, wide, even) {
-                (Engine::V25, true, true) => Motion::OrbitLeft,
-                (Engine::V25, true, false) => Motion::OrbitRight,
+                // The generative engine's model is asked for the same move v25 would draw.
+                (Engine::V25 | Engine::Generative, true, true) => Motion::OrbitLeft,
+                (Engine::V25 | Engine::Generative, true, false) => Motion::OrbitRight,
                 (_, _, true) => Motion::PushIn,
                 (_, _, false) => Motion::PushOut,
             }

@@ -59,6 +59,11 @@ impl Renderer {
         self.providers.roles().available_vfx()
     }
 
+    /// The engines this renderer can draw (v24, v25, and `generative` with a `clip` role).
+    pub fn available_engines(&self) -> Vec<stillreel_core::Engine> {
+        self.providers.roles().available_engines()
+    }
+
     /// How this renderer runs ffmpeg.
     pub fn config(&self) -> &RenderConfig {
         &self.config

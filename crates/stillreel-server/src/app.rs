@@ -10,7 +10,7 @@ use axum::http::{HeaderName, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use stillreel_core::{PROCEDURAL_VFX, catalog};
+use stillreel_core::{Engine, PROCEDURAL_VFX, catalog};
 use tower::ServiceBuilder;
 use tower_http::LatencyUnit;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -54,6 +54,7 @@ impl Services {
             config: Arc::new(config),
             storage,
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
+            available_engines: Arc::new(RwLock::new(Engine::BUILT_IN.to_vec())),
             metrics: Arc::new(Metrics::default()),
             jobs_queued: Arc::new(tokio::sync::Notify::new()),
         }

@@ -224,10 +224,14 @@ impl Config {
         };
         let default_engine = match get("STILLREEL_DEFAULT_ENGINE") {
             None => Engine::V25,
-            Some(text) => Engine::parse(&text).ok_or_else(|| ConfigError {
-                var: "STILLREEL_DEFAULT_ENGINE",
-                message: format!("{text:?} is not {}", Engine::allowed_list()),
-            })?,
+            // The default is one of the procedural cameras: a deployment whose default calls
+            // a paid model on every request that names no engine would surprise its clients.
+            Some(text) => Engine::parse(&text)
+                .filter(|e| Engine::BUILT_IN.contains(e))
+                .ok_or_else(|| ConfigError {
+                    var: "STILLREEL_DEFAULT_ENGINE",
+                    message: format!("{text:?} is not v24 or v25"),
+                })?,
         };
         let ffmpeg = PathBuf::from(get("STILLREEL_FFMPEG").unwrap_or_else(|| "ffmpeg".to_owned()));
         let web_dir =
@@ -635,6 +639,7 @@ mod tests {
             ("STILLREEL_LISTEN", "localhost"),
             ("STILLREEL_WORKERS", "-1"),
             ("STILLREEL_DEFAULT_ENGINE", "v26"),
+            ("STILLREEL_DEFAULT_ENGINE", "generative"),
             ("STILLREEL_PUBLIC_URL", "ftp://x"),
             ("STILLREEL_DATABASE_URL", "mysql://x"),
             ("STILLREEL_GET_VIDEO_CACHE", "maybe"),

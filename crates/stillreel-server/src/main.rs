@@ -205,6 +205,7 @@ async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     );
     // Validation and /get_engines offer exactly what the linked renderer can draw.
     state.set_available_vfx(renderer.available_vfx());
+    state.set_available_engines(renderer.available_engines());
     let workers = worker::start(
         state.services.clone(),
         renderer,

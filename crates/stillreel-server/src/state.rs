@@ -5,7 +5,7 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use stillreel_core::{Template, VfxType};
+use stillreel_core::{Engine, Template, VfxType};
 
 use crate::config::Config;
 use crate::db::{Db, DbError};
@@ -28,6 +28,9 @@ pub struct Services {
     /// The vfx types this deployment renders. Starts as the procedural ones; the render
     /// worker replaces it with what it can really do (see [`Services::set_available_vfx`]).
     pub available_vfx: Arc<RwLock<Vec<VfxType>>>,
+    /// The engines this deployment renders. Starts as v24 and v25; the render worker adds
+    /// `generative` when its `clip` role is configured ([`Services::set_available_engines`]).
+    pub available_engines: Arc<RwLock<Vec<Engine>>>,
     pub metrics: Arc<Metrics>,
     /// Rung after this process commits new jobs (a video stored, a step that queued the
     /// next): this process's idle job loops claim at once instead of at their next poll.
@@ -42,6 +45,22 @@ impl Services {
             .read()
             .map(|v| v.clone())
             .unwrap_or_default()
+    }
+
+    /// The engines requests may use right now.
+    pub fn available_engines(&self) -> Vec<Engine> {
+        self.available_engines
+            .read()
+            .map(|v| v.clone())
+            .unwrap_or_default()
+    }
+
+    /// Replaces the set of engines this deployment renders (`GET /get_engines` and
+    /// validation follow at once).
+    pub fn set_available_engines(&self, engines: Vec<Engine>) {
+        if let Ok(mut guard) = self.available_engines.write() {
+            *guard = engines;
+        }
     }
 
     /// Replaces the set of vfx types this deployment renders (`GET /get_engines` and

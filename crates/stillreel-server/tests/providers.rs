@@ -2,7 +2,9 @@
 //! **test double** (`model_host_double`, shared with the render crate's tests): `/get_engines`
 //! offers exactly what the configured role makes available, a `virtual-staging` video runs its
 //! model call as a job of its own before the clip, the staged clip shows the double's picture
-//! (decoded frames), and a second video of the same photo makes no second provider call.
+//! (decoded frames), and a second video of the same photo makes no second provider call. The
+//! generative engine (`ai_engine: "generative"`) likewise: offered only with a clip role, each
+//! clip the clip model's answer, conformed, reused for the same photo and motion.
 
 mod common;
 #[path = "../../stillreel-render/tests/model_host_double/mod.rs"]
@@ -27,6 +29,10 @@ both_backends!(
 both_backends!(
     mod no_caption, configured by without_caption:
     a_staged_video_calls_the_model_once_in_a_job_of_its_own,
+);
+both_backends!(
+    mod clip_engine, configured by configure:
+    a_generative_video_takes_each_clip_from_the_clip_model,
 );
 
 fn configure(config: &mut Config) {
@@ -226,6 +232,218 @@ async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {
     let done = wait_final(&app, &key, &again).await;
     assert_eq!(done["status"], "complete", "{done}");
     assert_eq!(double.creates(), 1, "no second provider call");
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// ffprobe's facts of a stored clip: (frames, frame rate, width, height, has sound).
+fn clip_facts(app: &TestApp, url: &str) -> (u64, String, u64, u64, bool) {
+    let key = url
+        .strip_prefix(&format!("{}/files/", app.base))
+        .unwrap_or_else(|| panic!("{url} is not a stored file"));
+    let path = app.state.storage.local_path(key).expect("local storage");
+    let out = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-show_streams",
+            "-of",
+            "json",
+        ])
+        .arg(&path)
+        .output()
+        .expect("ffprobe");
+    assert!(out.status.success(), "ffprobe");
+    let probe: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let streams = probe["streams"].as_array().expect("streams");
+    let video = streams
+        .iter()
+        .find(|s| s["codec_type"] == "video")
+        .expect("a video stream");
+    (
+        video["nb_read_frames"]
+            .as_str()
+            .and_then(|n| n.parse().ok())
+            .expect("frames"),
+        video["r_frame_rate"].as_str().expect("rate").to_owned(),
+        video["width"].as_u64().expect("width"),
+        video["height"].as_u64().expect("height"),
+        streams.iter().any(|s| s["codec_type"] == "audio"),
+    )
+}
+
+async fn a_generative_video_takes_each_clip_from_the_clip_model(app: TestApp) {
+    let key = app.account().await.api_key;
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    let body = json!({"ai_engine": "generative", "image_inputs": [
+        {"image_url": sample("house-colonial.jpg"), "camera_motion": "orbit-left"},
+        {"image_url": sample("living-room.png"), "camera_motion": "push-in"},
+    ]});
+
+    // Without a clip role the engine is not offered, and asking for it is a 422.
+    let engines = app.get("/api/v1/get_engines", &key).await;
+    let ids: Vec<&str> = engines.json["engines"]
+        .as_array()
+        .expect("engines")
+        .iter()
+        .filter_map(|e| e["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["v24", "v25"], "{}", engines.json);
+    let refused = app.post("/api/v1/create_video", &key, &body).await;
+    assert_eq!(refused.status, 422, "{}", refused.json);
+    let detail = &refused.json["error"]["details"][0];
+    assert_eq!(detail["field"], "ai_engine", "{}", refused.json);
+    assert_eq!(detail["code"], "engine_unavailable", "{}", refused.json);
+
+    // A Replicate double answering a 30 s, 25 fps magenta clip with sound.
+    let double =
+        ModelHostDouble::start(Flavor::Replicate, Script::Poll(1), Payload::LongClip).await;
+    let clip = RoleConfig {
+        role: Role::Clip,
+        protocol: Protocol::Replicate,
+        url: double.base.clone(),
+        token: Some("r8_doubletoken".into()),
+        model: Some(Model::Replicate {
+            owner: "wan-video".into(),
+            name: "wan-2.2-i2v-fast".into(),
+            version: None,
+        }),
+        input: None,
+        prompt: None,
+        timeout: Duration::from_secs(60),
+    };
+    let providers = Providers::new(ProviderRoles::none().with(clip)).expect("clients");
+    let renderer = worker::build_renderer(&app.state)
+        .expect("renderer")
+        .with_providers(providers);
+    app.state.set_available_vfx(renderer.available_vfx());
+    app.state
+        .set_available_engines(renderer.available_engines());
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 2;
+    settings.model_workers = 1;
+    settings.idle_poll = Duration::from_millis(100);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
+
+    // Now listed, with every motion and only the procedural effects; not the default.
+    let engines = app.get("/api/v1/get_engines", &key).await;
+    let generative = engines.json["engines"]
+        .as_array()
+        .expect("engines")
+        .iter()
+        .find(|e| e["id"] == "generative")
+        .unwrap_or_else(|| panic!("listed: {}", engines.json))
+        .clone();
+    assert_eq!(generative["default"], false);
+    assert_eq!(
+        generative["camera_motions"].as_array().map(Vec::len),
+        Some(5)
+    );
+    assert_eq!(generative["vfx_types"].as_array().map(Vec::len), Some(10));
+    // A generative effect cannot ride on a model-made clip.
+    let staged = json!({"ai_engine": "generative", "image_inputs": [
+        {"image_url": sample("living-room.png"), "vfx": {"type": "virtual-staging"}},
+    ]});
+    let refused = app.post("/api/v1/create_video", &key, &staged).await;
+    assert_eq!(refused.status, 422, "{}", refused.json);
+    assert_eq!(
+        refused.json["error"]["details"][0]["field"],
+        "image_inputs[0].vfx.type"
+    );
+
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["ai_engine"], "generative");
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, &key, &id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(double.creates(), 2, "one call per clip");
+    let prompts: Vec<String> = double
+        .seen()
+        .iter()
+        .filter(|s| s.method == "POST")
+        .filter_map(|s| s.json()["input"]["prompt"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        prompts.iter().any(|p| p.contains("orbits to the left")),
+        "{prompts:?}"
+    );
+    assert!(
+        prompts.iter().any(|p| p.contains("pushes in")),
+        "{prompts:?}"
+    );
+    let clips = done["video_clips"].as_array().expect("clips");
+    for (clip, motion) in clips.iter().zip(["orbit-left", "push-in"]) {
+        assert_eq!(clip["ai_engine"], "generative", "{done}");
+        assert_eq!(clip["camera_motion"], motion, "{done}");
+        assert_eq!(
+            clip["generated"],
+            json!([{"role": "clip", "model": "wan-video/wan-2.2-i2v-fast"}]),
+            "{done}"
+        );
+        let url = clip["clip_url"].as_str().expect("url");
+        assert_eq!(
+            clip_facts(&app, url),
+            (150, "30/1".to_owned(), 1280, 720, false),
+            "conformed: 150 frames at 30 fps, the clip's size, no sound"
+        );
+        // The model's clip, not the photo (neither sample is magenta); no caption either.
+        let rgb = middle_rgb(&app, url);
+        for (got, want) in rgb.iter().zip(MAGENTA) {
+            assert!(
+                (got - f64::from(want)).abs() < 20.0,
+                "{rgb:?} vs {MAGENTA:?}"
+            );
+        }
+        let corner = corner_rgb(&app, url);
+        assert!(
+            (corner[1] - f64::from(MAGENTA[1])).abs() < 20.0,
+            "no caption: {corner:?}"
+        );
+    }
+    // Each model call was a job of its own, before its clip.
+    let uuid = id.parse().expect("uuid");
+    let jobs = queue::graph_of_video(app.db(), uuid).await.expect("jobs");
+    let generate = jobs
+        .iter()
+        .filter(|j| j.kind == queue::JobKind::GENERATE && j.state == "done")
+        .count();
+    assert_eq!(generate, 2, "{jobs:?}");
+
+    // The same photos and motions again: the stored answers, no second call.
+    let r = app.post("/api/v1/create_video", &key, &body).await;
+    let again = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, &key, &again).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(double.creates(), 2, "no second provider call");
+
+    // Clips of the generative engine combine with each other, not with a v25 clip.
+    let v25 =
+        json!({"ai_engine": "v25", "image_inputs": [{"image_url": sample("house-colonial.jpg")}]});
+    let r = app.post("/api/v1/create_video", &key, &v25).await;
+    let v25_id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let v25_done = wait_final(&app, &key, &v25_id).await;
+    assert_eq!(v25_done["status"], "complete", "{v25_done}");
+    let clip_id = |video: &Value, i: usize| video["video_clips"][i]["uuid"].clone();
+    let mixed = json!({"orientation": "landscape", "resolution": "720p",
+        "video_clip_uuids": [clip_id(&done, 0), clip_id(&v25_done, 0)]});
+    let r = app.post("/api/v1/combine_video_clips", &key, &mixed).await;
+    assert_eq!(r.status, 422, "{}", r.json);
+    assert_eq!(
+        r.json["error"]["details"][0]["code"], "mismatch",
+        "{}",
+        r.json
+    );
+    let same = json!({"orientation": "landscape", "resolution": "720p",
+        "video_clip_uuids": [clip_id(&done, 1), clip_id(&done, 0)]});
+    let r = app.post("/api/v1/combine_video_clips", &key, &same).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json["ai_engine"], "generative", "{}", r.json);
+    let combined = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let combined = wait_final(&app, &key, &combined).await;
+    assert_eq!(combined["status"], "complete", "{combined}");
+    assert_eq!(double.creates(), 2, "a combine calls nothing");
     workers.shutdown().await;
     app.stop().await;
 }

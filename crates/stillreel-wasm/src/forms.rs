@@ -104,6 +104,7 @@ pub fn engines(
     let options = options.as_options();
     to_js(&catalog::engines(
         options.default_engine,
+        options.available_engines,
         options.available_vfx,
     ))
 }

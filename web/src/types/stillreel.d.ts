@@ -6,9 +6,13 @@
 export type Orientation = "landscape" | "portrait";
 /** Output resolution: 720p is 1280×720 / 720×1280, 1080p is 1920×1080 / 1080×1920. */
 export type Resolution = "720p" | "1080p";
-/** The "AI engine" generation: v24 moves linearly; v25 adds orbits and eases its moves. */
-export type Engine = "v24" | "v25";
-/** The camera move of one clip; the orbits need engine v25. */
+/**
+ * The "AI engine" generation: v24 moves linearly; v25 adds orbits and eases its moves;
+ * `generative` has a model (the `clip` provider role, docs/PROVIDERS.md) make each clip
+ * from the photo and its camera motion, and exists only where that role is configured.
+ */
+export type Engine = "v24" | "v25" | "generative";
+/** The camera move of one clip; the orbits need engine v25 (or `generative`). */
 export type CameraMotion = "push-in" | "push-out" | "orbit-left" | "orbit-right" | "auto";
 /**
  * How consecutive clips meet: `cut` (the default), `crossfade` (the first dissolves into
@@ -40,7 +44,7 @@ export type TemplateFieldType = "text" | "image";
  * Stable snake_case code of one failing field (docs/API-DESIGN.md#field-error-codes). Clients
  * switch on these.
  */
-export type ErrorCode = "required" | "invalid_type" | "invalid_value" | "unknown_field" | "empty" | "too_long" | "too_many" | "invalid_url" | "invalid_uuid" | "engine_unsupported" | "config_not_allowed" | "empty_after_sanitizing" | "template_unknown" | "template_slot_mismatch" | "template_field_unknown" | "template_field_type" | "mismatch" | "not_found" | "vfx_unavailable";
+export type ErrorCode = "required" | "invalid_type" | "invalid_value" | "unknown_field" | "empty" | "too_long" | "too_many" | "invalid_url" | "invalid_uuid" | "engine_unsupported" | "config_not_allowed" | "empty_after_sanitizing" | "template_unknown" | "template_slot_mismatch" | "template_field_unknown" | "template_field_type" | "mismatch" | "not_found" | "vfx_unavailable" | "engine_unavailable";
 /**
  * One failing field: where (form-field notation, e.g. `image_inputs[0].vfx.type`), what, and
  * a sentence for people.
@@ -77,6 +81,11 @@ export type ValidationResult<T> = {
  * default.
  */
 export type ValidateOptions = {
+  /**
+   * The engines the deployment renders (the `id`s `GET /get_engines` lists; default v24
+   * and v25).
+   */
+  available_engines?: Engine[];
   /** The vfx types the deployment renders (`GET /get_engines`). */
   available_vfx?: VfxType[];
   /** The account's clip limit per video (default 20). */
@@ -332,10 +341,16 @@ export type EngineInfo = {
   camera_motions: CameraMotion[];
   /** Whether requests that name no engine get this one. */
   default: boolean;
-  /** Whether the engine eases its moves in and out (v25) or moves linearly (v24). */
+  /**
+   * Whether the engine eases its moves in and out (v25) or moves linearly (v24); `false`
+   * for `generative`, whose model makes the move.
+   */
   eased: boolean;
   id: Engine;
-  /** The vfx types this deployment can render. */
+  /**
+   * The vfx types this deployment can render with this engine (on `generative`, the
+   * procedural ones only).
+   */
   vfx_types: VfxType[];
 };
 /** `GET /get_engines`. */
@@ -349,7 +364,8 @@ export type VideoClip = {
   clip_url: string;
   /**
    * What of the clip a model made, by role (docs/PROVIDERS.md): the staged or peopled
-   * picture, the fan clip, the depth map its camera moved over. Absent when nothing was.
+   * picture, the fan clip, the depth map its camera moved over, the whole clip on the
+   * generative engine. Absent when nothing was.
    */
   generated?: GeneratedContent[];
   image_url: string;
@@ -371,7 +387,7 @@ export type GeneratedContent = {
    * for a self-hosted service without one).
    */
   model: string;
-  /** `staging`, `lifestyle`, `fan` or `depth`. */
+  /** `staging`, `lifestyle`, `fan`, `depth` or `clip` (the generative engine's model). */
   role: string;
 };
 /** Echo of the intro/outro of the request. */

@@ -102,6 +102,30 @@ mod tests {
     }
 
     #[test]
+    fn generative_clips_combine_only_with_generative_clips() {
+        let generated = ClipFacts {
+            engine: Engine::Generative,
+            ..L720_V25
+        };
+        assert_eq!(
+            check_clips(
+                Orientation::Landscape,
+                Resolution::P720,
+                &[generated, generated]
+            ),
+            Ok(Engine::Generative)
+        );
+        assert_eq!(
+            codes(check_clips(
+                Orientation::Landscape,
+                Resolution::P720,
+                &[generated, L720_V25]
+            )),
+            ["video_clip_uuids[1]:mismatch"]
+        );
+    }
+
+    #[test]
     fn each_offending_element_is_named() {
         let portrait = ClipFacts {
             orientation: Orientation::Portrait,

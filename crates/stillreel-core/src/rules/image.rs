@@ -4,14 +4,40 @@
 use crate::json::Json;
 
 use crate::ErrorCode;
+use crate::options::Options;
 use crate::path::Path;
 use crate::reader::{self, Errors, get};
 use crate::types::{CameraMotion, Engine, ImageInput, VfxType};
 
 const IMAGE_FIELDS: &[&str] = &["image_url", "camera_motion", "vfx"];
 
+/// The request's engine when this deployment renders it; else `engine_unavailable` at
+/// `ai_engine` (the generative engine where no `clip` role is configured) and `None`.
+pub(crate) fn check_engine(
+    engine: Engine,
+    root: &Path<'_>,
+    options: &Options<'_>,
+    errors: &mut Errors,
+) -> Option<Engine> {
+    if options.available_engines.contains(&engine) {
+        return Some(engine);
+    }
+    let why = if engine.is_generative() {
+        "needs a clip model provider (the clip role), and none is configured on this deployment"
+    } else {
+        "is not available on this deployment"
+    };
+    errors.push(
+        &root.key("ai_engine"),
+        ErrorCode::EngineUnavailable,
+        format!("ai_engine {engine} {why}"),
+    );
+    None
+}
+
 /// Validates one image input. `engine` is `None` when `ai_engine` itself was invalid, in which
-/// case the engine rule is not applied (that error is already reported).
+/// case the engine rule is not applied (that error is already reported). `available_vfx` is
+/// what this engine can draw (`catalog::engine_vfx`).
 pub(crate) fn check(
     value: &Json<'_>,
     path: &Path<'_>,
@@ -40,7 +66,9 @@ pub(crate) fn check(
     }
     let vfx = match get(map, "vfx") {
         None => Some(None),
-        Some(v) => crate::rules::vfx::check(v, &path.key("vfx"), available_vfx, errors).map(Some),
+        Some(v) => {
+            crate::rules::vfx::check(v, &path.key("vfx"), available_vfx, engine, errors).map(Some)
+        }
     };
     Some(ImageInput {
         image_url: image_url?,

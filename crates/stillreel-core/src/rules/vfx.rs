@@ -7,17 +7,19 @@ use crate::ErrorCode;
 use crate::path::Path;
 use crate::reader::{self, Errors, get, name};
 use crate::types::{
-    ConfigField, ConfigFieldKind, LifestyleConfig, Vfx, VfxType, VirtualStagingConfig, WireEnum,
-    WordDropConfig,
+    ConfigField, ConfigFieldKind, Engine, LifestyleConfig, Vfx, VfxType, VirtualStagingConfig,
+    WireEnum, WordDropConfig,
 };
 
 const VFX_FIELDS: &[&str] = &["type", "config"];
 
-/// Validates one `vfx` object; `Some` when it is valid.
+/// Validates one `vfx` object; `Some` when it is valid. `available` is what the request's
+/// `engine` can draw on this deployment.
 pub(crate) fn check(
     value: &Json<'_>,
     path: &Path<'_>,
     available: &[VfxType],
+    engine: Option<Engine>,
     errors: &mut Errors,
 ) -> Option<Vfx> {
     let map = reader::object(value, path, errors)?;
@@ -32,7 +34,10 @@ pub(crate) fn check(
     }?;
     let before = errors.count();
     if !available.contains(&kind) {
-        let why = if kind.is_generative() {
+        let why = if kind.is_generative() && engine.is_some_and(Engine::is_generative) {
+            "is not available on ai_engine generative: its model makes the clip from the \
+             photo itself; use v24 or v25 for this effect"
+        } else if kind.is_generative() {
             "needs a generative model provider, and none is configured on this deployment"
         } else {
             "is not available on this deployment"

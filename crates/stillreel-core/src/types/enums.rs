@@ -118,12 +118,24 @@ impl Resolution {
 }
 
 string_enum!(
-    /// The "AI engine" generation: v24 moves linearly; v25 adds orbits and eases its moves.
-    Engine { V24 = "v24", V25 = "v25" }
+    /// The "AI engine" generation: v24 moves linearly; v25 adds orbits and eases its moves;
+    /// `generative` has a model (the `clip` provider role, docs/PROVIDERS.md) make each clip
+    /// from the photo and its camera motion, and exists only where that role is configured.
+    Engine { V24 = "v24", V25 = "v25", Generative = "generative" }
 );
 
+impl Engine {
+    /// The engines every deployment renders (the procedural cameras).
+    pub const BUILT_IN: &'static [Engine] = &[Engine::V24, Engine::V25];
+
+    /// Whether a model makes the clip (its camera motion becomes part of the prompt).
+    pub const fn is_generative(self) -> bool {
+        matches!(self, Engine::Generative)
+    }
+}
+
 string_enum!(
-    /// The camera move of one clip; the orbits need engine v25.
+    /// The camera move of one clip; the orbits need engine v25 (or `generative`).
     CameraMotion {
         PushIn = "push-in",
         PushOut = "push-out",
@@ -134,10 +146,13 @@ string_enum!(
 );
 
 impl CameraMotion {
-    /// Whether `engine` can render this motion (orbits are v25 only, docs/API-DESIGN.md#defaults).
+    /// Whether `engine` can render this motion (orbits need v25, or the generative engine whose
+    /// model is asked for them; docs/API-DESIGN.md#defaults).
     pub const fn supported_by(self, engine: Engine) -> bool {
         match self {
-            CameraMotion::OrbitLeft | CameraMotion::OrbitRight => matches!(engine, Engine::V25),
+            CameraMotion::OrbitLeft | CameraMotion::OrbitRight => {
+                matches!(engine, Engine::V25 | Engine::Generative)
+            }
             _ => true,
         }
     }

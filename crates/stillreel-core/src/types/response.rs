@@ -27,7 +27,8 @@ pub struct VideoClip {
     #[cfg_attr(feature = "schema", schema(required = true))]
     pub thumbnail_url: Option<String>,
     /// What of the clip a model made, by role (docs/PROVIDERS.md): the staged or peopled
-    /// picture, the fan clip, the depth map its camera moved over. Absent when nothing was.
+    /// picture, the fan clip, the depth map its camera moved over, the whole clip on the
+    /// generative engine. Absent when nothing was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(required = false))]
     pub generated: Option<Vec<GeneratedContent>>,
@@ -37,7 +38,7 @@ pub struct VideoClip {
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeneratedContent {
-    /// `staging`, `lifestyle`, `fan` or `depth`.
+    /// `staging`, `lifestyle`, `fan`, `depth` or `clip` (the generative engine's model).
     pub role: String,
     /// The model as configured (`owner/name[:version]`, a model name, or the protocol's name
     /// for a self-hosted service without one).
@@ -201,9 +202,11 @@ pub struct EngineInfo {
     /// Whether requests that name no engine get this one.
     pub default: bool,
     pub camera_motions: Vec<CameraMotion>,
-    /// Whether the engine eases its moves in and out (v25) or moves linearly (v24).
+    /// Whether the engine eases its moves in and out (v25) or moves linearly (v24); `false`
+    /// for `generative`, whose model makes the move.
     pub eased: bool,
-    /// The vfx types this deployment can render.
+    /// The vfx types this deployment can render with this engine (on `generative`, the
+    /// procedural ones only).
     pub vfx_types: Vec<super::VfxType>,
 }
 

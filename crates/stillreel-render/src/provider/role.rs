@@ -93,7 +93,8 @@ impl Role {
         self.vars()[setting as usize]
     }
 
-    /// The vfx type this role makes available, if any (`depth` and `clip` serve the camera).
+    /// The vfx type this role makes available, if any (`depth` serves the v25 camera, `clip`
+    /// the `generative` engine).
     pub const fn vfx(self) -> Option<VfxType> {
         match self {
             Role::Staging => Some(VfxType::VirtualStaging),
@@ -298,6 +299,16 @@ impl ProviderRoles {
 
     pub fn is_empty(&self) -> bool {
         self.roles.is_empty()
+    }
+
+    /// The engines a deployment with these roles renders: v24 and v25, and `generative` when
+    /// the `clip` role is configured. What validation and `/get_engines` offer.
+    pub fn available_engines(&self) -> Vec<stillreel_core::Engine> {
+        let mut engines = stillreel_core::Engine::BUILT_IN.to_vec();
+        if self.get(Role::Clip).is_some() {
+            engines.push(stillreel_core::Engine::Generative);
+        }
+        engines
     }
 
     /// The vfx types a deployment with these roles can render: every procedural one, and each

@@ -99,6 +99,14 @@ fn read_role(
             ),
         ));
     }
+    // The contract names an effect per call; it has no call for a depth map or a clip of the
+    // camera's motion, so those roles need a model host's own protocol.
+    if protocol == Protocol::Stillreel && role.vfx().is_none() {
+        return Err(fail(
+            Setting::Provider,
+            format!("the stillreel contract makes effects; the {role} role needs replicate or cog"),
+        ));
+    }
     let url = match get(role.var(Setting::Url)) {
         Some(url) => check_url(&url).map_err(|m| fail(Setting::Url, m))?,
         None => protocol.default_url().map(str::to_owned).ok_or_else(|| {
@@ -282,6 +290,24 @@ mod tests {
     }
 
     #[test]
+    fn the_clip_role_adds_the_generative_engine() {
+        use stillreel_core::Engine;
+        let none = ProviderRoles::none();
+        assert_eq!(none.available_engines(), Engine::BUILT_IN);
+        let r = roles(&[
+            ("STILLREEL_CLIP_PROVIDER", "replicate"),
+            ("STILLREEL_CLIP_TOKEN", "r8_x"),
+        ])
+        .expect("valid");
+        assert_eq!(
+            r.available_engines(),
+            vec![Engine::V24, Engine::V25, Engine::Generative]
+        );
+        // The clip role adds no vfx type.
+        assert_eq!(r.available_vfx(), none.available_vfx());
+    }
+
+    #[test]
     fn replicate_with_two_variables_uses_defaults() {
         let r = roles(&[
             ("STILLREEL_STAGING_PROVIDER", "replicate"),
@@ -357,6 +383,15 @@ mod tests {
             var_of(&[("STILLREEL_DEPTH_PROVIDER", "cog")]),
             "STILLREEL_DEPTH_URL"
         );
+        // The stillreel contract makes effects only: no depth map, no camera clip.
+        for role in ["DEPTH", "CLIP"] {
+            let provider = format!("STILLREEL_{role}_PROVIDER");
+            let url = format!("STILLREEL_{role}_URL");
+            assert_eq!(
+                var_of(&[(&provider, "stillreel"), (&url, "http://m.internal/")]),
+                provider
+            );
+        }
         assert_eq!(
             var_of(&[
                 ("STILLREEL_CLIP_PROVIDER", "cog"),

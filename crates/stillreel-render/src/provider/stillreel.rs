@@ -113,6 +113,9 @@ pub enum ProviderOutput {
 pub enum ProviderError {
     #[error("no generative provider is configured for {0}")]
     NotConfigured(VfxType),
+    /// The generative engine's clip role is not configured (any more) on this renderer.
+    #[error("no clip model provider is configured for ai_engine generative")]
+    ClipNotConfigured,
     #[error("the effect provider did not answer within {0} s")]
     TimedOut(u64),
     #[error("the effect provider could not be reached")]
@@ -151,6 +154,7 @@ impl ProviderError {
             ProviderError::Refused { status, .. } => *status == 429 || *status >= 500,
             ProviderError::Busy => true,
             ProviderError::NotConfigured(_)
+            | ProviderError::ClipNotConfigured
             | ProviderError::Invalid(_)
             | ProviderError::Quota
             | ProviderError::ContentPolicy

@@ -1,5 +1,6 @@
 //! The clip step: one clip rendered from its stored input (through the generative provider
-//! first when its vfx needs one), checked with ffprobe and stored under a lease-token key.
+//! first when its vfx needs one, or the clip role's model on the generative engine), checked
+//! with ffprobe and stored under a lease-token key.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -72,7 +73,15 @@ impl Renderer {
             dimensions: None,
         };
         let source = match job.effect.as_ref().and_then(|s| s.generative()) {
-            Some(vfx) => self.generate(job, vfx, &media, &plan, work_dir).await?,
+            Some(vfx) => {
+                self.generate(job, Some(vfx), &media, &plan, work_dir)
+                    .await?
+            }
+            // The generative engine: the clip role's model makes the clip from the photo and
+            // the camera motion; the procedural effect (if any) is drawn over it.
+            None if job.engine.is_generative() => {
+                self.generate(job, None, &media, &plan, work_dir).await?
+            }
             None => ClipSource::Still(StillInput {
                 path: local,
                 format: job.input.format,
@@ -146,33 +155,50 @@ impl Renderer {
         Ok(map.with_polarity(input.polarity))
     }
 
-    /// Makes clip `index`'s generated input with the role of its vfx, or reuses the one made
-    /// before for the same (role, model, picture, parameters), and keeps it in the work dir.
+    /// Makes clip `index`'s generated input with the role of its vfx (`None`: the clip role,
+    /// for the generative engine), or reuses the one made before for the same (role, model,
+    /// picture, parameters), and keeps it in the work dir.
     pub(super) async fn generate(
         &self,
         job: &ClipJob,
-        vfx: &stillreel_core::Vfx,
+        vfx: Option<&stillreel_core::Vfx>,
         media: &FetchedMedia,
         plan: &ClipPlan,
         work_dir: &Path,
     ) -> Result<ClipSource, JobFailure> {
         let index = job.index;
-        let field = format!("image_inputs[{index}].vfx");
+        let field = match vfx {
+            Some(_) => format!("image_inputs[{index}].vfx"),
+            None => format!("image_inputs[{index}]"),
+        };
         let fail = |error: ProviderError| JobFailure::Provider {
             field: field.clone(),
             error,
         };
-        let client = Role::for_vfx(vfx.kind())
-            .and_then(|role| self.providers.get(role))
-            .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?;
+        let (client, motion) = match vfx {
+            Some(vfx) => (
+                Role::for_vfx(vfx.kind())
+                    .and_then(|role| self.providers.get(role))
+                    .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?,
+                job.camera_motion,
+            ),
+            // The model is asked for the move the clip record will name (`auto` resolved as
+            // v25 resolves it), so a second video of the photo asks the same and reuses it.
+            None => (
+                self.providers
+                    .get(Role::Clip)
+                    .ok_or_else(|| fail(ProviderError::ClipNotConfigured))?,
+                plan.motion.as_camera_motion(),
+            ),
+        };
         let io = |e: std::io::Error| JobFailure::Render(io_error(Step::Clip(index), e));
         let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
         let request = RoleRequest {
             image: &bytes,
             format: media.format,
             size: job.input.upright.unwrap_or((plan.width, plan.height)),
-            vfx: Some(vfx),
-            motion: job.camera_motion,
+            vfx,
+            motion,
             output: OutputSpec {
                 width: plan.width,
                 height: plan.height,

@@ -1,5 +1,6 @@
 //! The model calls of a clip run on their own, before its render (the server's `generate`
-//! job): its vfx's generated input, and the depth role's map of its photo. Both go through
+//! job): its vfx's generated input (or, on the generative engine, the clip role's clip), and
+//! the depth role's map of its photo. Both go through
 //! the stored answers (`crate::generated`), where the clip step finds them again.
 
 use std::path::Path;
@@ -15,13 +16,15 @@ use crate::runner::Step;
 use crate::video_plan::clip_plan;
 
 impl Renderer {
-    /// Makes clip `job.index`'s generated input for its vfx (or finds it stored), without
+    /// Makes clip `job.index`'s generated input for its vfx, or its model clip on the generative
+    /// engine (or finds it stored), without
     /// rendering: what the server's model-call job runs before the clip job, so that the clip
     /// step finds the answer stored and a model that takes minutes holds no ffmpeg slot.
     pub async fn generate_input(&self, job: &ClipJob, work_dir: &Path) -> Result<(), JobFailure> {
-        let Some(vfx) = job.effect.as_ref().and_then(|s| s.generative()) else {
+        let vfx = job.effect.as_ref().and_then(|s| s.generative());
+        if vfx.is_none() && !job.engine.is_generative() {
             return Ok(());
-        };
+        }
         let step = Step::Clip(job.index);
         make_dir(work_dir, step)?;
         let local = work_dir.join(format!(

@@ -53,6 +53,10 @@ pub async fn get_templates(
 )]
 pub async fn get_engines(State(state): State<AppState>, Auth(_): Auth) -> Json<EngineList> {
     Json(EngineList {
-        engines: catalog::engines(state.config.default_engine, &state.available_vfx()),
+        engines: catalog::engines(
+            state.config.default_engine,
+            &state.available_engines(),
+            &state.available_vfx(),
+        ),
     })
 }

@@ -5,7 +5,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 use stillreel_core::{
-    ClipFacts, ErrorCode, FieldError, Options, VfxType, check_combine_clips,
+    ClipFacts, Engine, ErrorCode, FieldError, Options, VfxType, check_combine_clips,
     validate_combine_video_clips, validate_create_video,
 };
 use uuid::Uuid;
@@ -104,12 +104,18 @@ async fn project_of(
 }
 
 /// The core's options for this deployment and account: the account's clip limit, the
-/// catalog, the vfx the linked renderer can draw, the operator's default engine.
-fn rule_options<'a>(state: &'a AppState, ctx: &AccountCtx, vfx: &'a [VfxType]) -> Options<'a> {
+/// catalog, the vfx and engines the linked renderer can draw, the operator's default engine.
+fn rule_options<'a>(
+    state: &'a AppState,
+    ctx: &AccountCtx,
+    vfx: &'a [VfxType],
+    engines: &'a [Engine],
+) -> Options<'a> {
     Options {
         clip_limit: ctx.clip_limit,
         templates: state.templates,
         available_vfx: vfx,
+        available_engines: engines,
         default_engine: state.config.default_engine,
     }
 }
@@ -149,7 +155,8 @@ pub async fn create_video(
         &body,
         |key| async {
             let vfx = state.available_vfx();
-            let options = rule_options(&state, &ctx, &vfx);
+            let engines = state.available_engines();
+            let options = rule_options(&state, &ctx, &vfx, &engines);
             let mut request = validate_create_video(&body, &options)?;
             (request.branding, request.audio_url) = super::brand_kits::resolve(
                 &state,
@@ -196,7 +203,8 @@ pub async fn combine_video_clips(
 ) -> Result<Response, ApiError> {
     idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
         let vfx = state.available_vfx();
-        let options = rule_options(&state, &ctx, &vfx);
+        let engines = state.available_engines();
+        let options = rule_options(&state, &ctx, &vfx, &engines);
         let mut request = validate_combine_video_clips(&body, &options)?;
         (request.branding, request.audio_url) = super::brand_kits::resolve(
             &state,

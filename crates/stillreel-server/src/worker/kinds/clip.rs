@@ -181,14 +181,16 @@ pub(super) fn needs_depth(engine: Engine, vfx: Option<&Vfx>) -> bool {
     engine == Engine::V25 && !vfx.is_some_and(|v| v.kind().is_generative())
 }
 
-/// What of a rendered clip a model made: its vfx's role (the clip step fails rather than render
-/// a generative vfx without its answer) and the depth role when the camera used its map.
+/// What of a rendered clip a model made: its vfx's role, or the clip role on the generative
+/// engine (the clip step fails rather than render either without its answer), and the depth
+/// role when the camera used its map.
 fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
     let vfx_role = work
         .effect
         .as_ref()
         .and_then(|s| s.generative())
-        .and_then(|v| Role::for_vfx(v.kind()));
+        .and_then(|v| Role::for_vfx(v.kind()))
+        .or_else(|| work.engine.is_generative().then_some(Role::Clip));
     let depth_role = work.depth.as_ref().map(|_| Role::Depth);
     vfx_role
         .into_iter()

@@ -22,10 +22,13 @@ use crate::worker::kind::{JobCtx, Kind, Settle};
 #[derive(Debug, Clone, Copy)]
 pub struct Generate;
 
-/// Whether a clip needs a model call first: its vfx's role, or the depth role for a v25
-/// photo clip, is configured.
+/// Whether a clip needs a model call first: its vfx's role, the clip role for the generative
+/// engine, or the depth role for a v25 photo clip, is configured.
 pub(super) fn needs_model(renderer: &Renderer, engine: Engine, vfx: Option<&Vfx>) -> bool {
     let providers = renderer.providers();
+    if engine.is_generative() {
+        return providers.get(Role::Clip).is_some();
+    }
     let for_vfx = vfx
         .and_then(|v| Role::for_vfx(v.kind()))
         .is_some_and(|role| providers.get(role).is_some());
