@@ -73,6 +73,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
+        branded_intro: false,
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {
@@ -159,6 +160,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
         pace: stillreel_render::Pace::Engine,
+        usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
         token: None,

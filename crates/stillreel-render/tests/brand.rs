@@ -83,6 +83,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
     // Paced for the ramp: the camera keeps moving through the clips' ends.
     let job = VideoJob {
         pace: Pace::Through,
+        branded_intro: false,
         key_prefix: "videos/b".into(),
         clips: [CameraMotion::PushIn, CameraMotion::PushOut]
             .into_iter()

@@ -78,6 +78,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     // Dark, light, dark: every join changes the brightness.
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
+        branded_intro: false,
         key_prefix: "videos/x".into(),
         clips: ["/dark.png", "/light.png", "/dark.png"]
             .into_iter()
