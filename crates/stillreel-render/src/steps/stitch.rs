@@ -184,14 +184,16 @@ impl Renderer {
         span: (f64, f64),
     ) -> Result<Vec<command::ConcatEntry>, JobFailure> {
         let parallel = self.config.clip_parallelism.max(1);
-        let facts: Vec<VideoFacts> = stream::iter(
-            names
-                .iter()
-                .map(|name| self.video_facts(step, work_dir, name)),
-        )
-        .buffered(parallel)
-        .try_collect()
-        .await?;
+        // Collected first: a stream over a closure taking `&String` would make this future
+        // not `Send` (the worker spawns it).
+        let probes: Vec<_> = names
+            .iter()
+            .map(|name| self.video_facts(step, work_dir, name))
+            .collect();
+        let facts: Vec<VideoFacts> = stream::iter(probes)
+            .buffered(parallel)
+            .try_collect()
+            .await?;
         let clip_frames = vec![plan.clip_frames; names.len()];
         let size = match facts.first() {
             Some(f) if f.size.0 > 0 && f.size.1 > 0 => f.size,
@@ -201,24 +203,26 @@ impl Renderer {
         if let Some(seams) = SeamPlan::new(plan.transition, plan.fps, &clip_frames, &facts) {
             let count = seams.seams.len();
             let part = (span.1 - span.0) / count as f64;
-            let runs = (0..count).map(|j| {
-                let name = format!("seam-{j:03}.mp4");
-                let cmd = transition::seam_command(
-                    &seams,
-                    j,
-                    (Path::new(&names[j]), Path::new(&names[j + 1])),
-                    size,
-                    (encoding, &facts[j].color_args),
-                    Path::new(&name),
-                );
-                let at = span.0 + part * j as f64;
-                async move {
-                    self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
-                        .await?;
-                    let made = self.video_facts(step, work_dir, &name).await?;
-                    Ok::<_, JobFailure>((name, made))
-                }
-            });
+            let runs: Vec<_> = (0..count)
+                .map(|j| {
+                    let name = format!("seam-{j:03}.mp4");
+                    let cmd = transition::seam_command(
+                        &seams,
+                        j,
+                        (Path::new(&names[j]), Path::new(&names[j + 1])),
+                        size,
+                        (encoding, &facts[j].color_args),
+                        Path::new(&name),
+                    );
+                    let at = span.0 + part * j as f64;
+                    async move {
+                        self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
+                            .await?;
+                        let made = self.video_facts(step, work_dir, &name).await?;
+                        Ok::<_, JobFailure>((name, made))
+                    }
+                })
+                .collect();
             let made: Vec<(String, VideoFacts)> =
                 stream::iter(runs).buffered(parallel).try_collect().await?;
             // Each seam must carry the left clip's parameter sets to be copied beside it
