@@ -115,7 +115,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `BENCH_COMBINE_ALSO=<transition>`: the same stored clips combined once more, joined that
     // way (e.g. a crossfade of clips rendered for a cut video, which lack its keyframes).
     let mut also = String::new();
-    if let Ok(name) = std::env::var("BENCH_COMBINE_ALSO") {
+    if let Some(name) = std::env::var("BENCH_COMBINE_ALSO")
+        .ok()
+        .filter(|n| !n.is_empty())
+    {
         let transition = Transition::parse(&name).ok_or("BENCH_COMBINE_ALSO is a transition")?;
         let job = CombineJob {
             key_prefix: format!("bench/{resolution}-combined-also"),
