@@ -6,6 +6,7 @@
 # video is re-encoded. `showcase brand` renders the main video and its branded copy in one
 # process and reports both walls; runs interleave ramp off and on; median of RUNS (default 3).
 # Usage: bench/brand.sh            RESOLUTION=1280x720 bench/brand.sh (another frame)
+#        BASELINE_SHOWCASE=<older showcase> bench/brand.sh   (beside the build before)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -28,17 +29,24 @@ INTRO='{"template":"intro-lower-third","config":{"address":{"value":"1234 Maple 
 OUTRO='{"template":"outro-contact-card","config":{"agent_name":{"value":"Jane Doe"},"phone":{"value":"(555) 010-2030"},"email":{"value":"jane@acme.example"},"brokerage":{"value":"Acme Realty"},"headshot":{"url":"file:'$S'/headshot.jpg"},"logo":{"url":"file:'$S'/logo.png"}}}'
 IMAGES=(samples/house-colonial.jpg samples/house-bungalow.jpg samples/living-room.png
         samples/house-modern.webp samples/house-townhouse-portrait.jpg samples/house-farm-exif-rotated.jpg)
-for v in main-false brand-false main-true brand-true; do : > "$OUT/$v.txt"; done
+# BASELINE_SHOWCASE=<showcase of the build before>: the same runs, interleaved, with it.
+BUILDS=(new); [ -n "${BASELINE_SHOWCASE:-}" ] && BUILDS+=(before)
+for b in "${BUILDS[@]}"; do for v in main-false brand-false main-true brand-true; do : > "$OUT/$b-$v.txt"; done; done
 for _ in $(seq "$RUNS"); do
-  for ramp in false true; do
-    json=$(SHOWCASE_MUSIC="$MUSIC" "$BIN" brand "$OUT/run" "$SIZE" "$INTRO" "$OUTRO" "$ramp" "${IMAGES[@]}")
-    echo "$json" | field main_wall >> "$OUT/main-$ramp.txt"
-    echo "$json" | field brand_wall >> "$OUT/brand-$ramp.txt"
+  for b in "${BUILDS[@]}"; do
+    bin=$BIN; [ "$b" = before ] && bin=$BASELINE_SHOWCASE
+    for ramp in false true; do
+      json=$(SHOWCASE_MUSIC="$MUSIC" "$bin" brand "$OUT/run" "$SIZE" "$INTRO" "$OUTRO" "$ramp" "${IMAGES[@]}")
+      echo "$json" | field main_wall >> "$OUT/$b-main-$ramp.txt"
+      echo "$json" | field brand_wall >> "$OUT/$b-brand-$ramp.txt"
+    done
   done
 done
-echo "| 30 s $SIZE video | main render (s) | branded render (s) | runs (branded) | branded / main |"
-echo "|---|---|---|---|---|"
-for ramp in false true; do
-  m=$(median < "$OUT/main-$ramp.txt"); b=$(median < "$OUT/brand-$ramp.txt")
-  echo "| speed ramp $ramp | $m | $b | $(paste -sd/ "$OUT/brand-$ramp.txt" | sed 's#/# / #g') | $(echo "scale=3; $b / $m" | bc -l) × |"
+echo "| 30 s $SIZE video | build | main render (s) | branded render (s) | runs (branded) | branded / main |"
+echo "|---|---|---|---|---|---|"
+for b in "${BUILDS[@]}"; do
+  for ramp in false true; do
+    m=$(median < "$OUT/$b-main-$ramp.txt"); br=$(median < "$OUT/$b-brand-$ramp.txt")
+    echo "| speed ramp $ramp | $b | $m | $br | $(paste -sd/ "$OUT/$b-brand-$ramp.txt" | sed 's#/# / #g') | $(echo "scale=3; $br / $m" | bc -l) × |"
+  done
 done

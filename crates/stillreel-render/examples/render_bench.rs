@@ -4,7 +4,7 @@
 //!
 //! `render_bench <out dir> <720p|1080p> <image>...` (env `STILLREEL_FFMPEG` for the binary,
 //! `BENCH_TRANSITION` for how the clips meet: `cut`, the default, `crossfade` or `fade-black`;
-//! the combine uses it too).
+//! the combine uses it too; `BENCH_COMBINE_ALSO` for a second combine joined another way).
 //!
 //! `render_bench clip <out dir> <720p|1080p> <image> <motion> <ours|reference>`: one clip's
 //! step alone. `ours` times `Renderer::render_clip` (canvas, frames drawn in Rust and piped to
@@ -73,6 +73,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
+        branded_intro: false,
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {
@@ -111,8 +112,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let combined = renderer.combine(&combine, &cwork, &NoObserver).await?;
     let combine_secs = started.elapsed().as_secs_f64();
+    // `BENCH_COMBINE_ALSO=<transition>`: the same stored clips combined once more, joined that
+    // way (e.g. a crossfade of clips rendered for a cut video, which lack its keyframes).
+    let mut also = String::new();
+    if let Some(name) = std::env::var("BENCH_COMBINE_ALSO")
+        .ok()
+        .filter(|n| !n.is_empty())
+    {
+        let transition = Transition::parse(&name).ok_or("BENCH_COMBINE_ALSO is a transition")?;
+        let job = CombineJob {
+            key_prefix: format!("bench/{resolution}-combined-also"),
+            transition,
+            ..combine.clone()
+        };
+        let awork = out.join(format!("work-{resolution}-combine-also"));
+        let _ = std::fs::remove_dir_all(&awork);
+        let started = Instant::now();
+        renderer.combine(&job, &awork, &NoObserver).await?;
+        also = format!(
+            ",\"combine_also_wall\":{:.3}",
+            started.elapsed().as_secs_f64()
+        );
+    }
     println!(
-        "{{\"resolution\":\"{resolution}\",\"clips\":{count},\"video_seconds\":{},\"render_wall\":{render_secs:.3},\"combine_video_seconds\":{},\"combine_wall\":{combine_secs:.3},\"video\":\"{}\"}}",
+        "{{\"resolution\":\"{resolution}\",\"clips\":{count},\"video_seconds\":{},\"render_wall\":{render_secs:.3},\"combine_video_seconds\":{},\"combine_wall\":{combine_secs:.3}{also},\"video\":\"{}\"}}",
         video.seconds,
         combined.seconds,
         out.join("store").join(&video.key).display()
@@ -159,6 +182,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
         pace: stillreel_render::Pace::Engine,
+        usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
         token: None,

@@ -119,6 +119,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let job = VideoJob {
                 pace: stillreel_render::Pace::Engine,
+                branded_intro: false,
                 key_prefix: "showcase/clip".into(),
                 clips: vec![ClipRequest {
                     depth,
@@ -156,6 +157,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let job = VideoJob {
                 pace,
+                // Without the ramp the branded copy starts copying where the intro ends.
+                branded_intro: intro != "none" && ramp != "true",
                 key_prefix: "showcase/video".into(),
                 clips: images
                     .iter()

@@ -212,6 +212,21 @@ pub fn clip_command(
     cmd
 }
 
+/// Makes the clip's encoder put keyframes at `keys` (output frame numbers) besides its GOP's
+/// ([`crate::clip_keys`]): `-force_key_frames` among the first output's options. `false` when
+/// there is nothing to add or no encoder to add it to.
+pub fn add_keyframes(cmd: &mut FfmpegArgs, keys: &[u32]) -> bool {
+    let Some(value) = crate::clip_keys::force_key_frames_value(keys) else {
+        return false;
+    };
+    let Some(at) = cmd.args.iter().position(|a| a == "-c:v") else {
+        return false;
+    };
+    cmd.args
+        .splice(at..at, ["-force_key_frames".to_owned(), value]);
+    true
+}
+
 /// The clip filtergraph for a clip a provider made (a video, any size and rate): cover-cropped to
 /// the frame, resampled to the clip's rate, its last frame held or the rest cut so it lasts
 /// exactly the clip's frames. The camera does not move again (the provider's clip is the shot).

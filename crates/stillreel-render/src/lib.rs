@@ -4,7 +4,7 @@
 //!
 //! Layers, inward to outward (imports only point left):
 //!
-//! - pure: [`clip_plan`] (one clip's motion math), [`video_plan`] (a whole video: clips, frames,
+//! - pure: [`clip_plan`] (one clip's motion math), [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
 //!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
 //!   the pure halves of [`probe`], [`keyframes`] and [`fetch`];
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
@@ -17,6 +17,7 @@
 mod bent;
 mod blocking;
 pub mod brand;
+pub mod clip_keys;
 pub mod clip_plan;
 pub mod command;
 pub mod concat;
@@ -49,6 +50,7 @@ pub mod video_plan;
 pub mod warp;
 
 pub use brand::{BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
+pub use clip_keys::ClipUse;
 pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use depth::{DepthError, DepthInput, DepthPolarity};

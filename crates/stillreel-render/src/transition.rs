@@ -164,7 +164,9 @@ pub fn seam_command(
     let mut cmd = FfmpegArgs::new(frames);
     let start = format!("{:.6}", seam.tail_key.pts);
     cmd.input("mov", left, &["-ss", &start]);
-    cmd.input("mov", right, &[]);
+    // The right clip is read only as far as the seam needs (its head), not to its end.
+    let head = format!("{:.6}", f64::from(seam.head_end) / f64::from(fps));
+    cmd.input("mov", right, &["-t", &head]);
     let graph = format!(
         "[0:v]trim=end_frame={tail},{norm}[l];[1:v]trim=end_frame={head},{norm}[r];\
          [l][r]xfade=transition={name}:duration={dur:.6}:offset={offset:.6},\
@@ -332,6 +334,11 @@ mod tests {
             cmd.args[i + 1].clone()
         };
         assert_eq!(at("-ss"), "4.000000");
+        assert_eq!(
+            at("-t"),
+            "2.000000",
+            "the right clip read to its head's end only"
+        );
         assert_eq!(at("-frames:v"), "75");
         let graph = at("-filter_complex");
         assert!(

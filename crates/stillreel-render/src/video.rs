@@ -78,6 +78,10 @@ impl Renderer {
                     engine: job.engine,
                     depth: clip.depth.clone(),
                     pace: job.pace,
+                    usage: crate::clip_keys::ClipUse {
+                        transition: job.transition,
+                        branded_intro: job.branded_intro,
+                    },
                 }
             })
             .collect();

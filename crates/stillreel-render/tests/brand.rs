@@ -83,6 +83,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
     // Paced for the ramp: the camera keeps moving through the clips' ends.
     let job = VideoJob {
         pace: Pace::Through,
+        branded_intro: false,
         key_prefix: "videos/b".into(),
         clips: [CameraMotion::PushIn, CameraMotion::PushOut]
             .into_iter()
@@ -281,6 +282,85 @@ async fn branded_video_has_intro_outro_and_ramp() {
     let s = probe(&silent_path);
     let (sv, sa) = (duration(&s, "video"), duration(&s, "audio"));
     assert!((sv - sa).abs() <= 0.05, "silent A/V lengths {sv} vs {sa}");
+
+    // A video created to be branded with an intro and without the ramp: its first clip is keyed
+    // where the intro ends (3 s), so the branded copy encodes the intro's 90 frames only and
+    // copies the rest from there.
+    let keyed = renderer
+        .render_video(
+            &VideoJob {
+                key_prefix: "videos/k".into(),
+                pace: Pace::Engine,
+                branded_intro: true,
+                ..job.clone()
+            },
+            &work.join("keyed"),
+            &NoObserver,
+        )
+        .await
+        .expect("main video keyed for its intro");
+    let keyed_path = store.join(&keyed.key);
+    let key_positions = |path: &Path| -> Vec<usize> {
+        common::keyframes(path)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &k)| k.then_some(i))
+            .collect()
+    };
+    assert_eq!(key_positions(&store.join(&keyed.clips[0].key)), [0, 60, 90]);
+    assert_eq!(
+        key_positions(&store.join(&keyed.clips[1].key)),
+        [0, 60, 120],
+        "only the first clip carries the intro's keyframe"
+    );
+    brand.main_key = keyed.key.clone();
+    brand.clip_pace = Pace::Engine;
+    brand.music = Some(BrandMusic::Url(server.url("/music.ogg")));
+    brand.key_prefix = "videos/k-branded".into();
+    let branded = renderer
+        .render_branded(&brand, &work.join("b4"), &NoObserver)
+        .await
+        .expect("branded from the intro's keyframe");
+    let branded_path = store.join(&branded.video.key);
+    let k = probe(&branded_path);
+    assert_eq!(frames(&k), 390.0);
+    let (kv, ka) = (duration(&k, "video"), duration(&k, "audio"));
+    assert!((kv - ka).abs() <= 0.05, "A/V lengths {kv} vs {ka}");
+    // The head is the intro's 90 frames: from frame 90 every packet is the main video's own.
+    let ours = common::packet_hashes(&branded_path);
+    let theirs = common::packet_hashes(&keyed_path);
+    let main_keys = common::keyframes(&keyed_path);
+    let copied = (90..300).filter(|&i| !main_keys[i]).count();
+    let same = (90..300)
+        .filter(|&i| !main_keys[i] && ours[i] == theirs[i])
+        .count();
+    assert!(
+        copied > 200 && same == copied,
+        "{same} of {copied} packets copied"
+    );
+    assert_eq!(
+        key_positions(&branded_path)[..3],
+        [0, 60, 90],
+        "the head's GOP, then the main video's keyframe at 3 s"
+    );
+    let keyed_diff = |n: u32| {
+        common::mean_abs_diff(
+            &common::frame_gray(&branded_path, n, "64:36"),
+            &common::frame_gray(&keyed_path, n, "64:36"),
+        )
+    };
+    assert!(keyed_diff(45) > 8.0, "intro drawn: {}", keyed_diff(45));
+    assert!(keyed_diff(70) > 4.0, "intro drawn late: {}", keyed_diff(70));
+    assert_eq!(keyed_diff(90), 0.0, "first copied frame");
+    assert!(close(card(&branded_path, 300 + 60)), "outro card");
+    let (start, end) = (
+        common::mean_volume(&branded_path, 10.0, 1.0),
+        common::mean_volume(&branded_path, 12.6, 0.4),
+    );
+    assert!(
+        start > -30.0 && start - end > 12.0,
+        "music under the outro: {start} dB then {end} dB"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

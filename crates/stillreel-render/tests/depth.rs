@@ -143,6 +143,7 @@ async fn render(
     });
     let job = ClipJob {
         pace: stillreel_render::Pace::Engine,
+        usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
         token: None,

@@ -372,6 +372,7 @@ impl Env {
             audio_url: None,
             transition: stillreel_core::Transition::Cut,
             pace: stillreel_render::Pace::Engine,
+            branded_intro: false,
         }
     }
 }
@@ -602,6 +603,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         engine: Engine::V25,
         depth: Some(depth),
         pace: stillreel_render::Pace::Engine,
+        usage: stillreel_render::ClipUse::default(),
     };
     let clip = renderer
         .render_clip(&job, &work, &NoObserver)

@@ -66,6 +66,7 @@ impl Env {
     fn job(&self, vfx: &Vfx) -> VideoJob {
         VideoJob {
             pace: stillreel_render::Pace::Engine,
+            branded_intro: false,
             key_prefix: "videos/p".into(),
             clips: vec![ClipRequest {
                 depth: None,

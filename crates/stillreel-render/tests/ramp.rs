@@ -101,6 +101,7 @@ async fn the_ramp_triples_the_motion_around_each_cut() {
     );
     let video = |pace: Pace, prefix: &str| VideoJob {
         pace,
+        branded_intro: false,
         key_prefix: prefix.into(),
         clips: PHOTOS
             .iter()

@@ -123,6 +123,7 @@ impl Env {
     ) -> VideoJob {
         VideoJob {
             pace: stillreel_render::Pace::Engine,
+            branded_intro: false,
             key_prefix: format!("videos/{}", images.len()),
             clips: images
                 .iter()

@@ -35,6 +35,14 @@ fn mean(bytes: &[u8]) -> f64 {
     bytes.iter().map(|&b| f64::from(b)).sum::<f64>() / bytes.len() as f64
 }
 
+/// Packet indices (decode order) of the keyframes.
+fn positions(keys: &[bool]) -> Vec<usize> {
+    keys.iter()
+        .enumerate()
+        .filter_map(|(i, &k)| k.then_some(i))
+        .collect()
+}
+
 fn brightness(path: &Path, n: u32) -> f64 {
     mean(&common::frame_gray(path, n, "32:18"))
 }
@@ -78,6 +86,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     // Dark, light, dark: every join changes the brightness.
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
+        branded_intro: false,
         key_prefix: "videos/x".into(),
         clips: ["/dark.png", "/light.png", "/dark.png"]
             .into_iter()
@@ -142,30 +151,50 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
         "a jump: {ramp:?}"
     );
 
-    // Only the seams were encoded: outside them every packet is the clips' own. Clip 0's
-    // frames before its last keyframe (120), clip 1's between its keyframes 60 and 120, and
-    // clip 2's from 60 on.
-    let ours = common::packet_hashes(&faded_path);
+    // The clips of a blended video are keyed where the overlaps begin and end (0.5 s and
+    // 4.5 s) besides their GOP (every 2 s, restarting at each keyframe): each seam is then the
+    // 15 blended frames alone.
     let clip = |i: usize| common::packet_hashes(&store.join(&faded.clips[i].key));
     let keys = |i: usize| common::keyframes(&store.join(&faded.clips[i].key));
     let (c0, c1, c2) = (clip(0), clip(1), clip(2));
     let (k0, k1, k2) = (keys(0), keys(1), keys(2));
-    assert!(
-        k0[120] && k1[60] && k1[120] && k2[60],
-        "clips' keyframes every 2 s"
-    );
-    // Video layout: c0[0,120) | seam 0 (75) | c1[60,120) | seam 1 (75) | c2[60,150).
-    let same = |at: usize, from: &[String], keys: &[bool], range: std::ops::Range<usize>| {
+    for k in [&k0, &k1, &k2] {
+        assert_eq!(
+            positions(k),
+            [0, 15, 75, 135],
+            "keyframes of a crossfade clip"
+        );
+    }
+    // Only the seams were encoded: outside them every packet is the clips' own.
+    // Video layout: c0[0,135) | seam 0 (15) | c1[15,135) | seam 1 (15) | c2[15,150).
+    let ours = common::packet_hashes(&faded_path);
+    assert_eq!(ours.len(), 420);
+    let same = |ours: &[String],
+                at: usize,
+                from: &[String],
+                keys: &[bool],
+                range: std::ops::Range<usize>| {
         range
             .clone()
             .filter(|&i| !keys[i])
             .all(|i| ours[at + i - range.start] == from[i])
     };
-    assert!(same(0, &c0, &k0, 0..120), "clip 0 copied");
-    assert!(same(195, &c1, &k1, 60..120), "clip 1 copied");
-    assert!(same(330, &c2, &k2, 60..150), "clip 2 copied");
-    // The seams are new pictures (a blend is not in any clip).
-    assert_ne!(ours[142], c0[142]);
+    assert!(same(&ours, 0, &c0, &k0, 0..135), "clip 0 copied");
+    assert!(same(&ours, 150, &c1, &k1, 15..135), "clip 1 copied");
+    assert!(same(&ours, 285, &c2, &k2, 15..150), "clip 2 copied");
+    // The seams are 15 frames: the video's keyframes are the clips' and one per seam.
+    assert_eq!(
+        positions(&common::keyframes(&faded_path)),
+        [0, 15, 75, 135, 150, 210, 270, 285, 345, 405],
+        "seams of 15 frames at 135 and 270"
+    );
+    // The seams are new pictures (a blend is in no clip). Of a fade between flat pictures the
+    // B-frames are predicted exactly from their neighbours and encode as all-skip packets,
+    // byte for byte those of a still clip; the I- and P-frames (one in four or more) are new.
+    let new = (135..150)
+        .filter(|&n| !c0.contains(&ours[n]) && !c1.contains(&ours[n]))
+        .count();
+    assert!(new >= 4, "{new} of the seam's 15 packets are new");
 
     // The same clips joined with a dip to black: the middle of each seam is dark, and the
     // length is the same.
@@ -213,4 +242,58 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     let cut_path = store.join(&cut.key);
     assert!((cut.seconds - 15.0).abs() < 1e-9);
     assert!(brightness(&cut_path, 149) < 60.0 && brightness(&cut_path, 150) > 190.0);
+
+    // Clips rendered for a cut video carry no extra keyframe (GOP only)...
+    let plain = renderer
+        .render_video(
+            &VideoJob {
+                key_prefix: "videos/plain".into(),
+                transition: Transition::Cut,
+                audio_url: None,
+                ..job.clone()
+            },
+            &work.join("plain"),
+            &NoObserver,
+        )
+        .await
+        .expect("cut video");
+    let plain_keys: Vec<String> = plain.clips.iter().map(|c| c.key.clone()).collect();
+    let pk = |i: usize| common::keyframes(&store.join(&plain_keys[i]));
+    let ph = |i: usize| common::packet_hashes(&store.join(&plain_keys[i]));
+    for i in 0..3 {
+        assert_eq!(
+            positions(&pk(i)),
+            [0, 60, 120],
+            "a cut clip keeps its GOP only"
+        );
+    }
+    // ...so a crossfade combining them encodes longer seams: the left clip from its last
+    // keyframe before the overlap (120), the right one to its first after it (60), 75 frames.
+    let late = renderer
+        .combine(
+            &CombineJob {
+                key_prefix: "videos/late".into(),
+                clip_keys: plain_keys.clone(),
+                orientation: Orientation::Landscape,
+                resolution: Resolution::P720,
+                audio_url: None,
+                transition: Transition::Crossfade,
+            },
+            &work.join("late"),
+            &NoObserver,
+        )
+        .await
+        .expect("crossfade of cut clips");
+    let late_path = store.join(&late.key);
+    let ours = common::packet_hashes(&late_path);
+    assert_eq!(ours.len(), 420);
+    // Layout: c0[0,120) | seam 0 (75) | c1[60,120) | seam 1 (75) | c2[60,150).
+    assert!(same(&ours, 0, &ph(0), &pk(0), 0..120), "clip 0 copied");
+    assert!(same(&ours, 195, &ph(1), &pk(1), 60..120), "clip 1 copied");
+    assert!(same(&ours, 330, &ph(2), &pk(2), 60..150), "clip 2 copied");
+    let middle = brightness(&late_path, 142);
+    assert!(
+        (90.0..170.0).contains(&middle),
+        "half-way through: {middle}"
+    );
 }

@@ -6,8 +6,10 @@
 //! ```text
 //! head.mp4  = main frames [0, head) + intro overlay, encoded with the clips' settings
 //! outro.mp4 = the outro card, encoded with the clips' settings
-//! branded   = concat(head.mp4, main.mp4 from its keyframe at `head`, outro.mp4) -c:v copy
-//!             + music looped, cut to the length, faded out over the outro
+//! sound.m4a = music looped, cut to the length, faded out over the outro (or silence)
+//!             (the three encoded at the same time)
+//! branded   = concat(head.mp4, main.mp4 from its keyframe at `head`, outro.mp4) + sound.m4a
+//!             -c copy
 //! ```
 //!
 //! Copying is only safe when the parts share their H.264 parameter sets; the caller checks
@@ -144,17 +146,11 @@ pub fn join_entries(
     entries
 }
 
-/// The join: `list` (from [`join_entries`]) copied, with the music or silence encoded once
-/// under the whole length, `+faststart`.
-pub fn join_command(
-    plan: &BrandPlan,
-    list: &Path,
-    music: Option<&MusicInput>,
-    output: &Path,
-) -> FfmpegArgs {
-    let total = plan.total_frames();
-    let mut cmd = FfmpegArgs::new(total);
-    cmd.input("concat", list, &[]);
+/// The branded video's sound alone (`output`, AAC in MP4): the music looped, cut to the
+/// branded length, normalised and faded out over the outro, or silence. Encoded while the head
+/// and the outro are, so the join only copies.
+pub fn sound_command(plan: &BrandPlan, music: Option<&MusicInput>, output: &Path) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(plan.total_frames());
     if let Some(music) = music {
         cmd.input(
             music.format.ffmpeg_demuxer(),
@@ -162,7 +158,7 @@ pub fn join_command(
             &["-stream_loop", "-1"],
         );
     }
-    let graph = plan.audio_graph(music.map(|_| "1:a"), "b_a");
+    let graph = plan.audio_graph(music.map(|_| "0:a"), "b_a");
     let sr = command::SAMPLE_RATE.to_string();
     command::push(
         &mut cmd.args,
@@ -170,11 +166,7 @@ pub fn join_command(
             "-filter_complex",
             &graph,
             "-map",
-            "0:v",
-            "-map",
             "[b_a]",
-            "-c:v",
-            "copy",
             "-c:a",
             "aac",
             "-b:a",
@@ -183,6 +175,29 @@ pub fn join_command(
             &sr,
             "-ac",
             "2",
+            "-f",
+            "mp4",
+        ],
+    );
+    cmd.args.push(command::local_arg(output));
+    cmd
+}
+
+/// The join: `list` (from [`join_entries`]) and `sound` (from [`sound_command`]) copied into
+/// one file, `+faststart`. Nothing is decoded or encoded.
+pub fn join_command(plan: &BrandPlan, list: &Path, sound: &Path, output: &Path) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(plan.total_frames());
+    cmd.input("concat", list, &[]);
+    cmd.input("mov", sound, &[]);
+    command::push(
+        &mut cmd.args,
+        [
+            "-map",
+            "0:v",
+            "-map",
+            "1:a",
+            "-c",
+            "copy",
             "-movflags",
             "+faststart",
             "-f",
@@ -273,28 +288,33 @@ mod tests {
             "ffconcat version 1.0\nfile 'head.mp4'\nfile 'main.mp4'\ninpoint 4.000000\n\
              file 'outro.mp4'\n"
         );
-        let cmd = join_command(&plan, Path::new("join.ffconcat"), None, Path::new("b.mp4"));
-        let at = |flag: &str| {
+        let cmd = join_command(
+            &plan,
+            Path::new("join.ffconcat"),
+            Path::new("sound.m4a"),
+            Path::new("b.mp4"),
+        );
+        let at = |cmd: &FfmpegArgs, flag: &str| {
             let i = cmd.args.iter().position(|a| a == flag).expect(flag);
             cmd.args[i + 1].clone()
         };
-        assert_eq!(at("-c:v"), "copy");
+        assert_eq!(at(&cmd, "-c"), "copy", "video and sound copied");
         assert_eq!(cmd.planned_frames, 300);
         // Both streams are exactly as long as planned; a `-frames:v` or `-t` would stop the
         // output with the last video packet and cut the interleaved audio short.
         assert!(!cmd.args.iter().any(|a| a == "-t" || a == "-frames:v"));
-        assert!(at("-filter_complex").starts_with("anullsrc=r=48000"));
+        assert!(!cmd.args.iter().any(|a| a == "-filter_complex"));
+        let silent = sound_command(&plan, None, Path::new("sound.m4a"));
+        assert!(at(&silent, "-filter_complex").starts_with("anullsrc=r=48000"));
+        assert_eq!(at(&silent, "-c:a"), "aac");
         let music = MusicInput {
             path: "music.mp3".into(),
             format: crate::fetch::MediaFormat::Mp3,
         };
-        let cmd = join_command(&plan, Path::new("j"), Some(&music), Path::new("b.mp4"));
-        let g = cmd
-            .args
-            .iter()
-            .find(|a| a.contains("afade"))
-            .expect("graph");
-        assert!(g.starts_with("[1:a]atrim=duration=10.000"), "{g}");
+        let cmd = sound_command(&plan, Some(&music), Path::new("sound.m4a"));
+        assert_eq!(at(&cmd, "-stream_loop"), "-1");
+        let g = at(&cmd, "-filter_complex");
+        assert!(g.starts_with("[0:a]atrim=duration=10.000"), "{g}");
         assert!(g.contains("afade=t=out:st=9.000:d=1[b_a]"), "{g}");
     }
 }

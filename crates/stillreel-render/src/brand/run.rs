@@ -130,12 +130,13 @@ impl Renderer {
         .map_err(effect_error)?;
         let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
             .map_err(effect_error)?;
-        let head_name = self
-            .brand_part(head, "head.mp4", &main, work_dir, bar, (5.0, 60.0))
-            .await?;
-        let outro_name = self
-            .brand_part(outro, "outro.mp4", &main, work_dir, bar, (60.0, 90.0))
-            .await?;
+        let sound = copy::sound_command(plan, music, Path::new("sound.m4a"));
+        // Head, outro and sound are independent: encoded at the same time, like clips.
+        let (head_name, outro_name, ()) = tokio::try_join!(
+            self.brand_part(head, "head.mp4", &main, work_dir, bar, (5.0, 90.0)),
+            self.brand_part(outro, "outro.mp4", &main, work_dir, bar, (5.0, 90.0)),
+            self.brand_run(sound, work_dir, bar, (5.0, 90.0)),
+        )?;
         let (Ok(head_name), Ok(outro_name)) = (head_name, outro_name) else {
             return Ok(false);
         };
@@ -146,7 +147,7 @@ impl Renderer {
         let join = copy::join_command(
             plan,
             Path::new("join.ffconcat"),
-            music,
+            Path::new("sound.m4a"),
             Path::new("branded.mp4"),
         );
         self.brand_run(join, work_dir, bar, (90.0, 99.0)).await?;
@@ -169,7 +170,7 @@ impl Renderer {
         };
         self.brand_run(cmd, work_dir, bar, span).await?;
         let facts = self.brand_facts(work_dir, name).await?;
-        Ok(if facts.extradata == main.extradata {
+        Ok(if facts.same_parameter_sets(main) {
             Ok(Some(name))
         } else {
             Err(())

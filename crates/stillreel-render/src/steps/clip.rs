@@ -108,6 +108,12 @@ impl Renderer {
             depth,
             effect,
             caption,
+            keyframes: crate::clip_keys::clip_keyframes(
+                job.index,
+                plan.frames,
+                plan.fps,
+                job.usage,
+            ),
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
         };
         let runner = self.runner();
@@ -236,6 +242,8 @@ struct ClipTask {
     effect: Option<EffectFilter>,
     /// Draw the disclosure caption (`command::add_caption`).
     caption: bool,
+    /// Keyframes beyond the GOP's ([`crate::clip_keys`]).
+    keyframes: Vec<u32>,
     key: String,
 }
 
@@ -288,6 +296,7 @@ fn render_checked(
             if task.caption {
                 command::add_caption(&mut cmd, task.plan.height);
             }
+            command::add_keyframes(&mut cmd, &task.keyframes);
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             let threads = warp::draw_threads();
             let plan = task.plan;
@@ -311,6 +320,7 @@ fn render_checked(
             if task.caption {
                 command::add_caption(&mut cmd, task.plan.height);
             }
+            command::add_keyframes(&mut cmd, &task.keyframes);
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             runner.run(step, &cmd, dir, frames)?;
             with_still

@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::clip_keys::ClipUse;
 use crate::clip_plan::Pace;
 use crate::depth::DepthInput;
 use crate::effect::EffectStage;
@@ -94,6 +95,9 @@ pub struct ClipJob {
     /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks
     /// for the speed ramp (the camera keeps moving through the ends the ramp accelerates).
     pub pace: Pace,
+    /// What the video will do with the clip (its transition, a branded intro): where the
+    /// clip gets keyframes beyond its GOP ([`crate::clip_keys`]).
+    pub usage: ClipUse,
 }
 
 /// The clips to join, in order, and the music.

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use futures_util::stream::{self, StreamExt, TryStreamExt};
 use stillreel_core::Transition;
 
 use super::StitchJob;
@@ -170,7 +171,9 @@ impl Renderer {
 
     /// Encodes the seams of a blended transition and answers the concat list that copies the
     /// rest; when the clips' keyframes or parameter sets do not allow it, the whole video
-    /// blended in one re-encode (`blended.mp4`) instead.
+    /// blended in one re-encode (`blended.mp4`) instead. Probes and seams run
+    /// `clip_parallelism` at a time, like clips: a seam is short (15 frames between clips keyed
+    /// for it), so one run alone leaves a core idle while it starts and reads its inputs.
     async fn blend(
         &self,
         step: Step,
@@ -180,39 +183,57 @@ impl Renderer {
         bar: &Progress<'_>,
         span: (f64, f64),
     ) -> Result<Vec<command::ConcatEntry>, JobFailure> {
-        let mut facts = Vec::with_capacity(names.len());
-        for name in names {
-            facts.push(self.video_facts(step, work_dir, name).await?);
-        }
+        let parallel = self.config.clip_parallelism.max(1);
+        // Collected first: a stream over a closure taking `&String` would make this future
+        // not `Send` (the worker spawns it).
+        let probes: Vec<_> = names
+            .iter()
+            .map(|name| self.video_facts(step, work_dir, name))
+            .collect();
+        let facts: Vec<VideoFacts> = stream::iter(probes)
+            .buffered(parallel)
+            .try_collect()
+            .await?;
         let clip_frames = vec![plan.clip_frames; names.len()];
-        let size = self.clip_size(step, work_dir, &names[0]).await?;
+        let size = match facts.first() {
+            Some(f) if f.size.0 > 0 && f.size.1 > 0 => f.size,
+            _ => self.clip_size(step, work_dir, &names[0]).await?,
+        };
         let encoding = &self.config.encoding;
         if let Some(seams) = SeamPlan::new(plan.transition, plan.fps, &clip_frames, &facts) {
-            let mut seam_names = Vec::with_capacity(seams.seams.len());
-            let mut copyable = true;
-            let count = seams.seams.len() as f64;
-            for j in 0..seams.seams.len() {
-                let name = format!("seam-{j:03}.mp4");
-                let cmd = transition::seam_command(
-                    &seams,
-                    j,
-                    (Path::new(&names[j]), Path::new(&names[j + 1])),
-                    size,
-                    (encoding, &facts[j].color_args),
-                    Path::new(&name),
-                );
-                let part = (span.1 - span.0) / count;
-                let at = span.0 + part * j as f64;
-                self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
-                    .await?;
-                let made = self.video_facts(step, work_dir, &name).await?;
-                // The seam must carry the left clip's parameter sets to be copied beside it
-                // (clips differ among themselves only in their colour description, as in
-                // any stitch: the video keeps the first clip's).
-                copyable &= made.extradata == facts[j].extradata;
-                seam_names.push(name);
-            }
+            let count = seams.seams.len();
+            let part = (span.1 - span.0) / count as f64;
+            let runs: Vec<_> = (0..count)
+                .map(|j| {
+                    let name = format!("seam-{j:03}.mp4");
+                    let cmd = transition::seam_command(
+                        &seams,
+                        j,
+                        (Path::new(&names[j]), Path::new(&names[j + 1])),
+                        size,
+                        (encoding, &facts[j].color_args),
+                        Path::new(&name),
+                    );
+                    let at = span.0 + part * j as f64;
+                    async move {
+                        self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
+                            .await?;
+                        let made = self.video_facts(step, work_dir, &name).await?;
+                        Ok::<_, JobFailure>((name, made))
+                    }
+                })
+                .collect();
+            let made: Vec<(String, VideoFacts)> =
+                stream::iter(runs).buffered(parallel).try_collect().await?;
+            // Each seam must carry the left clip's parameter sets to be copied beside it
+            // (clips differ among themselves only in their colour description, as in any
+            // stitch: the video keeps the first clip's).
+            let copyable = made
+                .iter()
+                .zip(&facts)
+                .all(|((_, seam), left)| seam.same_parameter_sets(left));
             if copyable {
+                let seam_names: Vec<String> = made.into_iter().map(|(name, _)| name).collect();
                 return Ok(seams.entries(names, &seam_names));
             }
         }

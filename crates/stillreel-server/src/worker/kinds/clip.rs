@@ -1,10 +1,10 @@
 //! Clip: renders one clip of a `create_video` video from its prepared input; records it, and
 //! queues the stitch when it was the last clip.
 
-use stillreel_core::{Engine, GeneratedContent, JobError, Vfx};
+use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
 use stillreel_render::provider::Role;
 use stillreel_render::storage::still_key;
-use stillreel_render::{ClipJob, Renderer, StoredClip, vfx_stage};
+use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::{clip_pace, fail_video, key_prefix};
@@ -131,7 +131,7 @@ pub(super) async fn clip_work(
     let index = job
         .clip_index
         .ok_or_else(|| missing("a clip job without a clip"))?;
-    let RenderSource::Create { clips, .. } = &input.source else {
+    let RenderSource::Create { clips, request } = &input.source else {
         return Err(missing("a combined video has no clip jobs"));
     };
     let wanted = clips
@@ -171,8 +171,22 @@ pub(super) async fn clip_work(
             engine: input.engine,
             depth,
             pace: clip_pace(&input),
+            usage: clip_usage(&input, request.transition),
         },
     }))
+}
+
+/// What the video does with its clips, which decides where they get keyframes beyond their GOP
+/// (`stillreel_render::clip_keys`): its transition, and an intro branded by stream copy (an
+/// intro without the speed ramp).
+fn clip_usage(input: &records::RenderInput, transition: Transition) -> ClipUse {
+    ClipUse {
+        transition,
+        branded_intro: input
+            .branding
+            .as_ref()
+            .is_some_and(|b| b.templates.intro.is_some() && !b.speed_ramp),
+    }
 }
 
 /// Whether a clip uses the depth role's map: the v25 camera over the photo itself (a
