@@ -69,6 +69,7 @@ fn job(url: String) -> VideoJob {
         audio_url: None,
         transition: stillreel_core::Transition::Cut,
         pace: stillreel_render::Pace::Engine,
+        branded_intro: false,
     }
 }
 

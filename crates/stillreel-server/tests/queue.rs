@@ -595,8 +595,15 @@ async fn each_lane_claims_only_its_own_kinds(app: TestApp) {
             .expect("claim")
     };
     let render = claim(queue::Lane::Render).await.expect("the prepare");
-    assert_eq!(render.kind, JobKind::PREPARE, "not the finishing ponder job");
-    assert!(claim(queue::Lane::Render).await.is_none(), "ponder is not the render lane's");
+    assert_eq!(
+        render.kind,
+        JobKind::PREPARE,
+        "not the finishing ponder job"
+    );
+    assert!(
+        claim(queue::Lane::Render).await.is_none(),
+        "ponder is not the render lane's"
+    );
     let model = claim(queue::Lane::Model).await.expect("the ponder job");
     assert_eq!(model.kind, PONDER);
     assert_eq!(model.kind.lane(), queue::Lane::Model, "the lane read back");
