@@ -6,12 +6,13 @@
 #     so load from other processes hits every variant alike; median of RUNS (default 3).
 #  2. Branded render of a 5-clip 720p video (intro-lower-third with logo, outro-contact-card
 #     with headshot and logo, speed ramp) against its main render, same process, median of RUNS.
-# Prints Markdown rows for docs/BENCHMARKS.md. Usage: bench/effects.sh
+# Prints Markdown rows for docs/BENCHMARKS.md. Usage: bench/effects.sh (SKIP_BUILD=1: use the
+# release showcase already built)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 OUT="$PWD/bench/out/effects"; mkdir -p "$OUT"
-cargo build -q --release -p stillreel-render --example showcase
+[ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example showcase
 BIN=target/release/examples/showcase
 IMG=samples/house-colonial.jpg
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }

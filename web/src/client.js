@@ -1,6 +1,7 @@
 // The HTTP client: every endpoint of /api/v1, with bodies checked by the wasm core before they
 // are sent, retries that cannot create a video twice, and a polling helper for renders.
-// Plain `fetch`, no dependencies: the same file runs in Node 20+ and in browsers.
+// Plain `fetch`, no dependencies: the same file runs in Node 20+ and in browsers. The methods'
+// documentation is in index.d.ts (what editors show), not here (what browsers download).
 import {
   validateCreateVideo,
   validateCombineVideoClips,
@@ -97,11 +98,6 @@ function checked(result) {
   return result;
 }
 
-/**
- * A client of one deployment. `fetch` defaults to the global one.
- * `retries` (default 3) and `retryDelayMs` (default 500, doubled per attempt up to 5 s) tune
- * the retries of network errors, 5xx and 429.
- */
 export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, retryDelayMs = 500 } = {}) {
   if (typeof baseUrl !== 'string') throw new TypeError('createClient: baseUrl must be a string');
   if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('createClient: apiKey must be a non-empty string');
@@ -178,12 +174,10 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
   }
 
   const client = {
-    /** Checks `body` against the deployment's options, then `POST /create_video`. */
     async createVideo(body, { idempotencyKey, signal } = {}) {
       checked(validateCreateVideo(body, await options()));
       return request('POST', '/create_video', { body, idempotencyKey: idempotencyKey ?? newIdempotencyKey(), signal });
     },
-    /** Checks `body`'s own rules, then `POST /combine_video_clips` (the clips are checked by the server). */
     async combineVideoClips(body, { idempotencyKey, signal } = {}) {
       checked(validateCombineVideoClips(body, await options()));
       return request('POST', '/combine_video_clips', { body, idempotencyKey: idempotencyKey ?? newIdempotencyKey(), signal });
@@ -193,10 +187,6 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       return request('POST', '/create_project', { body, signal });
     },
     getVideo: (uuid, { signal } = {}) => get(`/get_video?uuid=${encodeURIComponent(uuid)}`, signal),
-    /**
-     * One page of the account's videos, newest first: `{videos, next_cursor}`. Pass the
-     * answer's `next_cursor` as `cursor` for the next page (`null` on the last one).
-     */
     getVideos({ project, status, limit, cursor, signal } = {}) {
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries({ project, status, limit, cursor })) {
@@ -205,7 +195,6 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       const text = query.toString();
       return get(`/get_videos${text ? `?${text}` : ''}`, signal);
     },
-    /** Every video of the account (or of `project`, or with `status`), page after page. */
     async *listVideos({ project, status, limit, signal } = {}) {
       let cursor;
       do {
@@ -214,14 +203,7 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
         cursor = page.next_cursor;
       } while (cursor);
     },
-    /** `POST /delete_video`: the video and its files are gone; `getVideo` answers 404 after. */
     deleteVideo: (uuid, { signal } = {}) => request('POST', '/delete_video', { body: { uuid }, signal }),
-    /**
-     * `POST /upload_media`: stores a picture or a soundtrack and resolves with
-     * `{uuid, url, media_type, bytes}`; `url` works as `image_url`, `audio_url` or a template
-     * image. `data` is a Blob or File (its `type` is the content type unless `contentType` is
-     * given), an ArrayBuffer or a typed array. Not retried (each attempt stores a file).
-     */
     uploadMedia(data, { contentType, signal } = {}) {
       const type = contentType ?? (typeof data?.type === 'string' && data.type !== '' ? data.type : undefined);
       if (type === undefined) {
@@ -229,12 +211,10 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       }
       return request('POST', '/upload_media', { raw: data, contentType: type, signal });
     },
-    /** Checks `body` (name, intro, outro, speed_ramp, audio_url) with the server's rules, then saves the kit. */
     async createBrandKit(body, { signal } = {}) {
       checked(validateCreateBrandKit(body, await options()));
       return request('POST', '/create_brand_kit', { body, signal });
     },
-    /** Replaces kit `body.uuid` with the rest of `body` (members left out are cleared). */
     async updateBrandKit(body, { signal } = {}) {
       checked(validateUpdateBrandKit(body, await options()));
       return request('POST', '/update_brand_kit', { body, signal });
@@ -244,13 +224,8 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
     getTemplates: ({ signal } = {}) => get('/get_templates', signal),
     getEngines: ({ signal } = {}) => get('/get_engines', signal),
     getAccount: ({ signal } = {}) => get('/get_account', signal),
-    /** The validator options of this deployment, as the client uses them (fetched once). */
     validationOptions: options,
 
-    /**
-     * Polls `GET /get_video` until the render is complete (and, with `branding`, the branded
-     * render too). Resolves with the finished record.
-     */
     async waitForVideo(uuid, { onProgress, signal, intervalMs = 1000, branding = false } = {}) {
       let interval = intervalMs;
       let seen = null;

@@ -110,14 +110,30 @@ export interface UploadOptions extends RequestOptions {
 }
 
 export interface StillreelClient {
+  /**
+   * One page of the account's videos, newest first: `{videos, next_cursor}`. Pass the answer's
+   * `next_cursor` as `cursor` for the next page (`null` on the last one).
+   */
   getVideos(options?: ListOptions): Promise<VideoList>;
+  /** Every video of the account (or of `project`, or with `status`), page after page. */
   listVideos(options?: Omit<ListOptions, 'cursor'>): AsyncGenerator<Video, void, undefined>;
+  /** `POST /delete_video`: the video and its files are gone; `getVideo` answers 404 after. */
   deleteVideo(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
+  /**
+   * `POST /upload_media`: stores a picture or a soundtrack and resolves with
+   * `{uuid, url, media_type, bytes}`; `url` works as `image_url`, `audio_url` or a template
+   * image. `data` is a Blob or File (its `type` is the content type unless `contentType` is
+   * given), an ArrayBuffer or a typed array. Not retried (each attempt stores a file).
+   */
   uploadMedia(data: Blob | ArrayBuffer | ArrayBufferView, options?: UploadOptions): Promise<UploadedMedia>;
+  /** Checks `body` (name, intro, outro, speed_ramp, audio_url) with the server's rules, then saves the kit. */
   createBrandKit(body: BrandKitInput, options?: RequestOptions): Promise<BrandKit>;
+  /** Replaces kit `body.uuid` with the rest of `body` (members left out are cleared). */
   updateBrandKit(body: BrandKitInput & { uuid: string }, options?: RequestOptions): Promise<BrandKit>;
   getBrandKits(options?: RequestOptions): Promise<BrandKitList>;
+  /** Checks `body` against the deployment's options (a `StillreelValidationError` before any request), then `POST /create_video`. */
   createVideo(body: CreateVideoBody, options?: CreateOptions): Promise<Video>;
+  /** Checks `body`'s own rules, then `POST /combine_video_clips` (the clips are checked by the server). */
   combineVideoClips(body: CombineVideoClipsBody, options?: CreateOptions): Promise<Video>;
   createProject(body: CreateProjectRequest, options?: RequestOptions): Promise<Project>;
   getVideo(uuid: string, options?: RequestOptions): Promise<Video>;
@@ -125,12 +141,21 @@ export interface StillreelClient {
   getTemplates(options?: RequestOptions): Promise<TemplateList>;
   getEngines(options?: RequestOptions): Promise<EngineList>;
   getAccount(options?: RequestOptions): Promise<Account>;
+  /**
+   * Polls `GET /get_video` until the render is complete (and, with `branding`, the branded
+   * render too). Resolves with the finished record; a failed render rejects with a
+   * `StillreelJobError`.
+   */
   waitForVideo(uuid: string, options?: WaitOptions): Promise<Video>;
-  /** The validator options of the deployment (templates, vfx, default engine, clip limit), fetched once. */
+  /** The validator options of the deployment (templates, vfx, engines, default engine, clip limit), fetched once. */
   validationOptions(): Promise<ValidateOptions>;
 }
 
-/** A client of one deployment. */
+/**
+ * A client of one deployment. `fetch` defaults to the global one. `retries` (default 3) and
+ * `retryDelayMs` (default 500, doubled per attempt up to 5 s) tune the retries of network
+ * errors, 5xx and 429.
+ */
 export function createClient(options: ClientOptions): StillreelClient;
 
 /** A non-2xx answer: the envelope's `code`, `message` and `details`; status 0 and code `network_error` when the server could not be reached. */
