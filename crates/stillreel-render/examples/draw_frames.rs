@@ -12,7 +12,9 @@ use std::time::Instant;
 
 use stillreel_core::Engine;
 use stillreel_render::clip_plan::{ClipPlan, Motion, Pace};
+use stillreel_render::command::{StillInput, canvas_command};
 use stillreel_render::depth::{DepthField, DepthMap};
+use stillreel_render::fetch::{ExifOrientation, sniff};
 use stillreel_render::warp::{Canvas, draw_threads, write_frames};
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -34,25 +36,6 @@ fn main() {
     let rounds: usize = args.get(4).map_or(5, |r| r.parse().expect("ROUNDS"));
     let (w, h) = size.split_once('x').expect("WxH");
     let (w, h): (u32, u32) = (w.parse().expect("W"), h.parse().expect("H"));
-    // The canvas as the clip step makes it: the photo cover-cropped to the frame, yuv420p.
-    let raw = Command::new("ffmpeg")
-        .args(["-v", "error", "-i", photo, "-vf"])
-        .arg(format!(
-            "scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h}"
-        ))
-        .args([
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "yuv420p",
-            "-",
-        ])
-        .output()
-        .expect("ffmpeg");
-    let canvas = Canvas::from_yuv420p(w, h, &raw.stdout).expect("canvas");
-    let field = DepthField::prepare(&DepthMap::from_png(&depth).expect("depth map"), (w, h));
     let plan = ClipPlan {
         width: w,
         height: h,
@@ -62,6 +45,27 @@ fn main() {
         motion,
         pace: Pace::Engine,
     };
+    // The canvas exactly as the clip step makes it: its own ffmpeg command, into a temp file.
+    let bytes = std::fs::read(photo).expect("read the photo");
+    let still = StillInput {
+        path: photo.into(),
+        format: sniff(&bytes).expect("a picture"),
+        orientation: ExifOrientation::read(&bytes),
+    };
+    let raw_path = std::env::temp_dir().join(format!("draw-frames-{}.yuv", std::process::id()));
+    let run = Command::new("ffmpeg")
+        .args(&canvas_command(&plan, &still, &raw_path).args)
+        .output()
+        .expect("ffmpeg");
+    assert!(
+        run.status.success(),
+        "the canvas run failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let raw = std::fs::read(&raw_path).expect("canvas bytes");
+    std::fs::remove_file(&raw_path).ok();
+    let canvas = Canvas::from_yuv420p(w, h, &raw).expect("canvas");
+    let field = DepthField::prepare(&DepthMap::from_png(&depth).expect("depth map"), (w, h));
     let threads = draw_threads();
     let (mut flat, mut bent) = (Vec::new(), Vec::new());
     for _ in 0..rounds {

@@ -73,18 +73,6 @@ fn job(url: String) -> VideoJob {
     }
 }
 
-/// Mean of each RGB channel of frame `n`.
-fn mean_rgb(path: &std::path::Path, n: u32) -> [f64; 3] {
-    let rgb = common::frame_rgb(path, n, "64:36");
-    let mut sum = [0.0; 3];
-    for px in rgb.chunks(3) {
-        for c in 0..3 {
-            sum[c] += f64::from(px[c]);
-        }
-    }
-    sum.map(|s| s / (rgb.len() / 3) as f64)
-}
-
 async fn photo_server(dir: &std::path::Path) -> common::TestServer {
     let picture = common::picture(dir, "house.jpg", 960, 540);
     common::TestServer::start(
@@ -164,14 +152,14 @@ async fn generative_clips_are_the_clip_models_answers_conformed_and_reused() {
     }
     // The plain clip is the model's picture, not the colourful photo; the sketch is drawn
     // over the model's clip (a flat magenta has no edges to sketch: it turns pale).
-    let plain = mean_rgb(&dir.path().join("store").join(&video.clips[0].key), 140);
+    let plain = common::mean_rgb(&dir.path().join("store").join(&video.clips[0].key), 140);
     for (got, want) in plain.iter().zip(MAGENTA) {
         assert!(
             (got - f64::from(want)).abs() < 20.0,
             "{plain:?} vs {MAGENTA:?}"
         );
     }
-    let sketched = mean_rgb(&dir.path().join("store").join(&video.clips[1].key), 75);
+    let sketched = common::mean_rgb(&dir.path().join("store").join(&video.clips[1].key), 75);
     assert!(
         (sketched[1] - f64::from(MAGENTA[1])).abs() > 40.0,
         "the effect over the model's clip: {sketched:?}"

@@ -377,18 +377,6 @@ impl Env {
     }
 }
 
-/// Mean of each RGB channel of frame `n`.
-fn mean_rgb(path: &std::path::Path, n: u32) -> [f64; 3] {
-    let rgb = common::frame_rgb(path, n, "64:36");
-    let mut sum = [0.0; 3];
-    for px in rgb.chunks(3) {
-        for c in 0..3 {
-            sum[c] += f64::from(px[c]);
-        }
-    }
-    sum.map(|s| s / (rgb.len() / 3) as f64)
-}
-
 /// Mean RGB of the lower right corner (a quarter of the width, a tenth of the height) of the
 /// middle frame: where the disclosure caption sits.
 fn corner_rgb(path: &std::path::Path) -> [f64; 3] {
@@ -443,7 +431,7 @@ async fn a_staged_video_shows_the_model_picture_and_a_second_one_reuses_it() {
     let v = common::stream(&common::probe(&clip), "video").clone();
     assert_eq!(common::num(&v["nb_read_frames"]), 150.0);
     // The clip shows the model's magenta picture, not the colourful test photo.
-    let [r, g, b] = mean_rgb(&clip, 75);
+    let [r, g, b] = common::mean_rgb(&clip, 75);
     let [mr, mg, mb] = MAGENTA.map(f64::from);
     for (got, want) in [(r, mr), (g, mg), (b, mb)] {
         assert!(
@@ -540,7 +528,7 @@ async fn a_thirty_second_fan_clip_is_conformed() {
             .all(|s| s["codec_type"] != "audio"),
         "the clip has no sound"
     );
-    let [r, g, _] = mean_rgb(&clip, 140);
+    let [r, g, _] = common::mean_rgb(&clip, 140);
     assert!(r > 1.8 * g, "the model's clip: {r} {g}");
     // A turning fan alters nothing of the home: no caption.
     let corner = corner_rgb(&clip);

@@ -94,18 +94,6 @@ fn staging() -> Vfx {
     .expect("vfx")
 }
 
-/// Mean of each RGB channel of frame `n`.
-fn mean_rgb(path: &std::path::Path, n: u32) -> [f64; 3] {
-    let rgb = common::frame_rgb(path, n, "64:36");
-    let mut sum = [0.0; 3];
-    for px in rgb.chunks(3) {
-        for c in 0..3 {
-            sum[c] += f64::from(px[c]);
-        }
-    }
-    sum.map(|s| s / (rgb.len() / 3) as f64)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn provider_still_becomes_a_finished_clip() {
     let env = Env::new().await;
@@ -136,7 +124,7 @@ async fn provider_still_becomes_a_finished_clip() {
     let whole = probe(&env.dir.path().join("store").join(&video.key));
     assert_eq!(stream(&whole, "audio")["sample_rate"], "48000");
     // The clip is made from the provider's answer: red tint (testsrc2 is colourful otherwise).
-    let [r, g, b] = mean_rgb(&clip, 75);
+    let [r, g, b] = common::mean_rgb(&clip, 75);
     assert!(r > 1.8 * g && r > 1.8 * b, "tinted: {r} {g} {b}");
 
     let seen = double.seen.lock().expect("seen").clone();
@@ -173,7 +161,7 @@ async fn provider_clip_is_conformed_to_a_standard_clip() {
     // A 1 s, 25 fps answer becomes 150 frames at 30 fps (last frame held).
     assert_eq!(num(&v["nb_read_frames"]), 150.0);
     assert_eq!(v["r_frame_rate"], "30/1");
-    let [r, g, _] = mean_rgb(&clip, 140);
+    let [r, g, _] = common::mean_rgb(&clip, 140);
     assert!(r > 1.8 * g, "tinted clip: {r} {g}");
 }
 

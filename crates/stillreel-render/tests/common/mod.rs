@@ -360,6 +360,18 @@ pub fn frame_rgb(path: &Path, n: u32, scale: &str) -> Vec<u8> {
     out.stdout
 }
 
+/// Mean of each RGB channel of frame `n`, scaled to 64×36 first.
+pub fn mean_rgb(path: &Path, n: u32) -> [f64; 3] {
+    let rgb = frame_rgb(path, n, "64:36");
+    let mut sum = [0.0; 3];
+    for px in rgb.chunks(3) {
+        for c in 0..3 {
+            sum[c] += f64::from(px[c]);
+        }
+    }
+    sum.map(|s| s / (rgb.len() / 3) as f64)
+}
+
 pub fn mean_abs_diff(a: &[u8], b: &[u8]) -> f64 {
     assert_eq!(a.len(), b.len());
     a.iter()
