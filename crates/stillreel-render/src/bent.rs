@@ -44,14 +44,14 @@ impl Tables {
     }
 
     /// One coordinate: `base[d] + flat·s[d]`, flat in 1/[`SUB`] px.
-    #[inline]
+    #[inline(always)]
     fn coordinate(&self, base: &[i32; 256], d: usize, flat: i64) -> i32 {
         base[d] + ((flat * self.s[d]) >> SCALE_BITS) as i32
     }
 }
 
 /// A flat coordinate in 1/[`SUB`] px.
-#[inline]
+#[inline(always)]
 fn fixed(value: f64) -> i64 {
     (value * f64::from(SUB)).round() as i64
 }
@@ -59,6 +59,7 @@ fn fixed(value: f64) -> i64 {
 /// Draws chroma rows `first..first + rows` (and the luma rows twice those) of a frame whose
 /// reads are bent by `field` through `parallax`, into the band's slices of the three planes.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn draw_band(
     planes: &[Plane; 3],
     map: &Homography,
@@ -139,6 +140,7 @@ pub(crate) fn draw_band(
 /// One output row of `plane` from luma positions `(us[x], vs[x])`: every pixel's (`STEP` 0),
 /// or for a chroma plane (`STEP` 1) every other pixel's, halved. `STEP` is a constant so the
 /// luma loop walks its positions contiguously.
+#[inline(always)]
 fn read_row<const STEP: u32>(plane: &Plane, us: &[i32], vs: &[i32], out: &mut [u8]) {
     let d = &plane.data;
     let stride = plane.stride;

@@ -48,6 +48,7 @@ pub mod vfx;
 pub mod video;
 pub mod video_plan;
 pub mod warp;
+mod zoom;
 
 pub use brand::{BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
 pub use clip_keys::ClipUse;

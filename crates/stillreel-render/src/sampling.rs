@@ -36,11 +36,39 @@ impl Plane {
 }
 
 /// `perspective`'s linear blend of four neighbours with 1/256 weights.
-#[inline]
+#[inline(always)]
 pub(crate) fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
     // top·(SUB − fv) + bottom·fv, with one multiplication fewer.
     let top = a * SUB + fu * (b - a);
     let bottom = c * SUB + fu * (d - c);
     let sum = top * SUB + fv * (bottom - top);
     ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8
+}
+
+/// A sampling position in plane pixels, fixed point, kept inside the plane. Rounded by adding
+/// ½ and truncating (the same as `round` for the non-negative values it sees): `f64::round` is
+/// a library call on baseline x86-64, and this runs twice per pixel.
+#[inline(always)]
+pub(crate) fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
+    // Multiplications only: a division here (by 2^shift) cost more than the blend.
+    let scale = if shift == 0 {
+        SUB as f64
+    } else {
+        SUB as f64 * 0.5
+    };
+    let q = (pos * scale).clamp(0.0, (last * SUB as usize) as f64);
+    let q = (q + 0.5) as i32;
+    ((q >> SUB_BITS) as usize, q & (SUB - 1))
+}
+
+/// Runs `work` compiled for the widest instruction set this CPU offers (AVX2 and FMA on an
+/// x86-64 that has them, checked once by `pulp`), so the per-pixel loops inlined into it are
+/// vectorised for that CPU while the binary still runs on any x86-64.
+#[inline(always)]
+pub(crate) fn widest<R>(work: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v3) = pulp::x86::V3::try_new() {
+        return v3.vectorize(work);
+    }
+    work()
 }

@@ -6,7 +6,7 @@
 //! map for every frame on one thread, which cost about as much as the encode itself. Here a
 //! frame is a homography evaluated per row and a bilinear read per pixel, over the rows split
 //! between threads; a push (an axis-aligned zoom) takes a two-pass path (rows blended first,
-//! then columns, both from tables made once per frame).
+//! then columns by byte shuffles: [`crate::zoom`]).
 //!
 //! The mapping is the one `perspective` used, so clips look as before: output pixel `(x, y)`
 //! (its top-left corner) maps to the canvas point the window's corners span at `(x/W, y/H)`,
@@ -22,7 +22,7 @@ use crate::clip_plan::ClipPlan;
 use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::{Parallax, parallax_at};
-use crate::sampling::{Plane, SUB, SUB_BITS, blend};
+use crate::sampling::{Plane, blend, fixed};
 
 /// A size or buffer that does not fit a canvas.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -133,17 +133,19 @@ impl Canvas {
                 (y_rest, u_rest, v_rest) = (yr, ur, vr);
                 let first = row;
                 let mut work = move || match depth {
-                    Some((field, parallax)) => crate::bent::draw_band(
-                        &self.planes,
-                        map,
-                        field,
-                        parallax,
-                        first,
-                        rows,
-                        yb,
-                        ub,
-                        vb,
-                    ),
+                    Some((field, parallax)) => crate::sampling::widest(|| {
+                        crate::bent::draw_band(
+                            &self.planes,
+                            map,
+                            field,
+                            parallax,
+                            first,
+                            rows,
+                            yb,
+                            ub,
+                            vb,
+                        )
+                    }),
                     None => {
                         self.draw_plane(0, map, 2 * first, yb);
                         self.draw_plane(1, map, first, ub);
@@ -165,56 +167,9 @@ impl Canvas {
         let plane = &self.planes[index];
         let shift = u32::from(index > 0);
         if map.is_separable() {
-            draw_separable(plane, map, shift, first, out);
+            crate::zoom::draw_zoom(plane, map, shift, first, out);
         } else {
             draw_projective(plane, map, shift, first, out);
-        }
-    }
-}
-
-/// A sampling position in plane pixels, fixed point, kept inside the plane. Rounded by adding
-/// ½ and truncating (the same as `round` for the non-negative values it sees): `f64::round` is
-/// a library call on baseline x86-64, and this runs twice per pixel.
-#[inline]
-fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
-    // Multiplications only: a division here (by 2^shift) cost more than the blend.
-    let scale = if shift == 0 {
-        SUB as f64
-    } else {
-        SUB as f64 * 0.5
-    };
-    let q = (pos * scale).clamp(0.0, (last * SUB as usize) as f64);
-    let q = (q + 0.5) as i32;
-    ((q >> SUB_BITS) as usize, q & (SUB - 1))
-}
-
-/// An axis-aligned map: per-column and per-row tables, the two source rows blended into one
-/// row first, then each output pixel blends two neighbours of that row.
-fn draw_separable(plane: &Plane, map: &Homography, shift: u32, first: usize, out: &mut [u8]) {
-    let w = plane.width;
-    let columns: Vec<(usize, i32)> = (0..w)
-        .map(|x| fixed(map.a * (x << shift) as f64 + map.c, shift, w - 1))
-        .collect();
-    let lo = columns.first().map_or(0, |c| c.0);
-    let hi = columns.last().map_or(0, |c| c.0 + 1).min(w);
-    let mut blended = vec![0i32; plane.stride];
-    for (k, out_row) in out.chunks_exact_mut(w).enumerate() {
-        let y = first + k;
-        let (vi, fv) = fixed(map.e * (y << shift) as f64 + map.f, shift, plane.height - 1);
-        let r0 = &plane.data[vi * plane.stride..][..plane.stride];
-        let r1 = &plane.data[(vi + 1) * plane.stride..][..plane.stride];
-        for ((t, &p0), &p1) in blended[lo..=hi]
-            .iter_mut()
-            .zip(&r0[lo..=hi])
-            .zip(&r1[lo..=hi])
-        {
-            let (p0, p1) = (i32::from(p0), i32::from(p1));
-            *t = p0 * SUB + (p1 - p0) * fv;
-        }
-        for (o, &(ui, fu)) in out_row.iter_mut().zip(&columns) {
-            let (a, b) = (blended[ui], blended[ui + 1]);
-            let sum = a * SUB + (b - a) * fu;
-            *o = ((sum + (1 << (2 * SUB_BITS - 1))) >> (2 * SUB_BITS)) as u8;
         }
     }
 }
@@ -334,14 +289,23 @@ mod tests {
         assert!(map.is_separable());
         let mut fast = vec![0u8; bytes.len()];
         canvas.draw(&map, &mut fast, 2);
-        // The same map, forced through the general path.
+        // The same map, forced through the general path (one rounding, 1/256 weights): the
+        // zoom's two roundings and 1/64 horizontal weights differ by a few levels at most.
         let mut slow = vec![0u8; bytes.len()];
         let (y, rest) = slow.split_at_mut(128 * 72);
         let (u, v) = rest.split_at_mut(64 * 36);
         draw_projective(&canvas.planes[0], &map, 0, 0, y);
         draw_projective(&canvas.planes[1], &map, 1, 0, u);
         draw_projective(&canvas.planes[2], &map, 1, 0, v);
-        assert_eq!(fast, slow);
+        let diffs: Vec<i32> = fast
+            .iter()
+            .zip(&slow)
+            .map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs())
+            .collect();
+        let worst = diffs.iter().copied().max().unwrap_or(0);
+        let mean = f64::from(diffs.iter().sum::<i32>()) / diffs.len() as f64;
+        assert!(worst <= 3, "worst difference {worst}");
+        assert!(mean < 0.5, "mean difference {mean}");
     }
 
     #[test]

@@ -293,6 +293,37 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     // Stream copy: the video's packets are the clips' packets, byte for byte, in order.
     common::assert_stream_copy(&main, &parts);
 
+    // The clip check reads the facts from the MP4 boxes: the same facts ffprobe gives, for
+    // the clips and for the video (which has a sound track); a truncated clip is not read
+    // there (ffprobe then counts fewer frames, and the check refuses it).
+    let ffprobe = Path::new("ffprobe");
+    let step = stillreel_render::runner::Step::Clip(0);
+    for file in parts.iter().chain([&main]) {
+        let data = std::fs::read(file).expect("read");
+        let ours = stillreel_render::probe::mp4::clip_facts(&data).expect("facts from the boxes");
+        let theirs = stillreel_render::probe::run_ffprobe(ffprobe, file, step).expect("ffprobe");
+        assert_eq!(ours, theirs, "{}", file.display());
+    }
+    let data = std::fs::read(&parts[0]).expect("read");
+    let cut = env.work("cut").join("truncated.mp4");
+    std::fs::create_dir_all(cut.parent().expect("dir")).expect("dir");
+    std::fs::write(&cut, &data[..data.len() / 2]).expect("write");
+    assert_eq!(
+        stillreel_render::probe::mp4::clip_facts(&data[..data.len() / 2]),
+        None
+    );
+    let plan = stillreel_render::clip_plan::ClipPlan::new(
+        Orientation::Landscape,
+        Resolution::P720,
+        Engine::V25,
+        stillreel_render::clip_plan::Motion::PushIn,
+    );
+    let refused = stillreel_render::probe::probe_and_check(ffprobe, &cut, &plan, step);
+    assert!(
+        matches!(refused, Err(RenderError::Rejected { .. })),
+        "{refused:?}"
+    );
+
     // Progress: from low to 100, never decreasing.
     let progress = rec.progress.lock().expect("lock").clone();
     assert!(progress.windows(2).all(|w| w[0] < w[1]), "{progress:?}");

@@ -1,10 +1,13 @@
-//! Checking a rendered clip before it is accepted: ffprobe reads its video stream (packets
-//! counted, nothing decoded), and a pure rule compares what it found with the clip's plan.
+//! Checking a rendered clip before it is accepted: its video stream's facts (read from the MP4
+//! boxes in process, or by ffprobe with packets counted, nothing decoded), and a pure rule
+//! comparing them with the clip's plan.
 //!
 //! Clips rendered on different machines are joined by stream copy, which only works when
 //! every clip has the same size, codec, profile, pixel format, rate and time base, and the
 //! video is only as long as planned when every clip has exactly its frames. A clip that
 //! passes this check is a valid sibling of every other clip that passed it.
+
+pub mod mp4;
 
 use std::path::{Path, PathBuf};
 
@@ -137,13 +140,30 @@ pub fn check_clip(facts: &ClipFacts, plan: &ClipPlan) -> Result<(), ClipMismatch
     Ok(())
 }
 
-/// Runs ffprobe on `file` and checks it against `plan` (blocking).
+/// Reads `file`'s facts and checks them against `plan` (blocking): from its MP4 boxes
+/// ([`mp4`]), or from ffprobe when the file is laid out otherwise.
 pub fn probe_and_check(
     ffprobe: &Path,
     file: &Path,
     plan: &ClipPlan,
     step: Step,
 ) -> Result<ClipFacts, RenderError> {
+    let facts = match std::fs::read(file)
+        .ok()
+        .and_then(|data| mp4::clip_facts(&data))
+    {
+        Some(facts) => facts,
+        None => run_ffprobe(ffprobe, file, step)?,
+    };
+    check_clip(&facts, plan).map_err(|e| RenderError::Rejected {
+        step,
+        message: e.to_string(),
+    })?;
+    Ok(facts)
+}
+
+/// ffprobe's facts of `file` (blocking).
+pub fn run_ffprobe(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts, RenderError> {
     let out = std::process::Command::new(ffprobe)
         .args(probe_args(file))
         .stdin(std::process::Stdio::null())
@@ -156,15 +176,10 @@ pub fn probe_and_check(
             stderr_tail: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
-    let facts = parse_probe(&out.stdout).map_err(|e| RenderError::Io {
+    parse_probe(&out.stdout).map_err(|e| RenderError::Io {
         step,
         message: e.to_string(),
-    })?;
-    check_clip(&facts, plan).map_err(|e| RenderError::Rejected {
-        step,
-        message: e.to_string(),
-    })?;
-    Ok(facts)
+    })
 }
 
 #[cfg(test)]
