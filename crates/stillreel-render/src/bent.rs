@@ -56,6 +56,40 @@ fn fixed(value: f64) -> i64 {
     (value * f64::from(SUB)).round() as i64
 }
 
+/// One band of a bent frame as a unit of work for [`crate::sampling::widest`]: chroma rows
+/// `first..first + rows` (and the luma rows twice those) into the band's slices of the three
+/// planes.
+pub(crate) struct Band<'a> {
+    pub(crate) planes: &'a [Plane; 3],
+    pub(crate) map: &'a Homography,
+    pub(crate) field: &'a DepthField,
+    pub(crate) parallax: &'a Parallax,
+    pub(crate) first: usize,
+    pub(crate) rows: usize,
+    pub(crate) y_out: &'a mut [u8],
+    pub(crate) u_out: &'a mut [u8],
+    pub(crate) v_out: &'a mut [u8],
+}
+
+impl pulp::NullaryFnOnce for Band<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        draw_band(
+            self.planes,
+            self.map,
+            self.field,
+            self.parallax,
+            self.first,
+            self.rows,
+            self.y_out,
+            self.u_out,
+            self.v_out,
+        );
+    }
+}
+
 /// Draws chroma rows `first..first + rows` (and the luma rows twice those) of a frame whose
 /// reads are bent by `field` through `parallax`, into the band's slices of the three planes.
 #[allow(clippy::too_many_arguments)]

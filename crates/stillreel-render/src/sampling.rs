@@ -63,12 +63,14 @@ pub(crate) fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
 
 /// Runs `work` compiled for the widest instruction set this CPU offers (AVX2 and FMA on an
 /// x86-64 that has them, checked once by `pulp`), so the per-pixel loops inlined into it are
-/// vectorised for that CPU while the binary still runs on any x86-64.
+/// vectorised for that CPU while the binary still runs on any x86-64. `work` is a struct
+/// whose `call` is `#[inline(always)]` (a closure's body may be compiled out of line, without
+/// the features).
 #[inline(always)]
-pub(crate) fn widest<R>(work: impl FnOnce() -> R) -> R {
+pub(crate) fn widest<W: pulp::NullaryFnOnce>(work: W) -> W::Output {
     #[cfg(target_arch = "x86_64")]
     if let Some(v3) = pulp::x86::V3::try_new() {
         return v3.vectorize(work);
     }
-    work()
+    work.call()
 }

@@ -133,18 +133,16 @@ impl Canvas {
                 (y_rest, u_rest, v_rest) = (yr, ur, vr);
                 let first = row;
                 let mut work = move || match depth {
-                    Some((field, parallax)) => crate::sampling::widest(|| {
-                        crate::bent::draw_band(
-                            &self.planes,
-                            map,
-                            field,
-                            parallax,
-                            first,
-                            rows,
-                            yb,
-                            ub,
-                            vb,
-                        )
+                    Some((field, parallax)) => crate::sampling::widest(crate::bent::Band {
+                        planes: &self.planes,
+                        map,
+                        field,
+                        parallax,
+                        first,
+                        rows,
+                        y_out: yb,
+                        u_out: ub,
+                        v_out: vb,
                     }),
                     None => {
                         self.draw_plane(0, map, 2 * first, yb);

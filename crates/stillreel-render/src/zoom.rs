@@ -90,19 +90,59 @@ impl Columns {
 /// `plane.width`); `shift` is 1 for the half-size chroma planes.
 pub(crate) fn draw_zoom(plane: &Plane, map: &Homography, shift: u32, first: usize, out: &mut [u8]) {
     let columns = Columns::new(plane.width, map, shift);
+    let mut rows = Rows {
+        plane,
+        map,
+        shift,
+        first,
+        out,
+        columns: &columns,
+        shuffles: None,
+    };
     #[cfg(target_arch = "x86_64")]
     {
         use pulp::x86::{V2, V3};
         if let (Some(v2), Some(blocks)) = (V2::try_new(), columns.blocks.as_deref()) {
+            rows.shuffles = Some((v2, blocks));
             // The same code either way; under V3 the vertical pass widens to AVX2.
-            let run = || draw_rows(plane, map, shift, first, out, &columns, Some((v2, blocks)));
             return match V3::try_new() {
-                Some(v3) => v3.vectorize(run),
-                None => v2.vectorize(run),
+                Some(v3) => v3.vectorize(rows),
+                None => v2.vectorize(rows),
             };
         }
     }
-    draw_rows(plane, map, shift, first, out, &columns, None);
+    pulp::NullaryFnOnce::call(rows);
+}
+
+/// One plane's rows as a unit of work for `vectorize`: a struct whose `call` is
+/// `#[inline(always)]`, not a closure, so the whole loop (and the intrinsics in it) is compiled
+/// inside the function that has the CPU's features enabled; a closure body may be left out of
+/// line, where the intrinsics become calls.
+struct Rows<'a> {
+    plane: &'a Plane,
+    map: &'a Homography,
+    shift: u32,
+    first: usize,
+    out: &'a mut [u8],
+    columns: &'a Columns,
+    shuffles: Shuffles<'a>,
+}
+
+impl pulp::NullaryFnOnce for Rows<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn call(self) {
+        draw_rows(
+            self.plane,
+            self.map,
+            self.shift,
+            self.first,
+            self.out,
+            self.columns,
+            self.shuffles,
+        );
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
