@@ -196,6 +196,36 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
         .count();
     assert!(new >= 4, "{new} of the seam's 15 packets are new");
 
+    // The copy's facts (keyframe times, parameter-set digest, size, colour) are read from the
+    // MP4 boxes in process: the same facts ffprobe gives, for every file the stitch met
+    // (clips, seams in the work dir) and the video itself.
+    let mut files = Vec::new();
+    let mut dirs = vec![work.clone(), store.clone()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).expect("dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "mp4") {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() >= 4, "clips and video: {files:?}");
+    for file in &files {
+        let data = std::fs::read(file).expect("read");
+        let ours = stillreel_render::keyframes::facts_from_boxes(&data).expect("from the boxes");
+        let (dir, name) = (file.parent().expect("dir"), file.file_name().expect("name"));
+        let theirs = stillreel_render::keyframes::run_ffprobe(
+            Path::new("ffprobe"),
+            dir,
+            &name.to_string_lossy(),
+            stillreel_render::runner::Step::Stitch,
+        )
+        .expect("ffprobe");
+        assert_eq!(ours, theirs, "{}", file.display());
+    }
+
     // The same clips joined with a dip to black: the middle of each seam is dark, and the
     // length is the same.
     let keys_in_order: Vec<String> = faded.clips.iter().map(|c| c.key.clone()).collect();

@@ -13,13 +13,13 @@
 use super::ClipFacts;
 
 /// One box: its four-character type and its payload.
-struct Mp4Box<'a> {
-    kind: [u8; 4],
-    body: &'a [u8],
+pub(crate) struct Mp4Box<'a> {
+    pub(crate) kind: [u8; 4],
+    pub(crate) body: &'a [u8],
 }
 
 /// The boxes in `data`, in order (`None` inside: a box that overruns its parent).
-fn boxes(mut data: &[u8]) -> impl Iterator<Item = Option<Mp4Box<'_>>> {
+pub(crate) fn boxes(mut data: &[u8]) -> impl Iterator<Item = Option<Mp4Box<'_>>> {
     std::iter::from_fn(move || {
         if data.is_empty() {
             return None;
@@ -52,18 +52,18 @@ fn boxes(mut data: &[u8]) -> impl Iterator<Item = Option<Mp4Box<'_>>> {
 }
 
 /// The first box of `kind` directly inside `data`.
-fn child<'a>(data: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
+pub(crate) fn child<'a>(data: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
     boxes(data)
         .map_while(|b| b)
         .find(|b| &b.kind == kind)
         .map(|b| b.body)
 }
 
-fn u32_at(data: &[u8], at: usize) -> Option<u32> {
+pub(crate) fn u32_at(data: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes(data.get(at..at + 4)?.try_into().ok()?))
 }
 
-fn u16_at(data: &[u8], at: usize) -> Option<u16> {
+pub(crate) fn u16_at(data: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes(data.get(at..at + 2)?.try_into().ok()?))
 }
 

@@ -1,7 +1,11 @@
-//! Where a stored video's keyframes are and which parameter sets it carries, read by ffprobe
-//! from its packets (nothing decoded). The branded render and the blended transitions encode
+//! Where a stored video's keyframes are and which parameter sets it carries, read from its
+//! MP4 boxes ([`mp4`]) or, for a file laid out otherwise, by ffprobe from its packets
+//! (nothing decoded). The branded render and the blended transitions encode
 //! only the frames they change and copy the rest, which is only possible from a keyframe on
 //! and between files whose H.264 parameter sets (`avcC` extradata) are byte-identical.
+
+mod mp4;
+mod sps;
 
 use std::path::Path;
 
@@ -155,8 +159,30 @@ pub fn parse_facts(json: &[u8]) -> Result<VideoFacts, ProbeError> {
     })
 }
 
-/// Runs ffprobe on `name` in `dir` (blocking).
+/// The facts of `name` in `dir` (blocking): from its MP4 boxes ([`mp4`]), or by ffprobe when
+/// the file is laid out otherwise.
 pub fn probe_facts(
+    ffprobe: &Path,
+    dir: &Path,
+    name: &str,
+    step: Step,
+) -> Result<VideoFacts, RenderError> {
+    if let Some(facts) = std::fs::read(dir.join(name))
+        .ok()
+        .and_then(|data| mp4::video_facts(&data))
+    {
+        return Ok(facts);
+    }
+    run_ffprobe(ffprobe, dir, name, step)
+}
+
+/// The boxes' reading alone (`None`: ffprobe would be asked), for tests against ffprobe.
+pub fn facts_from_boxes(data: &[u8]) -> Option<VideoFacts> {
+    mp4::video_facts(data)
+}
+
+/// Runs ffprobe on `name` in `dir` (blocking).
+pub fn run_ffprobe(
     ffprobe: &Path,
     dir: &Path,
     name: &str,
