@@ -109,7 +109,7 @@ pub fn outro_command(
     Ok(Some(cmd))
 }
 
-fn part_output(
+pub(super) fn part_output(
     cmd: &mut FfmpegArgs,
     graph: &str,
     frames: u32,

@@ -28,6 +28,7 @@
 
 pub mod copy;
 pub mod plan;
+pub mod ramp_copy;
 mod run;
 
 pub use self::plan::{

@@ -1,10 +1,13 @@
 //! The branded render's I/O: fetch the template images, the main video and the music, then
-//! run the [`BrandPlan`]: by stream copy when there is no ramp (`copy.rs`: only the intro's
-//! span and the outro card are encoded), else (or when a part would not join by copy) in one
-//! decode and encode of the whole video.
+//! run the [`BrandPlan`] by stream copy: without the ramp only the intro's span and the outro
+//! card are encoded (`copy.rs`), with it also the spans around each cut the ramp changes
+//! (`ramp_copy.rs`). When the main video's keyframes or parameter sets do not allow a copy,
+//! one decode and encode of the whole video does it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use futures_util::stream::{self, StreamExt};
 
 use stillreel_core::types::TemplateValue;
 use stillreel_effects::template::{FieldValue, Frame, intro_overlay, outro_card};
@@ -13,8 +16,9 @@ use super::copy;
 use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
+use super::ramp_copy::{self, Part};
 use crate::blocking::run_blocking;
-use crate::command::{self, FfmpegArgs, MusicInput};
+use crate::command::{self, ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
 use crate::fetch::{MediaClass, MediaFormat};
 use crate::files::{get, io_error, make_dir, put, relative};
@@ -28,9 +32,9 @@ use crate::runner::{RenderError, Step};
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`
     /// (created if missing; the caller removes it). Template images are fetched like other
-    /// media (field `branding.intro.config.<key>.url`). Budget without a ramp: the intro's
-    /// span (about 4 s) and the outro card encoded, the rest copied; with the ramp, one decode
-    /// and one encode of the video.
+    /// media (field `branding.intro.config.<key>.url`). Budget: the intro's span (3 to 4 s),
+    /// the outro card and, with the ramp, 1.2 s around each cut encoded, the rest copied; one
+    /// decode and encode of the whole video when the main video's keyframes do not allow it.
     pub async fn render_branded(
         &self,
         job: &BrandJob,
@@ -72,7 +76,10 @@ impl Renderer {
             format: m.format,
         });
         let copied = match plan.ramp {
-            Some(_) => false,
+            Some(_) => {
+                self.brand_ramped(&plan, music.as_ref(), work_dir, &bar)
+                    .await?
+            }
             None => {
                 self.brand_by_copy(&plan, music.as_ref(), work_dir, &bar)
                     .await?
@@ -140,8 +147,99 @@ impl Renderer {
         let (Ok(head_name), Ok(outro_name)) = (head_name, outro_name) else {
             return Ok(false);
         };
-        let entries = copy::join_entries(&copy_plan, head_name, "main.mp4", outro_name);
-        let list = command::concat_list_from(&entries).map_err(|e| io_error(Step::Brand, e))?;
+        let entries = copy::join_entries(
+            &copy_plan,
+            head_name.as_deref(),
+            "main.mp4",
+            outro_name.as_deref(),
+        );
+        self.brand_join(plan, &entries, work_dir, bar).await?;
+        Ok(true)
+    }
+
+    /// The ramped copy path (`ramp_copy.rs`): the intro's span, the ramped span around each
+    /// cut, the outro card and the sound encoded (as many at once as clips are), the main
+    /// video's normal-speed stretches copied between them. `false` when its keyframes leave
+    /// nothing to copy or a part would not join by copy: the one-pass render does it.
+    async fn brand_ramped(
+        &self,
+        plan: &BrandPlan,
+        music: Option<&MusicInput>,
+        work_dir: &Path,
+        bar: &Progress<'_>,
+    ) -> Result<bool, JobFailure> {
+        let main = self.brand_facts(work_dir, "main.mp4").await?;
+        let Some(parts) = plan.parts_plan(&main) else {
+            return Ok(false);
+        };
+        let encoding = &self.config.encoding;
+        let mut tasks = Vec::new();
+        for part in parts
+            .parts
+            .iter()
+            .filter(|p| matches!(p, Part::Encode { .. }))
+        {
+            let name = format!("part-{:03}.mp4", tasks.len());
+            let cmd = ramp_copy::part_command(
+                plan,
+                part,
+                Path::new("main.mp4"),
+                encoding,
+                &main.color_args,
+                Path::new(&name),
+            )
+            .map_err(effect_error)?;
+            tasks.push((cmd, Some(name)));
+        }
+        let encoded = tasks.len();
+        let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
+            .map_err(effect_error)?;
+        tasks.push((outro, Some("outro.mp4".to_owned())));
+        let sound = copy::sound_command(plan, music, Path::new("sound.m4a"));
+        tasks.push((Some(sound), None));
+        // The parts are independent: encoded as clips are, a few at a time.
+        let share = 85.0 / tasks.len() as f64;
+        let main = &main;
+        let names: Vec<_> = stream::iter(tasks.into_iter().enumerate().map(
+            |(i, (cmd, name))| async move {
+                let span = (5.0 + share * i as f64, 5.0 + share * (i + 1) as f64);
+                match name {
+                    Some(name) => self.brand_part(cmd, name, main, work_dir, bar, span).await,
+                    None => match cmd {
+                        Some(cmd) => self
+                            .brand_run(cmd, work_dir, bar, span)
+                            .await
+                            .map(|()| Ok(None)),
+                        None => Ok(Ok(None)),
+                    },
+                }
+            },
+        ))
+        .buffered(self.config.clip_parallelism.max(1))
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<Result<_, _>>()?;
+        let Ok(names) = names.into_iter().collect::<Result<Vec<_>, ()>>() else {
+            return Ok(false);
+        };
+        let encoded: Vec<String> = names[..encoded].iter().flatten().cloned().collect();
+        let outro_name = names.get(encoded.len()).cloned().flatten();
+        let entries =
+            ramp_copy::parts_entries(plan, &parts, &encoded, "main.mp4", outro_name.as_deref());
+        self.brand_join(plan, &entries, work_dir, bar).await?;
+        Ok(true)
+    }
+
+    /// Writes the concat list of `entries` and copies it and the sound into `branded.mp4`.
+    async fn brand_join(
+        &self,
+        plan: &BrandPlan,
+        entries: &[ConcatEntry],
+        work_dir: &Path,
+        bar: &Progress<'_>,
+    ) -> Result<(), JobFailure> {
+        let list = command::concat_list_from(entries).map_err(|e| io_error(Step::Brand, e))?;
         std::fs::write(work_dir.join("join.ffconcat"), list)
             .map_err(|e| io_error(Step::Brand, e))?;
         let join = copy::join_command(
@@ -150,8 +248,7 @@ impl Renderer {
             Path::new("sound.m4a"),
             Path::new("branded.mp4"),
         );
-        self.brand_run(join, work_dir, bar, (90.0, 99.0)).await?;
-        Ok(true)
+        self.brand_run(join, work_dir, bar, (90.0, 99.0)).await
     }
 
     /// Encodes one part of the copied video; `Ok(Err(()))` when its parameter sets differ from
@@ -159,17 +256,18 @@ impl Renderer {
     async fn brand_part(
         &self,
         cmd: Option<FfmpegArgs>,
-        name: &'static str,
+        name: impl Into<String>,
         main: &VideoFacts,
         work_dir: &Path,
         bar: &Progress<'_>,
         span: (f64, f64),
-    ) -> Result<Result<Option<&'static str>, ()>, JobFailure> {
+    ) -> Result<Result<Option<String>, ()>, JobFailure> {
         let Some(cmd) = cmd else {
             return Ok(Ok(None));
         };
+        let name = name.into();
         self.brand_run(cmd, work_dir, bar, span).await?;
-        let facts = self.brand_facts(work_dir, name).await?;
+        let facts = self.brand_facts(work_dir, &name).await?;
         Ok(if facts.same_parameter_sets(main) {
             Ok(Some(name))
         } else {
