@@ -240,6 +240,9 @@ async fn the_ramped_branded_video_is_encoded_only_around_the_cuts() {
     );
     assert!((ad - vd).abs() <= 0.025, "A/V lengths {vd} vs {ad}");
     assert!((ramped.video.seconds - planned).abs() < 1e-9);
+    // Decoded at a constant frame rate (timestamps from 0, one frame apart): no frame added.
+    let decoded = common::frames_gray(&ramped_path, 64, 36);
+    assert_eq!(decoded.len() as u32, total, "decoded frames");
     // The music plays through the outro card (from 12.6 s) and fades out with it.
     let (start, end) = (
         common::mean_volume(&ramped_path, 12.6, 1.0),

@@ -7,8 +7,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use futures_util::stream::{self, StreamExt};
-
 use stillreel_core::types::TemplateValue;
 use stillreel_effects::template::{FieldValue, Frame, intro_overlay, outro_card};
 
@@ -16,7 +14,6 @@ use super::copy;
 use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
-use super::ramp_copy::{self, Part};
 use crate::blocking::run_blocking;
 use crate::command::{self, ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
@@ -157,89 +154,16 @@ impl Renderer {
         Ok(true)
     }
 
-    /// The ramped copy path (`ramp_copy.rs`): the intro's span, the ramped span around each
-    /// cut, the outro card and the sound encoded (as many at once as clips are), the main
-    /// video's normal-speed stretches copied between them. `false` when its keyframes leave
-    /// nothing to copy or a part would not join by copy: the one-pass render does it.
-    async fn brand_ramped(
-        &self,
-        plan: &BrandPlan,
-        music: Option<&MusicInput>,
-        work_dir: &Path,
-        bar: &Progress<'_>,
-    ) -> Result<bool, JobFailure> {
-        let main = self.brand_facts(work_dir, "main.mp4").await?;
-        let Some(parts) = plan.parts_plan(&main) else {
-            return Ok(false);
-        };
-        let encoding = &self.config.encoding;
-        let mut tasks = Vec::new();
-        for part in parts
-            .parts
-            .iter()
-            .filter(|p| matches!(p, Part::Encode { .. }))
-        {
-            let name = format!("part-{:03}.mp4", tasks.len());
-            let cmd = ramp_copy::part_command(
-                plan,
-                part,
-                Path::new("main.mp4"),
-                encoding,
-                &main.color_args,
-                Path::new(&name),
-            )
-            .map_err(effect_error)?;
-            tasks.push((cmd, Some(name)));
-        }
-        let encoded = tasks.len();
-        let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
-            .map_err(effect_error)?;
-        tasks.push((outro, Some("outro.mp4".to_owned())));
-        let sound = copy::sound_command(plan, music, Path::new("sound.m4a"));
-        tasks.push((Some(sound), None));
-        // The parts are independent: encoded as clips are, a few at a time.
-        let share = 85.0 / tasks.len() as f64;
-        let main = &main;
-        let names: Vec<_> = stream::iter(tasks.into_iter().enumerate().map(
-            |(i, (cmd, name))| async move {
-                let span = (5.0 + share * i as f64, 5.0 + share * (i + 1) as f64);
-                match name {
-                    Some(name) => self.brand_part(cmd, name, main, work_dir, bar, span).await,
-                    None => match cmd {
-                        Some(cmd) => self
-                            .brand_run(cmd, work_dir, bar, span)
-                            .await
-                            .map(|()| Ok(None)),
-                        None => Ok(Ok(None)),
-                    },
-                }
-            },
-        ))
-        .buffered(self.config.clip_parallelism.max(1))
-        .collect::<Vec<_>>()
-        .await
-        .into_iter()
-        .collect::<Result<_, _>>()?;
-        let Ok(names) = names.into_iter().collect::<Result<Vec<_>, ()>>() else {
-            return Ok(false);
-        };
-        let encoded: Vec<String> = names[..encoded].iter().flatten().cloned().collect();
-        let outro_name = names.get(encoded.len()).cloned().flatten();
-        let entries =
-            ramp_copy::parts_entries(plan, &parts, &encoded, "main.mp4", outro_name.as_deref());
-        self.brand_join(plan, &entries, work_dir, bar).await?;
-        Ok(true)
-    }
-
     /// Writes the concat list of `entries` and copies it and the sound into `branded.mp4`.
-    async fn brand_join(
+    pub(super) async fn brand_join(
         &self,
         plan: &BrandPlan,
         entries: &[ConcatEntry],
         work_dir: &Path,
         bar: &Progress<'_>,
     ) -> Result<(), JobFailure> {
-        let list = command::concat_list_from(entries).map_err(|e| io_error(Step::Brand, e))?;
+        let list =
+            crate::concat::concat_video_list_from(entries).map_err(|e| io_error(Step::Brand, e))?;
         std::fs::write(work_dir.join("join.ffconcat"), list)
             .map_err(|e| io_error(Step::Brand, e))?;
         let join = copy::join_command(
@@ -253,7 +177,7 @@ impl Renderer {
 
     /// Encodes one part of the copied video; `Ok(Err(()))` when its parameter sets differ from
     /// the main video's (it would not join by copy). `Ok(Ok(None))`: no such part.
-    async fn brand_part(
+    pub(super) async fn brand_part(
         &self,
         cmd: Option<FfmpegArgs>,
         name: impl Into<String>,
@@ -276,7 +200,7 @@ impl Renderer {
     }
 
     /// Runs one ffmpeg command of the branded render, its progress from `span.0` to `span.1`.
-    async fn brand_run(
+    pub(super) async fn brand_run(
         &self,
         cmd: FfmpegArgs,
         work_dir: &Path,
@@ -298,7 +222,11 @@ impl Renderer {
     }
 
     /// ffprobe's keyframes and extradata of `name` in `work_dir`.
-    async fn brand_facts(&self, work_dir: &Path, name: &str) -> Result<VideoFacts, JobFailure> {
+    pub(super) async fn brand_facts(
+        &self,
+        work_dir: &Path,
+        name: &str,
+    ) -> Result<VideoFacts, JobFailure> {
         let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
         let dir = work_dir.to_path_buf();
         let name = name.to_owned();
@@ -402,7 +330,7 @@ impl Renderer {
     }
 }
 
-fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {
+pub(super) fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {
     RenderError::Effect {
         step: Step::Brand,
         source,
