@@ -15,7 +15,7 @@ use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
 use crate::blocking::run_blocking;
-use crate::command::{self, ConcatEntry, FfmpegArgs, MusicInput};
+use crate::command::{ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
 use crate::fetch::{MediaClass, MediaFormat};
 use crate::files::{get, io_error, make_dir, put, relative};
