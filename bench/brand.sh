@@ -2,8 +2,8 @@
 # Branded render benchmark (figures in docs/BENCHMARKS.md): a 30 s 1080p landscape video (six
 # bundled stills, 5 s each, with music) rendered, then branded (intro-lower-third with a logo,
 # outro-contact-card with headshot and logo) without and with the speed ramp. Without the ramp
-# only the intro's span and the outro card are encoded and the rest is copied; with it the whole
-# video is re-encoded. `showcase brand` renders the main video and its branded copy in one
+# only the intro's span and the outro card are encoded and the rest is copied; with it also the
+# 2.4 s around each cut (the clips are keyed where the ramp begins and ends). `showcase brand` renders the main video and its branded copy in one
 # process and reports both walls; runs interleave ramp off and on; median of RUNS (default 3).
 # Usage: bench/brand.sh            RESOLUTION=1280x720 bench/brand.sh (another frame)
 #        BASELINE_SHOWCASE=<older showcase> bench/brand.sh   (beside the build before)

@@ -157,8 +157,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let job = VideoJob {
                 pace,
-                // Without the ramp the branded copy starts copying where the intro ends.
-                branded_intro: intro != "none" && ramp != "true",
+                // The branded copy starts copying where the intro ends (and, with the ramp, between the
+                // spans around the cuts: clips paced `Through` are keyed there).
+                branded_intro: intro != "none",
                 key_prefix: "showcase/video".into(),
                 clips: images
                     .iter()

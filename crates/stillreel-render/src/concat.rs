@@ -63,3 +63,32 @@ pub fn concat_list_from(entries: &[ConcatEntry]) -> Result<String, UnsafeConcatN
     }
     Ok(list)
 }
+
+/// [`concat_list_from`] exposing only each file's track 1, the video (every file the renderer
+/// writes maps its video first). A join that copies the picture reads nothing else, and the
+/// other tracks of a file at the head of the list would still count for the input's start
+/// time: a main video's AAC track (its priming frame) shifted the copied picture by 21 ms,
+/// which a constant-frame-rate decode then filled with a duplicated first frame.
+pub fn concat_video_list_from(entries: &[ConcatEntry]) -> Result<String, UnsafeConcatName> {
+    let list = concat_list_from(entries)?;
+    Ok(list.replacen(
+        "ffconcat version 1.0\n",
+        "ffconcat version 1.0\nstream\nexact_stream_id 0x1\n",
+        1,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_video_list_exposes_track_one_only() {
+        let list = concat_video_list_from(&[ConcatEntry::whole("main.mp4")]).expect("list");
+        assert_eq!(
+            list,
+            "ffconcat version 1.0\nstream\nexact_stream_id 0x1\nfile 'main.mp4'\n"
+        );
+        assert!(concat_video_list_from(&[ConcatEntry::whole("../x.mp4")]).is_err());
+    }
+}

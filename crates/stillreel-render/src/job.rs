@@ -35,9 +35,9 @@ pub struct VideoJob {
     /// How the camera's speed varies over each clip ([`Pace::Through`] when the video will be
     /// branded with the speed ramp).
     pub pace: Pace,
-    /// The video will be branded with an intro and without the speed ramp: its first clip is
-    /// keyed where the intro ends ([`crate::clip_keys`]), so the branded copy encodes only
-    /// the intro.
+    /// The video will be branded with an intro: its first clip is keyed where the intro ends
+    /// ([`crate::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
+    /// [`Pace::Through`], for the speed ramp, are also keyed where the ramp begins and ends.)
     pub branded_intro: bool,
 }
 

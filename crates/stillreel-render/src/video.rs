@@ -81,6 +81,8 @@ impl Renderer {
                     usage: crate::clip_keys::ClipUse {
                         transition: job.transition,
                         branded_intro: job.branded_intro,
+                        // Clips are paced through their ends only for the ramp.
+                        ramp: job.pace == crate::clip_plan::Pace::Through,
                     },
                 }
             })

@@ -1,4 +1,5 @@
-//! The branded render without a speed ramp, by stream copy: only what differs from the main
+//! The branded render without a speed ramp, by stream copy (the ramped one, `ramp_copy.rs`,
+//! reuses its outro, sound and join): only what differs from the main
 //! video is encoded (the intro's span up to the next keyframe, the outro card), and the rest of
 //! the main video's packets are copied between them by the concat demuxer. The music (or
 //! silence) is laid again under the whole, so it runs through the outro card.
@@ -109,7 +110,7 @@ pub fn outro_command(
     Ok(Some(cmd))
 }
 
-fn part_output(
+pub(super) fn part_output(
     cmd: &mut FfmpegArgs,
     graph: &str,
     frames: u32,

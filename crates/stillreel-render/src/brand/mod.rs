@@ -13,7 +13,23 @@
 //! music looped, cut, faded over the outro (or silence) ─ aac ──┘
 //! ```
 //!
-//! With the ramp every frame moves, so one ffmpeg run decodes and re-encodes the whole:
+//! With the ramp (`ramp_copy.rs`) only the frames the ramp changes are encoded besides those:
+//! the 36 source frames on each side of every cut (sped up to 18 each). A video created for
+//! the ramp has its clips keyed where the ramp begins and ends (`clip_keys`), so the
+//! normal-speed middle of each clip is copied:
+//!
+//! ```text
+//! part-000.mp4 (main [0, 90) + intro) ───────────┐
+//! main.mp4 [90, 114) ────────────────────────────┤
+//! part-001.mp4 (main [114, 186), ramped: 36) ────┤
+//! main.mp4 [186, 264) ───────────────────────────┼─ concat, -c:v copy ─┐
+//! …  (each cut's span, each clip's middle)       │                     │
+//! outro.mp4 (the card) ──────────────────────────┘                     ├→ branded.mp4
+//! music looped, cut, faded over the outro (or silence) ─ aac ──────────┘
+//! ```
+//!
+//! When the main video's keyframes leave nothing to copy (or a part's parameter sets differ
+//! from the main video's), one ffmpeg run decodes and re-encodes the whole (`brand_command`):
 //!
 //! ```text
 //! [0:v] select(ramp), setpts ─→ intro overlay ─┐
@@ -21,13 +37,15 @@
 //! music (or anullsrc) ─→ trim, loudnorm, fade over the outro ──→ aac
 //! ```
 //!
-//! Template drawing and the ramp plan are pure functions of `stillreel-effects`. [`plan`] and
-//! [`copy`] are pure: from the facts of the main video (its clips' frames, frame size,
+//! Template drawing and the ramp plan are pure functions of `stillreel-effects`. [`plan`],
+//! [`copy`] and [`ramp_copy`] are pure: from the facts of the main video (its clips' frames, frame size,
 //! keyframes) and the request they decide every frame and the ffmpeg argument lists, tested
 //! without ffmpeg. `run.rs` fetches the template images and the music, then runs the plan.
 
 pub mod copy;
 pub mod plan;
+pub mod ramp_copy;
+mod ramp_run;
 mod run;
 
 pub use self::plan::{

@@ -1,6 +1,7 @@
 //! The branded render as a pure plan: which frames of the main video survive the ramp, where
 //! the cuts land, how long the intro overlays and where the outro starts, and the one ffmpeg
-//! command that makes it. No I/O: template images arrive as paths already fetched.
+//! command that makes it when it cannot be made by copy (`copy.rs`, `ramp_copy.rs`). No I/O:
+//! template images arrive as paths already fetched.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

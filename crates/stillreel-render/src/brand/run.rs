@@ -1,7 +1,8 @@
 //! The branded render's I/O: fetch the template images, the main video and the music, then
-//! run the [`BrandPlan`]: by stream copy when there is no ramp (`copy.rs`: only the intro's
-//! span and the outro card are encoded), else (or when a part would not join by copy) in one
-//! decode and encode of the whole video.
+//! run the [`BrandPlan`] by stream copy: without the ramp only the intro's span and the outro
+//! card are encoded (`copy.rs`), with it also the spans around each cut the ramp changes
+//! (`ramp_copy.rs`). When the main video's keyframes or parameter sets do not allow a copy,
+//! one decode and encode of the whole video does it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
 use crate::blocking::run_blocking;
-use crate::command::{self, FfmpegArgs, MusicInput};
+use crate::command::{ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
 use crate::fetch::{MediaClass, MediaFormat};
 use crate::files::{get, io_error, make_dir, put, relative};
@@ -28,9 +29,9 @@ use crate::runner::{RenderError, Step};
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`
     /// (created if missing; the caller removes it). Template images are fetched like other
-    /// media (field `branding.intro.config.<key>.url`). Budget without a ramp: the intro's
-    /// span (about 4 s) and the outro card encoded, the rest copied; with the ramp, one decode
-    /// and one encode of the video.
+    /// media (field `branding.intro.config.<key>.url`). Budget: the intro's span (3 to 4 s),
+    /// the outro card and, with the ramp, 1.2 s around each cut encoded, the rest copied; one
+    /// decode and encode of the whole video when the main video's keyframes do not allow it.
     pub async fn render_branded(
         &self,
         job: &BrandJob,
@@ -72,7 +73,10 @@ impl Renderer {
             format: m.format,
         });
         let copied = match plan.ramp {
-            Some(_) => false,
+            Some(_) => {
+                self.brand_ramped(&plan, music.as_ref(), work_dir, &bar)
+                    .await?
+            }
             None => {
                 self.brand_by_copy(&plan, music.as_ref(), work_dir, &bar)
                     .await?
@@ -140,8 +144,26 @@ impl Renderer {
         let (Ok(head_name), Ok(outro_name)) = (head_name, outro_name) else {
             return Ok(false);
         };
-        let entries = copy::join_entries(&copy_plan, head_name, "main.mp4", outro_name);
-        let list = command::concat_list_from(&entries).map_err(|e| io_error(Step::Brand, e))?;
+        let entries = copy::join_entries(
+            &copy_plan,
+            head_name.as_deref(),
+            "main.mp4",
+            outro_name.as_deref(),
+        );
+        self.brand_join(plan, &entries, work_dir, bar).await?;
+        Ok(true)
+    }
+
+    /// Writes the concat list of `entries` and copies it and the sound into `branded.mp4`.
+    pub(super) async fn brand_join(
+        &self,
+        plan: &BrandPlan,
+        entries: &[ConcatEntry],
+        work_dir: &Path,
+        bar: &Progress<'_>,
+    ) -> Result<(), JobFailure> {
+        let list =
+            crate::concat::concat_video_list_from(entries).map_err(|e| io_error(Step::Brand, e))?;
         std::fs::write(work_dir.join("join.ffconcat"), list)
             .map_err(|e| io_error(Step::Brand, e))?;
         let join = copy::join_command(
@@ -150,26 +172,26 @@ impl Renderer {
             Path::new("sound.m4a"),
             Path::new("branded.mp4"),
         );
-        self.brand_run(join, work_dir, bar, (90.0, 99.0)).await?;
-        Ok(true)
+        self.brand_run(join, work_dir, bar, (90.0, 99.0)).await
     }
 
     /// Encodes one part of the copied video; `Ok(Err(()))` when its parameter sets differ from
     /// the main video's (it would not join by copy). `Ok(Ok(None))`: no such part.
-    async fn brand_part(
+    pub(super) async fn brand_part(
         &self,
         cmd: Option<FfmpegArgs>,
-        name: &'static str,
+        name: impl Into<String>,
         main: &VideoFacts,
         work_dir: &Path,
         bar: &Progress<'_>,
         span: (f64, f64),
-    ) -> Result<Result<Option<&'static str>, ()>, JobFailure> {
+    ) -> Result<Result<Option<String>, ()>, JobFailure> {
         let Some(cmd) = cmd else {
             return Ok(Ok(None));
         };
+        let name = name.into();
         self.brand_run(cmd, work_dir, bar, span).await?;
-        let facts = self.brand_facts(work_dir, name).await?;
+        let facts = self.brand_facts(work_dir, &name).await?;
         Ok(if facts.same_parameter_sets(main) {
             Ok(Some(name))
         } else {
@@ -178,7 +200,7 @@ impl Renderer {
     }
 
     /// Runs one ffmpeg command of the branded render, its progress from `span.0` to `span.1`.
-    async fn brand_run(
+    pub(super) async fn brand_run(
         &self,
         cmd: FfmpegArgs,
         work_dir: &Path,
@@ -200,7 +222,11 @@ impl Renderer {
     }
 
     /// ffprobe's keyframes and extradata of `name` in `work_dir`.
-    async fn brand_facts(&self, work_dir: &Path, name: &str) -> Result<VideoFacts, JobFailure> {
+    pub(super) async fn brand_facts(
+        &self,
+        work_dir: &Path,
+        name: &str,
+    ) -> Result<VideoFacts, JobFailure> {
         let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
         let dir = work_dir.to_path_buf();
         let name = name.to_owned();
@@ -304,7 +330,7 @@ impl Renderer {
     }
 }
 
-fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {
+pub(super) fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {
     RenderError::Effect {
         step: Step::Brand,
         source,

@@ -177,15 +177,14 @@ pub(super) async fn clip_work(
 }
 
 /// What the video does with its clips, which decides where they get keyframes beyond their GOP
-/// (`stillreel_render::clip_keys`): its transition, and an intro branded by stream copy (an
-/// intro without the speed ramp).
+/// (`stillreel_render::clip_keys`): its transition, and a branded copy made by stream copy
+/// from where its intro ends and between the spans its speed ramp changes.
 fn clip_usage(input: &records::RenderInput, transition: Transition) -> ClipUse {
+    let branding = input.branding.as_ref();
     ClipUse {
         transition,
-        branded_intro: input
-            .branding
-            .as_ref()
-            .is_some_and(|b| b.templates.intro.is_some() && !b.speed_ramp),
+        branded_intro: branding.is_some_and(|b| b.templates.intro.is_some()),
+        ramp: clip_pace(input) == stillreel_render::Pace::Through,
     }
 }
 
