@@ -117,22 +117,86 @@ pub(crate) fn quarter(ctx: &EffectContext) -> (u32, u32) {
     ((ctx.width / 8).max(2) * 2, (ctx.height / 8).max(2) * 2)
 }
 
-/// Warm-light mask (gray, full size) of the stream `src`: bright and warm pixels, i.e. lit
-/// windows and lamps, not white walls or clouds: `1.5R - 0.75B - 0.85` (0-1 scale), times 4.4, at
-/// quarter resolution then scaled up (which also softens it).
-pub(crate) fn warm_mask(ctx: &EffectContext, src: &str, label: &str) -> String {
+/// One quarter-resolution RGBA copy of the stream `src`, split into `labels`: every mask of an
+/// effect reads the same small frame (one bilinear downscale and one RGB conversion a frame,
+/// instead of one per mask).
+pub(crate) fn quarter_rgba(ctx: &EffectContext, src: &str, labels: &[&str]) -> String {
     let (qw, qh) = quarter(ctx);
+    let outs: String = labels.iter().map(|l| format!("[{l}]")).collect();
     format!(
-        "[{src}]scale={qw}:{qh},format=rgba,colorchannelmixer=rr=1.5:rg=0:rb=-0.75:ra=-0.85,extractplanes=r,\
-         {},scale={}:{}[{label}]",
-        Filter::new("lut").arg("y", "clip(val*4.4,0,255)"),
-        ctx.width,
-        ctx.height
+        "[{src}]scale={qw}:{qh}:flags=bilinear,format=rgba,split={}{outs}",
+        labels.len()
     )
 }
 
-/// Pastes the lit windows of `lit` over `base` through the warm mask, with an orange bloom
-/// around them: what makes a house look lived-in at dusk or night.
+/// Edge strength of a gray stream, 0 (flat) to 255 (an edge at least `high` strong): a Sobel
+/// gradient after a light blur (sigma 1 px), ramped between `low` and `high` (fractions of the 8-bit range,
+/// as `edgedetect` takes them). Masks only need "textured or not": `edgedetect`'s Canny (its
+/// 5x5 blur, non-maximum suppression and hysteresis) cost about 2.5 ms a quarter-resolution
+/// frame, five times this.
+pub(crate) fn edge_strength(low: f64, high: f64) -> String {
+    let (lo, hi) = (low * 255.0, high * 255.0);
+    format!(
+        "gblur=sigma=1,sobel,{}",
+        Filter::new("lut").arg(
+            "y",
+            format!("clip((val-{lo:.1})*{:.3},0,255)", 255.0 / (hi - lo))
+        )
+    )
+}
+
+/// The luma lookup `eq` builds for `contrast`, `brightness` and `gamma` (0-1 scale, clipped,
+/// truncated), as a `lut` expression in `val`: lets a grade and what follows it run as one
+/// `lutyuv` pass instead of `eq` plus more lookups.
+fn eq_curve(contrast: f64, brightness: f64, gamma: f64) -> String {
+    let c = format!("({contrast}*(val/255-0.5)+0.5{brightness:+})");
+    format!("if(lte({c},0),0,min(256*pow({c},{:.6}),255))", 1.0 / gamma)
+}
+
+/// A night or dusk grade in one `lutyuv` pass: what `eq=brightness:contrast:saturation:gamma`
+/// does, then the luma range above black scaled by `highlights` (1 keeps it), then the
+/// [`tint`] `du`/`dv` cast. Equal to that chain of three filters to the grey level, at the
+/// cost of one lookup a pixel.
+pub(crate) fn grade(
+    brightness: f64,
+    contrast: f64,
+    saturation: f64,
+    gamma: f64,
+    highlights: f64,
+    (du, dv): (i32, i32),
+) -> Filter {
+    let luma = eq_curve(contrast, brightness, gamma);
+    let luma = if (highlights - 1.0).abs() < f64::EPSILON {
+        luma
+    } else {
+        format!("16+(({luma})-16)*{highlights}")
+    };
+    // `eq` scales chroma in fixed point (12-bit factor, integer offset), not through its
+    // luma curve: the same arithmetic here.
+    let k = (saturation * 4096.0) as i32;
+    let offset = 127 - k / 32;
+    let chroma = |d: i32| format!("clip(clip(trunc(val*{k}/4096){offset:+},0,255){d:+},16,240)");
+    Filter::new("lutyuv")
+        .arg("y", luma)
+        .arg("u", chroma(du))
+        .arg("v", chroma(dv))
+}
+
+/// Warm-light mask (gray, quarter resolution) of the quarter-resolution RGBA stream `src`:
+/// bright and warm pixels, i.e. lit windows and lamps, not white walls or clouds:
+/// `1.5R - 0.75B - 0.85` (0-1 scale), times 4.4. Scaled up by [`lit_windows`], which also
+/// softens it.
+pub(crate) fn warm_mask(src: &str, label: &str) -> String {
+    format!(
+        "[{src}]colorchannelmixer=rr=1.5:rg=0:rb=-0.75:ra=-0.85,extractplanes=r,{}[{label}]",
+        Filter::new("lut").arg("y", "clip(val*4.4,0,255)"),
+    )
+}
+
+/// Pastes the lit windows of `lit` over `base` through the quarter-resolution warm mask
+/// `mask`, with an orange bloom around them: what makes a house look lived-in at dusk or night.
+/// The bloom is blurred from the quarter-resolution mask directly, and the orange layer is
+/// converted to `yuva420p` once before it repeats.
 pub(crate) fn lit_windows(
     ctx: &EffectContext,
     base: &str,
@@ -141,13 +205,13 @@ pub(crate) fn lit_windows(
     glow: f64,
     out: &str,
 ) -> String {
-    let (qw, qh) = quarter(ctx);
+    let (_, qh) = quarter(ctx);
     let (w, h) = (ctx.width, ctx.height);
     format!(
-        "[{mask}]split[fx_wm1][fx_wm2];\
+        "[{mask}]split[fx_wm1][fx_wm2];[fx_wm1]scale={w}:{h}[fx_wmf];\
          [{lit}]eq=brightness=0.04:saturation=1.25[fx_litb];\
-         [fx_litb][fx_wm1]alphamerge[fx_lita];\
-         [fx_wm2]scale={qw}:{qh},gblur=sigma={sigma:.1},{lut},scale={w}:{h}[fx_bloom_a];\
+         [fx_litb][fx_wmf]alphamerge[fx_lita];\
+         [fx_wm2]gblur=sigma={sigma:.1},{lut},scale={w}:{h}[fx_bloom_a];\
          {orange};\
          [fx_orange][fx_bloom_a]alphamerge[fx_bloom];\
          [{base}][fx_bloom]overlay=format=yuv420[fx_based];\
@@ -157,7 +221,7 @@ pub(crate) fn lit_windows(
         orange = still(
             ctx,
             &format!("color=c=0xffa040:s={w}x{h}:r={}", ctx.fps),
-            &[Filter::new("format").arg("pix_fmts", "yuv420p")],
+            &[Filter::new("format").arg("pix_fmts", "yuva420p")],
             "fx_orange"
         ),
     )

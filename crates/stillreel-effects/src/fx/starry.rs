@@ -4,7 +4,9 @@
 //! stars twinkle; the sky mask is recomputed per frame at quarter resolution so the stars stay
 //! in the sky while the camera moves.
 
-use super::{lit_windows, quarter, still, vertical_gradient, warm_mask};
+use super::{
+    edge_strength, grade, lit_windows, quarter, quarter_rgba, still, vertical_gradient, warm_mask,
+};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -73,11 +75,10 @@ pub fn build(ctx: &EffectContext) -> String {
         "fx_ramp",
     );
     format!(
-        "[in]{norm},split=4[fx_base][fx_lit][fx_wsrc][fx_skysrc];\
-         {mask};\
-         [fx_skysrc]scale={qw}:{qh},format=rgba,split[fx_q1][fx_q2];[fx_q1]format=gray[fx_e];\
-         [fx_q2]format=rgba,colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue}[fx_blue];\
-         [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
+        "[in]{norm},split=3[fx_base][fx_lit][fx_qsrc];\
+         {quarter};{mask};\
+         [fx_q1]format=gray,{edges},dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
+         [fx_q2]colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue}[fx_blue];\
          {ramp};\
          [fx_blue][fx_flat]blend=all_mode=multiply[fx_bf];\
          [fx_bf][fx_ramp]blend=all_mode=multiply,scale={hw}:{hh}[fx_sky];\
@@ -85,14 +86,15 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_tw]{slide}[fx_twc];\
          [fx_stars][fx_twc]blend=all_mode=multiply[fx_twinkled];\
          [fx_twinkled][fx_sky]blend=all_mode=multiply,scale={w}:{h}:flags=bicubic,format=yuv420p[fx_star_a];\
-         [fx_base]eq=brightness=-0.16:contrast=1.1:saturation=0.55:gamma=0.72,\
-         {cool}[fx_night0];\
+         [fx_base]{grade}[fx_night0];\
          {navy};[fx_night0][fx_navy]overlay=format=yuv420[fx_night1];\
          [fx_night1][fx_star_a]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1[fx_night2];\
          {windows},format=yuv420p[out]",
         norm = super::normalize(ctx),
-        cool = super::tint(14, -9),
-        mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
+        quarter = quarter_rgba(ctx, "fx_qsrc", &["fx_wsrc", "fx_q1", "fx_q2"]),
+        mask = warm_mask("fx_wsrc", "fx_wmask"),
+        edges = edge_strength(0.08, 0.18),
+        grade = grade(-0.16, 1.1, 0.55, 0.72, 1.0, (14, -9)),
         // Sky is blue (B − R above 0, clouds a little, blue sky a lot); white walls and trim are
         // not, so no star lands on a bright flat wall.
         blue = Filter::new("lut").arg("y", "clip((val-10)*7,0,255)"),

@@ -1,7 +1,7 @@
 //! `sway-trees`: foliage (green and textured, found per frame at quarter resolution) is displaced
 //! sideways by a slow travelling sine wave, like a breeze; everything else stays still.
 
-use super::{quarter, still};
+use super::{edge_strength, quarter, quarter_rgba, still};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -49,9 +49,9 @@ pub fn build(ctx: &EffectContext) -> String {
         .arg("y", 0);
     format!(
         "[in]{norm},split[fx_pic][fx_msrc];\
-         [fx_msrc]scale={qw}:{qh},format=rgba,split[fx_c][fx_t];\
-         [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
-         [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
+         {quarter};\
+         [fx_c]colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
+         [fx_t]format=gray,{edges},gblur=sigma=1.5,{textured}[fx_tex];\
          [fx_green][fx_tex]blend=all_mode=multiply[fx_foliage];{ground};\
          [fx_foliage][fx_ground]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
          {wave};{mid};\
@@ -61,6 +61,8 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_ymap]format=yuv420p[fx_ymapc];\
          [fx_pic][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
         norm = super::normalize(ctx),
+        quarter = quarter_rgba(ctx, "fx_msrc", &["fx_c", "fx_t"]),
+        edges = edge_strength(0.03, 0.08),
         // Clearly green (dark green shutters fall below), then eroded by 2 quarter-res pixels:
         // a thin green rim along a path or a wall is not foliage, and without it the edge of
         // that path would count as "textured green" and bend.
