@@ -66,6 +66,28 @@ pub(crate) fn tint(du: i32, dv: i32) -> String {
 /// A still computed once from a source and a chain, then repeated for the whole clip:
 /// `source,trim=end_frame=1,filters...,loop,setpts[label]`.
 pub(crate) fn still(ctx: &EffectContext, source: &str, filters: &[Filter], label: &str) -> String {
+    still_every(ctx, source, filters, label, 1)
+}
+
+/// Like [`still`], at half the frame rate (frames 0, 2, 4, ...): for masks built from
+/// [`quarter_rgba`], so that blending them with a still keeps them at half rate.
+pub(crate) fn still_half(
+    ctx: &EffectContext,
+    source: &str,
+    filters: &[Filter],
+    label: &str,
+) -> String {
+    still_every(ctx, source, filters, label, 2)
+}
+
+/// The still repeated on every `step`-th frame of the clip.
+fn still_every(
+    ctx: &EffectContext,
+    source: &str,
+    filters: &[Filter],
+    label: &str,
+    step: u32,
+) -> String {
     let mut s = format!("{source},trim=end_frame=1");
     for f in filters {
         s.push(',');
@@ -77,34 +99,58 @@ pub(crate) fn still(ctx: &EffectContext, source: &str, filters: &[Filter], label
         s.push_str(",format=yuva420p");
     }
     s.push_str(&format!(
-        ",loop=loop={}:size=1:start=0,setpts=N/{}/TB[{label}]",
-        ctx.frames - 1,
+        ",loop=loop={}:size=1:start=0,setpts={step}*N/{}/TB[{label}]",
+        ctx.frames.div_ceil(step) - 1,
         ctx.fps
     ));
     s
 }
 
-/// A transparent-to-colour vertical gradient still (`rgba`), colours `0xRRGGBB@a` evenly spaced
-/// from the top to `until` (fraction of the height), the last colour held below.
+/// One quarter-resolution RGBA copy of every other frame of the stream `src`, split into
+/// `labels`: every mask of an effect reads the same small frame (one bilinear downscale and one
+/// RGB conversion, instead of one per mask), and masks are computed at half the frame rate. A
+/// mask follows the camera, which moves under 2 px a frame, and masks are blurred over more
+/// than that: a mask one frame late cannot be seen, and the mask work halves. Stills mixed
+/// into these masks come from [`still_half`]; [`full_rate`] brings a finished mask back to
+/// every frame.
+pub(crate) fn quarter_rgba(ctx: &EffectContext, src: &str, labels: &[&str]) -> String {
+    let (qw, qh) = quarter(ctx);
+    let outs: String = labels.iter().map(|l| format!("[{l}]")).collect();
+    format!(
+        "[{src}]{},scale={qw}:{qh}:flags=bilinear,format=rgba,split={}{outs}",
+        Filter::new("select").arg("expr", "not(mod(n,2))"),
+        labels.len()
+    )
+}
+
+/// Back to every frame from a mask at half the frame rate (each mask frame shown twice).
+pub(crate) fn full_rate(ctx: &EffectContext) -> String {
+    format!("fps={}", ctx.fps)
+}
+
+/// A transparent-to-colour vertical gradient still at quarter resolution and half rate (a
+/// layer for [`bloom_over`]), colours `0xRRGGBB@a` evenly spaced from the top to `until`
+/// (fraction of the height), the last colour held below.
 pub(crate) fn vertical_gradient(
     ctx: &EffectContext,
     colors: &[&str],
     until: f64,
     label: &str,
 ) -> String {
+    let (qw, qh) = quarter(ctx);
     let mut g = Filter::new("gradients")
-        .arg("s", format!("{}x{}", ctx.width, ctx.height))
+        .arg("s", format!("{qw}x{qh}"))
         .arg("r", ctx.fps)
         .arg("x0", 0)
         .arg("y0", 0)
         .arg("x1", 0)
-        .arg("y1", (f64::from(ctx.height) * until).round() as u32)
+        .arg("y1", (f64::from(qh) * until).round() as u32)
         .arg("n", colors.len());
     const KEYS: [&str; 8] = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7"];
     for (k, c) in KEYS.iter().zip(colors) {
         g = g.arg(k, c);
     }
-    still(
+    still_half(
         ctx,
         &g.to_string(),
         &[Filter::new("format").arg("pix_fmts", "rgba")],
@@ -115,18 +161,6 @@ pub(crate) fn vertical_gradient(
 /// Quarter-resolution size of the frame (even numbers), for masks computed cheaply.
 pub(crate) fn quarter(ctx: &EffectContext) -> (u32, u32) {
     ((ctx.width / 8).max(2) * 2, (ctx.height / 8).max(2) * 2)
-}
-
-/// One quarter-resolution RGBA copy of the stream `src`, split into `labels`: every mask of an
-/// effect reads the same small frame (one bilinear downscale and one RGB conversion a frame,
-/// instead of one per mask).
-pub(crate) fn quarter_rgba(ctx: &EffectContext, src: &str, labels: &[&str]) -> String {
-    let (qw, qh) = quarter(ctx);
-    let outs: String = labels.iter().map(|l| format!("[{l}]")).collect();
-    format!(
-        "[{src}]scale={qw}:{qh}:flags=bilinear,format=rgba,split={}{outs}",
-        labels.len()
-    )
 }
 
 /// Edge strength of a gray stream, 0 (flat) to 255 (an edge at least `high` strong): a Sobel
@@ -176,8 +210,10 @@ pub(crate) fn grade(
     let k = (saturation * 4096.0) as i32;
     let offset = 127 - k / 32;
     let chroma = |d: i32| format!("clip(clip(trunc(val*{k}/4096){offset:+},0,255){d:+},16,240)");
+    // The cast's `lutyuv` of the three-filter chain left luma at its default, `clipval`:
+    // clipped to the video range.
     Filter::new("lutyuv")
-        .arg("y", luma)
+        .arg("y", format!("clip({luma},16,235)"))
         .arg("u", chroma(du))
         .arg("v", chroma(dv))
 }
@@ -193,37 +229,56 @@ pub(crate) fn warm_mask(src: &str, label: &str) -> String {
     )
 }
 
-/// Pastes the lit windows of `lit` over `base` through the quarter-resolution warm mask
-/// `mask`, with an orange bloom around them: what makes a house look lived-in at dusk or night.
-/// The bloom is blurred from the quarter-resolution mask directly, and the orange layer is
-/// converted to `yuva420p` once before it repeats.
-pub(crate) fn lit_windows(
+/// The orange bloom around lit windows, laid over `under` (the effect's other smooth colour
+/// layers: a quarter-resolution, half-rate `yuva420p` stream) and the result scaled to the frame
+/// at full rate as `[label]`: one colour layer for one full-resolution overlay. `mask` is the
+/// quarter-resolution, half-rate warm mask (from [`warm_mask`]). `overlay` onto a layer with
+/// alpha composites "over" (it divides by the combined alpha), so laying the two layers over
+/// the picture one after the other or as this one layer gives the same picture; the layers
+/// are smooth gradients and flat colour, which lose nothing at quarter resolution.
+pub(crate) fn bloom_over(
+    ctx: &EffectContext,
+    under: &str,
+    mask: &str,
+    glow: f64,
+    label: &str,
+) -> String {
+    let (qw, qh) = quarter(ctx);
+    let (w, h) = (ctx.width, ctx.height);
+    format!(
+        "[{mask}]gblur=sigma={sigma:.1},{lut}[fx_bloom_a];\
+         {orange};\
+         [fx_orange][fx_bloom_a]alphamerge[fx_bloom];\
+         [{under}][fx_bloom]overlay=format=yuv420,scale={w}:{h},{full}[{label}]",
+        sigma = f64::from(qh) / 40.0,
+        full = full_rate(ctx),
+        lut = Filter::new("lut").arg("y", format!("clip(val*{glow:.2},0,255)")),
+        orange = still_half(
+            ctx,
+            &format!("color=c=0xffa040:s={qw}x{qh}:r={}", ctx.fps),
+            &[Filter::new("format").arg("pix_fmts", "yuva420p")],
+            "fx_orange"
+        ),
+    )
+}
+
+/// Pastes the lit windows of `lit` (brightened) over `base` through the warm mask `mask`
+/// (quarter resolution, half rate, from [`warm_mask`]): what makes a house look lived-in at
+/// dusk or night, with the orange glow of [`bloom_over`].
+pub(crate) fn windows_over(
     ctx: &EffectContext,
     base: &str,
     lit: &str,
     mask: &str,
-    glow: f64,
     out: &str,
 ) -> String {
-    let (_, qh) = quarter(ctx);
     let (w, h) = (ctx.width, ctx.height);
     format!(
-        "[{mask}]split[fx_wm1][fx_wm2];[fx_wm1]scale={w}:{h}[fx_wmf];\
+        "[{mask}]scale={w}:{h},{full}[fx_wmf];\
          [{lit}]eq=brightness=0.04:saturation=1.25[fx_litb];\
          [fx_litb][fx_wmf]alphamerge[fx_lita];\
-         [fx_wm2]gblur=sigma={sigma:.1},{lut},scale={w}:{h}[fx_bloom_a];\
-         {orange};\
-         [fx_orange][fx_bloom_a]alphamerge[fx_bloom];\
-         [{base}][fx_bloom]overlay=format=yuv420[fx_based];\
-         [fx_based][fx_lita]overlay=format=yuv420[{out}]",
-        sigma = f64::from(qh) / 40.0,
-        lut = Filter::new("lut").arg("y", format!("clip(val*{glow:.2},0,255)")),
-        orange = still(
-            ctx,
-            &format!("color=c=0xffa040:s={w}x{h}:r={}", ctx.fps),
-            &[Filter::new("format").arg("pix_fmts", "yuva420p")],
-            "fx_orange"
-        ),
+         [{base}][fx_lita]overlay=format=yuv420[{out}]",
+        full = full_rate(ctx),
     )
 }
 

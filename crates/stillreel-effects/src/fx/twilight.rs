@@ -10,7 +10,9 @@
 //! so foliage and roofs against the sky keep their own (darkened) colour: laid over the whole
 //! upper part, the gradient's pink band tinted green trees yellow, a halo around every crown.
 
-use super::{edge_strength, grade, lit_windows, quarter, quarter_rgba, still, warm_mask};
+use super::{
+    bloom_over, edge_strength, grade, quarter, quarter_rgba, still_half, warm_mask, windows_over,
+};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -20,11 +22,10 @@ pub const HIGHLIGHTS: f64 = 0.5;
 
 pub fn build(ctx: &EffectContext) -> String {
     let d = ctx.seconds();
-    let (w, h) = (ctx.width, ctx.height);
     let (qw, qh) = quarter(ctx);
     let fps = ctx.fps;
     // Sky weight by height: 1 down to 30 % of the height, fading to 0 at 65 %.
-    let upper = still(
+    let upper = still_half(
         ctx,
         &format!("color=c=black:s={qw}x{qh}:r={fps}"),
         &[
@@ -33,16 +34,17 @@ pub fn build(ctx: &EffectContext) -> String {
         ],
         "fx_upper",
     );
-    // The evening sky, opaque: navy at the top, violet, a pink glow at the horizon line.
-    let sky = still(
+    // The evening sky, opaque: navy at the top, violet, a pink glow at the horizon line. At
+    // quarter resolution and half rate: it becomes one layer with the windows' bloom.
+    let sky = still_half(
         ctx,
         &Filter::new("gradients")
-            .arg("s", format!("{w}x{h}"))
+            .arg("s", format!("{qw}x{qh}"))
             .arg("r", fps)
             .arg("x0", 0)
             .arg("y0", 0)
             .arg("x1", 0)
-            .arg("y1", (f64::from(h) * 0.6).round() as u32)
+            .arg("y1", (f64::from(qh) * 0.6).round() as u32)
             .arg("n", 4)
             .arg("c0", "0x0b1038")
             .arg("c1", "0x1f2260")
@@ -54,17 +56,18 @@ pub fn build(ctx: &EffectContext) -> String {
     );
     format!(
         "[in]{norm},split=4[fx_day][fx_g][fx_lit][fx_qsrc];\
-         {quarter};{mask};\
+         {quarter};{mask};[fx_wmask]split[fx_wm_b][fx_wm_w];\
          [fx_q1]format=gray,{edges},dilation,gblur=sigma=1,negate,{flat}[fx_flat];\
          [fx_q2]colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue},split[fx_blue][fx_blue2];\
          {upper};[fx_upper]split[fx_up1][fx_up2];\
          [fx_blue][fx_flat]blend=all_mode=multiply[fx_bf];\
          [fx_bf][fx_up1]blend=all_mode=multiply[fx_open];\
          [fx_blue2][fx_up2]blend=all_mode=multiply,{rim}[fx_rim];\
-         [fx_open][fx_rim]blend=all_mode=lighten,gblur=sigma=1,{strength},scale={w}:{h}[fx_skymask];\
+         [fx_open][fx_rim]blend=all_mode=lighten,gblur=sigma=1,{strength}[fx_skymask];\
          {sky};[fx_skycol][fx_skymask]alphamerge[fx_skya];\
+         {bloom};\
          [fx_g]{grade}[fx_graded];\
-         [fx_graded][fx_skya]overlay=format=yuv420[fx_dusk0];\
+         [fx_graded][fx_layer]overlay=format=yuv420[fx_dusk0];\
          {windows};\
          [fx_dusk]format=yuva420p,{fade}[fx_dusk_a];\
          [fx_day][fx_dusk_a]overlay=format=yuv420,format=yuv420p[out]",
@@ -81,7 +84,8 @@ pub fn build(ctx: &EffectContext) -> String {
         rim = Filter::new("lut").arg("y", "val*0.6"),
         // The sky turns 90 % evening colour (a little of its clouds shows through).
         strength = Filter::new("lut").arg("y", "val*0.9"),
-        windows = lit_windows(ctx, "fx_dusk0", "fx_lit", "fx_wmask", 1.6, "fx_dusk"),
+        bloom = bloom_over(ctx, "fx_skya", "fx_wm_b", 1.6, "fx_layer"),
+        windows = windows_over(ctx, "fx_dusk0", "fx_lit", "fx_wm_w", "fx_dusk"),
         // Day to dusk over the first 80 % of the clip: the dusk frame laid over the day one
         // with its alpha fading in, the same linear mix as `xfade=fade` at a third of its
         // cost (one alpha-plane scale and one overlay instead of a float mix of every plane).
