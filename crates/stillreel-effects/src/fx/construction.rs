@@ -1,7 +1,7 @@
 //! `construction`: an empty blueprint sheet, the picture's edges drawn onto it as white-blue
 //! lines rising from the bottom, then the photo builds up from the bottom over the blueprint.
 
-use super::{edge_strength, still};
+use super::{Wipe, edge_strength, still, wipe_ramp, wipe_window};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -46,34 +46,8 @@ pub fn build(ctx: &EffectContext) -> String {
     );
     let end = ctx.frame_at(BUILD_AT + BUILD);
     // The two soft wipes from the bottom (blueprint lines over the sheet, then the photo over
-    // the blueprint) are overlays through a moving alpha ramp: a still three frames tall (clear,
-    // a smoothstep ramp, opaque) of which each frame crops a window sliding down by two frame
-    // heights over the wipe, the look of `xfade=smoothup`. The crop is free and the overlay a
-    // fixed-point blend, where `xfade` mixed every plane in floating point (about 17 ms a 720p
-    // frame on these machines, twice the rest of the effect).
-    let ramp = still(
-        ctx,
-        &format!("color=c=black:s=16x{}:r={}", h * 3, ctx.fps),
-        &[
-            Filter::new("format").arg("pix_fmts", "gray"),
-            Filter::new("geq").arg(
-                "lum",
-                format!("255*pow(clip(Y/{h}-1,0,1),2)*(3-2*clip(Y/{h}-1,0,1))"),
-            ),
-            Filter::new("scale")
-                .arg("w", w)
-                .arg("h", h * 3)
-                .arg("flags", "neighbor"),
-        ],
-        "fx_ramp",
-    );
-    let wipe = |from: f64, secs: f64| {
-        Filter::new("crop")
-            .arg("w", w)
-            .arg("h", h)
-            .arg("x", 0)
-            .arg("y", format!("{}*clip((t-{from:.3})/{secs:.3},0,1)", h * 2))
-    };
+    // the blueprint) are overlays through a sliding ramp: see `wipe_ramp`.
+    let ramp = wipe_ramp(ctx, Wipe::Up, false, "fx_ramp");
     format!(
         "[in]{norm},split[fx_photo][fx_src];\
          [fx_src]trim=end_frame={end},scale={hw}:{hh}:flags=bilinear,format=gray,{edges},\
@@ -89,7 +63,7 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_drawn][fx_pa]overlay=format=yuv420,format=yuv420p[out]",
         norm = super::normalize(ctx),
         edges = edge_strength(0.31, 0.65),
-        w1 = wipe(0.0, LINES),
-        w2 = wipe(BUILD_AT, BUILD),
+        w1 = wipe_window(ctx, Wipe::Up, 0.0, LINES),
+        w2 = wipe_window(ctx, Wipe::Up, BUILD_AT, BUILD),
     )
 }
