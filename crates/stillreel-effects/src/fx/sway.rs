@@ -37,13 +37,21 @@ pub fn build(ctx: &EffectContext) -> String {
                     f64::from(h) * 2.5
                 ),
             ),
+            // The maps are yuv420p like the picture (displace wants one format), converted
+            // once here rather than every frame. The conversion from gray is the one the
+            // maps always had (limited range: 128 becomes 126); it is affine, so merging the
+            // converted stills through the unconverted mask below gives the same map.
+            Filter::new("format").arg("pix_fmts", "yuv420p"),
         ],
         "fx_wave",
     );
     let mid = still(
         ctx,
         &format!("color=c=0x808080:s={w}x{h}:r={fps}"),
-        &[Filter::new("format").arg("pix_fmts", "gray")],
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("format").arg("pix_fmts", "yuv420p"),
+        ],
         "fx_mid",
     );
     let slide = Filter::new("crop")
@@ -56,13 +64,12 @@ pub fn build(ctx: &EffectContext) -> String {
          {quarter};\
          [fx_c]colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
          [fx_t]format=gray,{edges},gblur=sigma=1.5,{textured}[fx_tex];\
-         [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h},{full}[fx_mask];\
+         [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}:out_range=full,format=yuv420p,{full}[fx_mask];\
          {wave};{mid};\
          [fx_wave]{slide}[fx_wavec];\
          [fx_mid]split[fx_mid1][fx_ymap];\
-         [fx_mid1][fx_wavec][fx_mask]maskedmerge,format=yuv420p[fx_xmap];\
-         [fx_ymap]format=yuv420p[fx_ymapc];\
-         [fx_pic][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
+         [fx_mid1][fx_wavec][fx_mask]maskedmerge[fx_xmap];\
+         [fx_pic][fx_xmap][fx_ymap]displace=edge=smear,format=yuv420p[out]",
         norm = super::normalize(ctx),
         quarter = quarter_rgba(ctx, "fx_msrc", &["fx_c", "fx_t"]),
         full = full_rate(ctx),
