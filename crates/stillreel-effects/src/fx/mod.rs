@@ -2,9 +2,12 @@
 //! fragment. Shared building blocks (stills computed once and repeated, the warm-light mask)
 //! live here.
 //!
-//! Cost rule: per-frame work is limited to cheap filters (eq, lutyuv, overlay, crop, xfade,
+//! Cost rule: per-frame work is limited to cheap filters (lutyuv, overlay, crop, alphamerge,
 //! blend modes, displace); anything expensive (geq, big blurs, noise) runs once on a single frame
-//! that `loop` then repeats, or at quarter resolution and scaled up.
+//! that `loop` then repeats, or at quarter resolution and scaled up. Masks that follow the
+//! camera are computed on every other frame ([`quarter_rgba`]); edges are Sobel's
+//! ([`edge_strength`]), not `edgedetect`'s; no `xfade` (a float mix of every plane, about 17 ms
+//! a 720p frame): crossfades fade an overlay's alpha, wipes slide a ramp ([`wipe_ramp`]).
 
 mod construction;
 mod house_drop;
@@ -48,7 +51,7 @@ pub fn effect_filter(vfx: &Vfx, ctx: &EffectContext) -> Result<EffectGraph, Effe
 }
 
 /// Normalizes the clip's timing to frame numbers in a 1/fps time base (so stills, trims and
-/// xfade agree whatever time base the caller's stream had) and its pixel format to yuv420p.
+/// overlays agree whatever time base the caller's stream had) and its pixel format to yuv420p.
 pub(crate) fn normalize(ctx: &EffectContext) -> String {
     format!(
         "settb=1/{fps},setpts=N,fps={fps},format=yuv420p",

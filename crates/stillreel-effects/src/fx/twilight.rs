@@ -4,7 +4,7 @@
 //! sky, and only the sky, turns into a deep-blue-to-pink evening gradient; the warm bright
 //! pixels (lit windows, lamps) stay lit with an orange bloom.
 //!
-//! The sky is found per frame at quarter resolution like `starry-night`'s: blue in the
+//! The sky is found on every other frame at quarter resolution like `starry-night`'s: blue in the
 //! original (B − R > 0), untextured, in the upper part (blue but next to an edge: 60 %). The
 //! gradient is laid through that mask,
 //! so foliage and roofs against the sky keep their own (darkened) colour: laid over the whole
