@@ -7,7 +7,9 @@
 #  2. Branded render of a 5-clip 720p video (intro-lower-third with logo, outro-contact-card
 #     with headshot and logo, speed ramp) against its main render, same process, median of RUNS.
 # Prints Markdown rows for docs/BENCHMARKS.md. Usage: bench/effects.sh (SKIP_BUILD=1: use the
-# release showcase already built)
+# release showcase already built; BASELINE_SHOWCASE=<an earlier showcase binary>: part 1 also
+# runs that build, interleaved with this one in every round, and prints its rows and the
+# new/baseline ratio; EFFECTS_ONLY=1: skip part 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -27,20 +29,37 @@ vfx_json() {
     *) echo "{\"type\":\"$1\"}" ;;
   esac
 }
-for e in "${EFFECTS[@]}"; do : > "$OUT/$e.txt"; done
+BASE_BIN=${BASELINE_SHOWCASE:-}
+for e in "${EFFECTS[@]}"; do : > "$OUT/$e.txt"; : > "$OUT/$e.baseline.txt"; done
 for _ in $(seq "$RUNS"); do
   for e in "${EFFECTS[@]}"; do
     "$BIN" clip "$OUT/run" 1280x720 push-in "$(vfx_json "$e")" "$IMG" | field wall >> "$OUT/$e.txt"
+    if [ -n "$BASE_BIN" ]; then
+      "$BASE_BIN" clip "$OUT/run" 1280x720 push-in "$(vfx_json "$e")" "$IMG" | field wall >> "$OUT/$e.baseline.txt"
+    fi
   done
 done
 base=$(median < "$OUT/none.txt")
-echo "| effect | median wall (s) | runs | × plain clip |"
-echo "|---|---|---|---|"
+if [ -n "$BASE_BIN" ]; then
+  bbase=$(median < "$OUT/none.baseline.txt")
+  echo "| effect | median wall (s) | runs | × plain clip | baseline median (s) | baseline runs | baseline × its plain clip | new / baseline |"
+  echo "|---|---|---|---|---|---|---|---|"
+else
+  echo "| effect | median wall (s) | runs | × plain clip |"
+  echo "|---|---|---|---|"
+fi
 for e in "${EFFECTS[@]}"; do
   m=$(median < "$OUT/$e.txt")
   runs=$(paste -sd/ "$OUT/$e.txt" | sed 's#/# / #g')
-  echo "| $e | $m | $runs | $(echo "scale=2; $m / $base" | bc -l) |"
+  row="| $e | $m | $runs | $(echo "scale=2; $m / $base" | bc -l) |"
+  if [ -n "$BASE_BIN" ]; then
+    bm=$(median < "$OUT/$e.baseline.txt")
+    bruns=$(paste -sd/ "$OUT/$e.baseline.txt" | sed 's#/# / #g')
+    row="$row $bm | $bruns | $(echo "scale=2; $bm / $bbase" | bc -l) | $(echo "scale=2; $m / $bm" | bc -l) |"
+  fi
+  echo "$row"
 done
+[ -z "${EFFECTS_ONLY:-}" ] || exit 0
 
 S="$PWD/samples"
 INTRO='{"template":"intro-lower-third","config":{"address":{"value":"1234 Maple Avenue\nSpringfield, OR 97477"},"agent_name":{"value":"Jane Doe"},"brokerage":{"value":"Acme Realty"},"logo":{"url":"file:'$S'/logo.png"}}}'

@@ -1,7 +1,7 @@
 //! `construction`: an empty blueprint sheet, the picture's edges drawn onto it as white-blue
 //! lines rising from the bottom, then the photo builds up from the bottom over the blueprint.
 
-use super::still;
+use super::{Wipe, edge_strength, still, wipe_ramp, wipe_window};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -45,26 +45,25 @@ pub fn build(ctx: &EffectContext) -> String {
         "fx_sheet",
     );
     let end = ctx.frame_at(BUILD_AT + BUILD);
-    let start = ctx.frame_at(BUILD_AT);
+    // The two soft wipes from the bottom (blueprint lines over the sheet, then the photo over
+    // the blueprint) are overlays through a sliding ramp: see `wipe_ramp`.
+    let ramp = wipe_ramp(ctx, Wipe::Up, false, "fx_ramp");
     format!(
         "[in]{norm},split[fx_photo][fx_src];\
-         [fx_src]trim=end_frame={end},scale={hw}:{hh},format=gray,edgedetect=low=0.06:high=0.18,\
+         [fx_src]trim=end_frame={end},scale={hw}:{hh}:flags=bilinear,format=gray,{edges},\
          format=yuv444p,lutyuv=y=clip(val*1.3\\,0\\,255):u=128:v=128[fx_lines];\
          {half_sheet};\
          [fx_hsheet][fx_lines]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1,\
          scale={w}:{h}:flags=bilinear,format=yuv420p[fx_bp];\
-         {full_sheet};\
-         [fx_sheet][fx_bp]{x1}[fx_drawn];\
-         [fx_photo]trim=start_frame={start},setpts=PTS-STARTPTS[fx_late];\
-         [fx_drawn][fx_late]{x2},format=yuv420p[out]",
+         {full_sheet};{ramp};[fx_ramp]split[fx_r1][fx_r2];\
+         [fx_r1]{w1}[fx_m1];[fx_r2]{w2}[fx_m2];\
+         [fx_bp][fx_m1]alphamerge[fx_bpa];\
+         [fx_sheet][fx_bpa]overlay=format=yuv420:eof_action=pass[fx_drawn];\
+         [fx_photo][fx_m2]alphamerge[fx_pa];\
+         [fx_drawn][fx_pa]overlay=format=yuv420,format=yuv420p[out]",
         norm = super::normalize(ctx),
-        x1 = Filter::new("xfade")
-            .arg("transition", "smoothup")
-            .arg("offset", 0)
-            .arg("duration", format!("{LINES:.3}")),
-        x2 = Filter::new("xfade")
-            .arg("transition", "smoothup")
-            .arg("offset", format!("{BUILD_AT:.3}"))
-            .arg("duration", format!("{BUILD:.3}")),
+        edges = edge_strength(0.31, 0.65),
+        w1 = wipe_window(ctx, Wipe::Up, 0.0, LINES),
+        w2 = wipe_window(ctx, Wipe::Up, BUILD_AT, BUILD),
     )
 }

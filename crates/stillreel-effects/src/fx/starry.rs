@@ -4,7 +4,10 @@
 //! stars twinkle; the sky mask is recomputed per frame at quarter resolution so the stars stay
 //! in the sky while the camera moves.
 
-use super::{lit_windows, quarter, still, vertical_gradient, warm_mask};
+use super::{
+    bloom_over, edge_strength, full_rate, grade, quarter, quarter_rgba, still, still_half,
+    vertical_gradient, warm_mask, windows_over,
+};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -63,7 +66,7 @@ pub fn build(ctx: &EffectContext) -> String {
         .arg("y", 0);
     // Sky mask: blue, untextured, upper.
     // The "upper part" weight: 1 down to 35 % of the height, fading to 0 at 70 %.
-    let ramp = still(
+    let ramp = still_half(
         ctx,
         &format!("color=c=black:s={qw}x{qh}:r={fps}"),
         &[
@@ -73,26 +76,29 @@ pub fn build(ctx: &EffectContext) -> String {
         "fx_ramp",
     );
     format!(
-        "[in]{norm},split=4[fx_base][fx_lit][fx_wsrc][fx_skysrc];\
-         {mask};\
-         [fx_skysrc]scale={qw}:{qh},format=rgba,split[fx_q1][fx_q2];[fx_q1]format=gray[fx_e];\
-         [fx_q2]format=rgba,colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue}[fx_blue];\
-         [fx_e]edgedetect=low=0.04:high=0.1:mode=wires,dilation,dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
+        "[in]{norm},split=3[fx_base][fx_lit][fx_qsrc];\
+         {quarter};{mask};[fx_wmask]split[fx_wm_b][fx_wm_w];\
+         [fx_q1]format=gray,{edges},dilation,dilation,gblur=sigma=2,negate,{flat}[fx_flat];\
+         [fx_q2]colorchannelmixer=rr=-1:rg=0:rb=1:ra=0,extractplanes=r,{blue}[fx_blue];\
          {ramp};\
          [fx_blue][fx_flat]blend=all_mode=multiply[fx_bf];\
-         [fx_bf][fx_ramp]blend=all_mode=multiply,scale={hw}:{hh}[fx_sky];\
+         [fx_bf][fx_ramp]blend=all_mode=multiply,scale={hw}:{hh},{full}[fx_sky];\
          {star_field};{twinkle};\
          [fx_tw]{slide}[fx_twc];\
          [fx_stars][fx_twc]blend=all_mode=multiply[fx_twinkled];\
          [fx_twinkled][fx_sky]blend=all_mode=multiply,scale={w}:{h}:flags=bicubic,format=yuv420p[fx_star_a];\
-         [fx_base]eq=brightness=-0.16:contrast=1.1:saturation=0.55:gamma=0.72,\
-         {cool}[fx_night0];\
-         {navy};[fx_night0][fx_navy]overlay=format=yuv420[fx_night1];\
+         [fx_base]{grade}[fx_night0];\
+         {navy};{bloom};[fx_night0][fx_layer]overlay=format=yuv420[fx_night1];\
          [fx_night1][fx_star_a]blend=c0_mode=lighten:c1_mode=normal:c2_mode=normal:c1_opacity=1:c2_opacity=1[fx_night2];\
          {windows},format=yuv420p[out]",
         norm = super::normalize(ctx),
-        cool = super::tint(14, -9),
-        mask = warm_mask(ctx, "fx_wsrc", "fx_wmask"),
+        full = full_rate(ctx),
+        quarter = quarter_rgba(ctx, "fx_qsrc", &["fx_wsrc", "fx_q1", "fx_q2"]),
+        mask = warm_mask("fx_wsrc", "fx_wmask"),
+        // Edges are Sobel's (wider than Canny's one-pixel lines): two dilations reach as far
+        // from a roof or crown as Canny's three did.
+        edges = edge_strength(0.08, 0.18),
+        grade = grade(-0.16, 1.1, 0.55, 0.72, 1.0, (14, -9)),
         // Sky is blue (B − R above 0, clouds a little, blue sky a lot); white walls and trim are
         // not, so no star lands on a bright flat wall.
         blue = Filter::new("lut").arg("y", "clip((val-10)*7,0,255)"),
@@ -103,7 +109,10 @@ pub fn build(ctx: &EffectContext) -> String {
             0.7,
             "fx_navy"
         ),
-        windows = lit_windows(ctx, "fx_night2", "fx_lit", "fx_wmask", 2.0, "fx_nightw")
+        // The bloom goes under the stars rather than over them (it is around windows, they
+        // are in the sky): one colour layer with the navy sky.
+        bloom = bloom_over(ctx, "fx_navy", "fx_wm_b", 2.0, "fx_layer"),
+        windows = windows_over(ctx, "fx_night2", "fx_lit", "fx_wm_w", "fx_nightw")
             .replace("[fx_nightw]", ""),
     )
 }

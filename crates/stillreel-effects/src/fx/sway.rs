@@ -1,7 +1,7 @@
-//! `sway-trees`: foliage (green and textured, found per frame at quarter resolution) is displaced
+//! `sway-trees`: foliage (green and textured, found at quarter resolution on every other frame) is displaced
 //! sideways by a slow travelling sine wave, like a breeze; everything else stays still.
 
-use super::{quarter, still};
+use super::{edge_strength, full_rate, quarter_rgba, still};
 use crate::escape::Filter;
 use crate::graph::EffectContext;
 
@@ -16,7 +16,6 @@ pub const AMPLITUDE: f64 = 0.02;
 
 pub fn build(ctx: &EffectContext) -> String {
     let (w, h) = (ctx.width, ctx.height);
-    let (qw, qh) = quarter(ctx);
     let fps = ctx.fps;
     // Amplitude in pixels, proportional to the frame.
     let amp = (f64::from(ctx.short_side()) * AMPLITUDE).max(2.0);
@@ -28,18 +27,31 @@ pub fn build(ctx: &EffectContext) -> String {
             Filter::new("format").arg("pix_fmts", "gray"),
             Filter::new("geq").arg(
                 "lum",
+                // The lawn in the foreground is green and textured too, but a lawn swaying
+                // with the trees bends the edges of paths and drives: the sway fades out over
+                // the bottom quarter of the frame. The fade depends on the row only, so it is
+                // drawn into the wave (which slides sideways) rather than multiplied into the
+                // mask every frame.
                 format!(
-                    "128+{amp:.2}*sin(2*PI*(X/{lambda}+Y/{:.1}))",
+                    "128+{amp:.2}*sin(2*PI*(X/{lambda}+Y/{:.1}))*clip((H-Y)/(0.25*H),0,1)",
                     f64::from(h) * 2.5
                 ),
             ),
+            // The maps are yuv420p like the picture (displace wants one format), converted
+            // once here rather than every frame. The conversion from gray is the one the
+            // maps always had (limited range: 128 becomes 126); it is affine, so merging the
+            // converted stills through the unconverted mask below gives the same map.
+            Filter::new("format").arg("pix_fmts", "yuv420p"),
         ],
         "fx_wave",
     );
     let mid = still(
         ctx,
         &format!("color=c=0x808080:s={w}x{h}:r={fps}"),
-        &[Filter::new("format").arg("pix_fmts", "gray")],
+        &[
+            Filter::new("format").arg("pix_fmts", "gray"),
+            Filter::new("format").arg("pix_fmts", "yuv420p"),
+        ],
         "fx_mid",
     );
     let slide = Filter::new("crop")
@@ -49,34 +61,23 @@ pub fn build(ctx: &EffectContext) -> String {
         .arg("y", 0);
     format!(
         "[in]{norm},split[fx_pic][fx_msrc];\
-         [fx_msrc]scale={qw}:{qh},format=rgba,split[fx_c][fx_t];\
-         [fx_c]format=rgba,colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
-         [fx_t]format=gray,edgedetect=low=0.03:high=0.08:mode=wires,gblur=sigma=1.5,{textured}[fx_tex];\
-         [fx_green][fx_tex]blend=all_mode=multiply[fx_foliage];{ground};\
-         [fx_foliage][fx_ground]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}[fx_mask];\
+         {quarter};\
+         [fx_c]colorchannelmixer=rr=-1:rg=2:rb=-1,extractplanes=r,{green},erosion,erosion[fx_green];\
+         [fx_t]format=gray,{edges},gblur=sigma=1.5,{textured}[fx_tex];\
+         [fx_green][fx_tex]blend=all_mode=multiply,dilation,dilation,gblur=sigma=1.5,scale={w}:{h}:out_range=full,format=yuv420p,{full}[fx_mask];\
          {wave};{mid};\
          [fx_wave]{slide}[fx_wavec];\
          [fx_mid]split[fx_mid1][fx_ymap];\
-         [fx_mid1][fx_wavec][fx_mask]maskedmerge,format=yuv420p[fx_xmap];\
-         [fx_ymap]format=yuv420p[fx_ymapc];\
-         [fx_pic][fx_xmap][fx_ymapc]displace=edge=smear,format=yuv420p[out]",
+         [fx_mid1][fx_wavec][fx_mask]maskedmerge[fx_xmap];\
+         [fx_pic][fx_xmap][fx_ymap]displace=edge=smear,format=yuv420p[out]",
         norm = super::normalize(ctx),
+        quarter = quarter_rgba(ctx, "fx_msrc", &["fx_c", "fx_t"]),
+        full = full_rate(ctx),
+        edges = edge_strength(0.03, 0.08),
         // Clearly green (dark green shutters fall below), then eroded by 2 quarter-res pixels:
         // a thin green rim along a path or a wall is not foliage, and without it the edge of
         // that path would count as "textured green" and bend.
         green = Filter::new("lut").arg("y", "clip((val-20)*5,0,255)"),
         textured = Filter::new("lut").arg("y", "clip(val*6,0,255)"),
-        // The lawn in the foreground is green and textured too, but a lawn swaying with the
-        // trees bends the edges of paths and drives: the sway fades out over the bottom
-        // quarter of the frame.
-        ground = still(
-            ctx,
-            &format!("color=c=black:s={qw}x{qh}:r={fps}"),
-            &[
-                Filter::new("format").arg("pix_fmts", "gray"),
-                Filter::new("geq").arg("lum", "255*clip((H-Y)/(0.25*H),0,1)"),
-            ],
-            "fx_ground",
-        ),
     )
 }
