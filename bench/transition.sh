@@ -7,13 +7,17 @@
 # crossfade combine of clips rendered for a cut video (they lack the seams' keyframes).
 # Usage: bench/transition.sh        RESOLUTION=1080p bench/transition.sh
 #        BASELINE_RENDER_BENCH=<older render_bench> bench/transition.sh   (beside the build before)
+#        RENDER_BENCH=<render_bench> bench/transition.sh                  (a binary built elsewhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
 RES=${RESOLUTION:-720p}
 OUT="$PWD/bench/out/transition"; mkdir -p "$OUT"
 # BUILD=debug: the debug driver (ffmpeg does the work either way; saves the slow LTO link).
-if [ "${BUILD:-release}" = debug ]; then
+# RENDER_BENCH=<render_bench>: use that binary, build nothing.
+if [ -n "${RENDER_BENCH:-}" ]; then
+  BIN=$RENDER_BENCH
+elif [ "${BUILD:-release}" = debug ]; then
   cargo build -q -p stillreel-render --example render_bench; BIN=target/debug/examples/render_bench
 else
   cargo build -q --release -p stillreel-render --example render_bench; BIN=target/release/examples/render_bench
