@@ -210,17 +210,18 @@ pub fn join_command(plan: &BrandPlan, list: &Path, sound: &Path, output: &Path) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use stillreel_effects::template::Frame;
 
-    const FRAME: Frame = Frame {
+    pub(in crate::brand) const FRAME: Frame = Frame {
         width: 1280,
         height: 720,
         fps: 30,
     };
 
-    fn intro() -> Option<super::super::plan::BrandLayer> {
+    /// The lower-third intro at [`FRAME`] (the ramp's plan tests use it too).
+    pub(in crate::brand) fn intro() -> Option<super::super::plan::BrandLayer> {
         use stillreel_core::catalog::builtin_templates;
         use stillreel_effects::template::{FieldValue, intro_overlay};
         let t = builtin_templates()

@@ -244,27 +244,10 @@ pub fn parts_entries(
 
 #[cfg(test)]
 mod tests {
+    use super::super::copy::tests::{FRAME, intro};
     use super::*;
     use crate::clip_keys::{ClipUse, clip_keyframes};
     use stillreel_core::Transition;
-    use stillreel_effects::template::Frame;
-
-    const FRAME: Frame = Frame {
-        width: 1280,
-        height: 720,
-        fps: 30,
-    };
-
-    fn intro() -> Option<super::super::plan::BrandLayer> {
-        use stillreel_core::catalog::builtin_templates;
-        use stillreel_effects::template::{FieldValue, intro_overlay};
-        let t = builtin_templates()
-            .iter()
-            .find(|t| t.id == "intro-lower-third")
-            .expect("template");
-        let values = [("address".to_owned(), FieldValue::Text("12 Elm St".into()))].into();
-        Some((intro_overlay(t, &values, FRAME).expect("graph"), vec![]))
-    }
 
     /// Keyframes of `clips` 150-frame clips, each with its GOP (every 60 frames) and `extra`
     /// clip frames, joined end to end; B-frames put each decoding time 2 frames earlier.

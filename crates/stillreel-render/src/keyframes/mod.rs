@@ -188,20 +188,8 @@ pub fn run_ffprobe(
     name: &str,
     step: Step,
 ) -> Result<VideoFacts, RenderError> {
-    let out = std::process::Command::new(ffprobe)
-        .args(facts_args(Path::new(name)))
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|source| RenderError::Spawn { step, source })?;
-    if !out.status.success() {
-        return Err(RenderError::Failed {
-            step,
-            status: out.status,
-            stderr_tail: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    parse_facts(&out.stdout).map_err(|e| RenderError::Io {
+    let out = crate::probe::ffprobe_output(ffprobe, &facts_args(Path::new(name)), Some(dir), step)?;
+    parse_facts(&out).map_err(|e| RenderError::Io {
         step,
         message: e.to_string(),
     })

@@ -164,9 +164,27 @@ pub fn probe_and_check(
 
 /// ffprobe's facts of `file` (blocking).
 pub fn run_ffprobe(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts, RenderError> {
-    let out = std::process::Command::new(ffprobe)
-        .args(probe_args(file))
-        .stdin(std::process::Stdio::null())
+    let out = ffprobe_output(ffprobe, &probe_args(file), None, step)?;
+    parse_probe(&out).map_err(|e| RenderError::Io {
+        step,
+        message: e.to_string(),
+    })
+}
+
+/// Runs ffprobe with `args` (in `dir`, when given) and answers its standard output; a failed
+/// run is [`RenderError::Failed`] with its stderr (blocking).
+pub(crate) fn ffprobe_output(
+    ffprobe: &Path,
+    args: &[String],
+    dir: Option<&Path>,
+    step: Step,
+) -> Result<Vec<u8>, RenderError> {
+    let mut command = std::process::Command::new(ffprobe);
+    command.args(args).stdin(std::process::Stdio::null());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let out = command
         .output()
         .map_err(|source| RenderError::Spawn { step, source })?;
     if !out.status.success() {
@@ -176,10 +194,7 @@ pub fn run_ffprobe(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts,
             stderr_tail: String::from_utf8_lossy(&out.stderr).into_owned(),
         });
     }
-    parse_probe(&out.stdout).map_err(|e| RenderError::Io {
-        step,
-        message: e.to_string(),
-    })
+    Ok(out.stdout)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
 use crate::progress::Progress;
 use crate::renderer::Renderer;
-use crate::runner::{RenderError, Step};
+use crate::runner::Step;
 use crate::transition::{self, SeamPlan};
 use crate::video_plan::StitchPlan;
 
@@ -277,16 +277,10 @@ impl Renderer {
     ) -> Result<(u32, u32), JobFailure> {
         let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
         let path = work_dir.join(name);
-        let out = tokio::task::spawn_blocking(move || {
-            std::process::Command::new(ffprobe)
-                .args(crate::probe::probe_args(&path))
-                .stdin(std::process::Stdio::null())
-                .output()
-        })
-        .await
-        .map_err(|e| io_error(step, e))?
-        .map_err(|source| RenderError::Spawn { step, source })?;
-        let facts = crate::probe::parse_probe(&out.stdout).map_err(|e| io_error(step, e))?;
+        let facts =
+            tokio::task::spawn_blocking(move || crate::probe::run_ffprobe(&ffprobe, &path, step))
+                .await
+                .map_err(|e| io_error(step, e))??;
         Ok((facts.width, facts.height))
     }
 
