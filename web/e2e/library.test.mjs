@@ -58,6 +58,16 @@ async function dropFiles(page, paths) {
   await page.dispatchEvent('#dropzone', 'drop', { dataTransfer: transfer });
 }
 
+/** Scrolls to every figure `selector` matches, as a user looking through a gallery would, and
+ * waits until its still has loaded or failed. The stills load lazily: one far below the
+ * viewport stays "loading" until it comes near, however long a test waits. */
+async function seeEvery(page, selector) {
+  for (const fig of await page.$$(selector)) {
+    await fig.scrollIntoViewIfNeeded();
+    await page.waitForFunction((f) => f.dataset.state !== 'loading', fig, { timeout: 60000 });
+  }
+}
+
 test('previews of every template and every effect', { skip: site.live ? false : site.why }, async () => {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const problems = [];
@@ -73,7 +83,7 @@ test('previews of every template and every effect', { skip: site.live ? false : 
   // The effects gallery: a still for every effect the renderer draws by itself, a note for
   // the generative ones.
   await page.click('#vfx-gallery summary');
-  await page.waitForFunction(() => [...document.querySelectorAll('#vfx-gallery .preview')].every((f) => f.dataset.state !== 'loading'));
+  await seeEvery(page, '#vfx-gallery .preview');
   const shown = await page.$$eval('#vfx-gallery .preview', (figs) => figs.map((f) => [f.dataset.preview, f.dataset.state, f.querySelector('img')?.naturalWidth ?? 0]));
   assert.deepEqual(shown.map(([key]) => key), effects.map((e) => `vfx:${e.type}`));
   for (const [key, state, width] of shown) {
@@ -86,7 +96,7 @@ test('previews of every template and every effect', { skip: site.live ? false : 
 
   // The templates gallery in the branding card: every template has its still.
   await page.click('#create-branding-templates summary');
-  await page.waitForFunction(() => [...document.querySelectorAll('#create-branding-templates .preview')].every((f) => f.dataset.state !== 'loading'));
+  await seeEvery(page, '#create-branding-templates .preview');
   const stills = await page.$$eval('#create-branding-templates .preview', (figs) => figs.map((f) => [f.dataset.preview, f.dataset.state]));
   assert.deepEqual(stills, templates.map((t) => [`template:${t.id}`, 'loaded']));
 
