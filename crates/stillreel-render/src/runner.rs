@@ -297,7 +297,10 @@ impl Runner {
                 let fed_tx = fed_tx.clone();
                 scope.spawn(move || {
                     let result = match stdin {
-                        Some(mut stdin) => feed(&mut stdin),
+                        Some(mut stdin) => {
+                            widen_pipe(&stdin);
+                            feed(&mut stdin)
+                        }
                         None => Err(std::io::Error::other("ffmpeg has no standard input")),
                     };
                     // `stdin` is dropped here: ffmpeg reads the end of its input.
@@ -429,4 +432,57 @@ fn join_tail(tail: &VecDeque<String>) -> String {
     let text = tail.iter().cloned().collect::<Vec<_>>().join("\n");
     let skip = text.chars().count().saturating_sub(TAIL_CHARS);
     text.chars().skip(skip).collect()
+}
+
+/// The pipe size asked for on a fed run's standard input: Linux's default
+/// `/proc/sys/fs/pipe-max-size`, the most an unprivileged process may ask for.
+pub const FEED_PIPE_BYTES: usize = 1 << 20;
+
+/// Widens the pipe to ffmpeg's standard input from the kernel's 64 KiB to
+/// [`FEED_PIPE_BYTES`]. A raw 720p frame is 1.3 MiB: through 64 KiB the feeding thread and
+/// ffmpeg's reader hand over twenty times a frame, each a pair of context switches on cores
+/// x264 wants, which cost a 150-frame clip about 0.4 s (docs/BENCHMARKS.md). Best effort: a
+/// kernel that refuses (a lower `pipe-max-size`) leaves the pipe as it was, only slower.
+fn widen_pipe(stdin: &std::process::ChildStdin) {
+    #[cfg(target_os = "linux")]
+    if let Err(e) = rustix::pipe::fcntl_setpipe_size(stdin, FEED_PIPE_BYTES) {
+        tracing::debug!(error = %e, "ffmpeg's input pipe keeps its size");
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = stdin;
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::process::{Command, Stdio};
+
+    use super::{FEED_PIPE_BYTES, widen_pipe};
+
+    #[test]
+    fn a_fed_runs_pipe_is_widened_as_far_as_the_kernel_allows() {
+        let mut child = Command::new("cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("cat starts");
+        let stdin = child.stdin.take().expect("piped");
+        let before = rustix::pipe::fcntl_getpipe_size(&stdin).expect("pipe size");
+        widen_pipe(&stdin);
+        let after = rustix::pipe::fcntl_getpipe_size(&stdin).expect("pipe size");
+        let max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .expect("pipe-max-size")
+            .trim()
+            .parse()
+            .expect("a number");
+        if max >= FEED_PIPE_BYTES {
+            assert_eq!(after, FEED_PIPE_BYTES, "widened from {before}");
+        } else {
+            assert!(
+                after >= before,
+                "a refused widening keeps the pipe as it was"
+            );
+        }
+        drop(stdin);
+        child.wait().expect("cat exits");
+    }
 }
