@@ -22,6 +22,7 @@
 #   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
 #   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
 #   PARTS=draw bench/render.sh                                         # draw: the frames alone, flat and depth, no encoder
+#   PARTS=canvas bench/render.sh                                       # canvas: in process against the ffmpeg run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -108,6 +109,15 @@ if [[ " ${PARTS:-clip video} " == *" draw "* ]]; then
   [ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example draw_frames
   for m in push-in orbit-left; do
     target/release/examples/draw_frames samples/living-room.png samples/living-room-depth.png 1280x720 "$m" "$RUNS" | tee -a "$OUT/summary.txt"
+  done
+fi
+# canvas: a clip's canvas made in process (still_canvas) against the ffmpeg canvas run it
+# replaced, medians of RUNS × 3 alternate runs, a JPEG and a PNG sample at both sizes.
+if [[ " ${PARTS:-clip video} " == *" canvas "* ]]; then
+  for res in ${RESOLUTIONS:-720p 1080p}; do
+    for img in samples/house-colonial.jpg samples/living-room.png; do
+      echo "canvas $res $img $("$BIN" canvas "$res" "$img" $((RUNS * 3)))" | tee -a "$OUT/summary.txt"
+    done
   done
 fi
 [[ " ${PARTS:-clip video} " == *" video "* ]] || exit 0

@@ -11,6 +11,11 @@
 //! the encoder, ffprobe check, store) after an untimed prepare; `reference` times only the
 //! previous renderer's single ffmpeg run (`command::reference_clip_command`, `perspective`) on
 //! the same stored input. Prints `{"clip_wall":..,"clip":"<mp4>"}`.
+//!
+//! `render_bench canvas <720p|1080p> <jpg|png image> <runs>`: a clip's canvas made in process
+//! (`still_canvas`) and by the ffmpeg canvas run it replaced (`command::canvas_command`), each
+//! `runs` times, alternately. Prints the medians in seconds,
+//! `{"in_process":..,"ffmpeg":..}`.
 #![expect(clippy::print_stdout, reason = "the output is the point")]
 
 use std::path::PathBuf;
@@ -40,6 +45,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("clip") {
         return clip(&args[1..]).await;
+    }
+    if args.first().map(String::as_str) == Some("canvas") {
+        return canvas(&args[1..]);
     }
     let [out, resolution, images @ ..] = args.as_slice() else {
         return Err("usage: render_bench <out dir> <720p|1080p> <image>...".into());
@@ -228,6 +236,70 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{{\"clip_wall\":{wall:.3},\"clip\":\"{}\"}}",
         path.display()
+    );
+    Ok(())
+}
+
+/// `render_bench canvas`: see the module doc.
+fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    use stillreel_render::clip_plan::{ClipPlan, Motion};
+    use stillreel_render::fetch::{ExifOrientation, MediaFormat};
+    let [resolution, image, runs] = args else {
+        return Err("usage: render_bench canvas <720p|1080p> <image> <runs>".into());
+    };
+    let resolution = Resolution::parse(resolution).ok_or("resolution is 720p or 1080p")?;
+    let runs: usize = runs.parse()?;
+    let format = if image.ends_with(".png") {
+        MediaFormat::Png
+    } else {
+        MediaFormat::Jpeg
+    };
+    let plan = ClipPlan::new(
+        Orientation::Landscape,
+        resolution,
+        Engine::V25,
+        Motion::PushIn,
+    );
+    let dir = std::env::temp_dir().join(format!("render-bench-canvas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let still = StillInput {
+        path: std::fs::canonicalize(image)?,
+        format,
+        orientation: ExifOrientation(1),
+    };
+    let cmd = stillreel_render::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
+    let runner = Runner::new(
+        RenderConfig::default().ffmpeg,
+        std::time::Duration::from_secs(60),
+    );
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let start = Instant::now();
+        let bytes = std::fs::read(&still.path)?;
+        let frame = stillreel_render::still_canvas::canvas_yuv420p(
+            &bytes,
+            format,
+            still.orientation,
+            plan.width,
+            plan.height,
+        )
+        .ok_or("not made in process")?;
+        ours.push(start.elapsed().as_secs_f64());
+        std::hint::black_box(frame);
+        let start = Instant::now();
+        runner.run(Step::Clip(0), &cmd, &dir, &mut |_| {})?;
+        std::hint::black_box(std::fs::read(dir.join("canvas.yuv"))?);
+        theirs.push(start.elapsed().as_secs_f64());
+    }
+    std::fs::remove_dir_all(&dir)?;
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!(
+        r#"{{"in_process":{:.4},"ffmpeg":{:.4}}}"#,
+        median(&mut ours),
+        median(&mut theirs)
     );
     Ok(())
 }

@@ -42,6 +42,7 @@ pub mod renderer;
 pub mod runner;
 mod sampling;
 pub mod steps;
+pub mod still_canvas;
 pub mod storage;
 pub mod transition;
 pub mod vfx;

@@ -23,6 +23,7 @@ use crate::progress::Progress;
 use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
+use crate::still_canvas;
 use crate::storage::Storage;
 use crate::video_plan::clip_plan;
 use crate::warp::{self, Canvas};
@@ -247,8 +248,9 @@ struct ClipTask {
     key: String,
 }
 
-/// The clip's canvas: the still decoded, turned and cover-cropped by ffmpeg into a raw
-/// yuv420p frame in the work dir, read back.
+/// The clip's canvas: the still decoded, turned and cover-cropped into a yuv420p frame, in
+/// process when [`still_canvas`] takes the still on (JPEG, PNG), else by ffmpeg into a raw
+/// frame in the work dir, read back.
 fn draw_canvas(
     task: &ClipTask,
     still: &StillInput,
@@ -256,6 +258,14 @@ fn draw_canvas(
     dir: &Path,
 ) -> Result<Canvas, RenderError> {
     let step = Step::Clip(task.index);
+    let (width, height) = (task.plan.width, task.plan.height);
+    let bytes = std::fs::read(dir.join(&still.path)).map_err(|e| io_error(step, e))?;
+    if let Some(frame) =
+        still_canvas::canvas_yuv420p(&bytes, still.format, still.orientation, width, height)
+    {
+        return Canvas::from_yuv420p(width, height, &frame).map_err(|e| io_error(step, e));
+    }
+    drop(bytes);
     let name = format!("canvas-{:03}.yuv", task.index);
     let cmd = command::canvas_command(&task.plan, still, Path::new(&name));
     runner.run(step, &cmd, dir, &mut |_| {})?;
