@@ -62,11 +62,14 @@ pub fn canvas_yuv420p(
     if width < 2 || height < 2 || width % 2 == 1 || height % 2 == 1 {
         return None;
     }
-    let decoded = match format {
-        MediaFormat::Jpeg => decode_jpeg(bytes)?,
-        MediaFormat::Png => decode_png(bytes)?,
-        _ => return None,
-    };
+    // The still is untrusted: a decoder that panics on some hostile file (neither is known
+    // to) leaves the canvas to ffmpeg rather than failing the worker's thread.
+    let decoded = std::panic::catch_unwind(|| match format {
+        MediaFormat::Jpeg => decode_jpeg(bytes),
+        MediaFormat::Png => decode_png(bytes),
+        _ => None,
+    })
+    .ok()??;
     let turned = turns(orientation);
     // The frame as the stored pixels see it: a turn by 90° swaps the axes.
     let (sw, sh) = if turned {
@@ -392,6 +395,28 @@ mod tests {
         );
         // BT.601 red: Y 81, Cb 90, Cr 240.
         assert_eq!(px([255, 0, 0], Channels::Rgb), [81, 81, 81, 81, 90, 240]);
+    }
+
+    #[test]
+    fn cut_or_garbled_stills_never_panic_and_never_give_a_wrong_sized_frame() {
+        let jpeg: &[u8] = include_bytes!("../../../samples/house-bungalow.jpg");
+        let png: &[u8] = include_bytes!("../../../samples/logo.png");
+        for (bytes, format) in [(jpeg, MediaFormat::Jpeg), (png, MediaFormat::Png)] {
+            for cut in (1..8).map(|i| bytes.len() * i / 8) {
+                let mut garbled = bytes.to_vec();
+                garbled[cut..]
+                    .iter_mut()
+                    .step_by(97)
+                    .for_each(|b| *b ^= 0x5a);
+                for candidate in [&bytes[..cut], &garbled[..]] {
+                    if let Some(frame) =
+                        canvas_yuv420p(candidate, format, ExifOrientation(6), 64, 36)
+                    {
+                        assert_eq!(frame.len(), 64 * 36 * 3 / 2);
+                    }
+                }
+            }
+        }
     }
 
     #[test]
