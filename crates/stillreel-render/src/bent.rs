@@ -92,6 +92,12 @@ impl pulp::NullaryFnOnce for Band<'_> {
 
 /// Draws chroma rows `first..first + rows` (and the luma rows twice those) of a frame whose
 /// reads are bent by `field` through `parallax`, into the band's slices of the three planes.
+///
+/// Per output row, three steps: the position of every pixel (path-specific), the gather of
+/// its four neighbours and weights into [`Taps`] (scalar: one load per neighbour pair), and
+/// the blends ([`Taps::blend`], a plain loop over arrays that the compiler vectorises under
+/// [`crate::sampling::widest`]). A blend done pixel by pixel beside its gather was three
+/// quarters of the frame's time.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn draw_band(
@@ -108,93 +114,179 @@ pub(crate) fn draw_band(
     let luma = &planes[0];
     let (w, h) = (luma.width, luma.height);
     let cw = planes[1].width;
+    let chroma_stride = u32::try_from(planes[1].stride).expect("a plane narrower than 4 G pixels");
     let tables = Tables::new(parallax);
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
     let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
     let separable = map.is_separable();
+    let stride = u32::try_from(luma.stride).expect("a plane narrower than 4 G pixels");
     // Per column (axis-aligned maps): the flat u, fixed, and the depth field's column.
-    let (columns, depth_columns): (Vec<i64>, Vec<usize>) = if separable {
+    let columns: Vec<(i64, u32)> = if separable {
         (0..w)
             .map(|x| {
                 let u = map.a * x as f64 + map.c;
-                (fixed(u), ((u * 0.5) as usize).min(field.width - 1))
+                (fixed(u), ((u * 0.5) as usize).min(field.width - 1) as u32)
             })
-            .unzip()
+            .collect()
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
-    let mut us = vec![0i32; w];
-    let mut vs = vec![0i32; w];
-    let mut row_v = [0i32; 256];
+    // The luma positions of the row (kept for the chroma planes, which read every other one).
+    let mut positions = vec![[0i32; 2]; w];
+    // The separable path's nearness per column, and the depth field row it was read from.
+    let mut nears = vec![0u8; w];
+    let mut last_depth_row = usize::MAX;
+    let mut taps = Taps::new(w);
+    let mut chroma_taps = [Taps::new(cw), Taps::new(cw)];
     for r in 0..rows {
         for half in 0..2 {
             let y = 2 * (first + r) + half;
             let yf = y as f64;
             if separable {
                 let vf = map.e * yf + map.f;
-                let depth_row = &field.near
-                    [((vf * 0.5) as usize).min(field.height - 1) * field.width..][..field.width];
-                // v depends on the row and the nearness only: 256 values per row, not w.
+                let depth_index = ((vf * 0.5) as usize).min(field.height - 1);
+                // v depends on the row and the nearness only: 256 values per row, not w, and
+                // with them the offset of the canvas row each nearness reads.
                 let flat_v = fixed(vf);
-                for (d, v) in row_v.iter_mut().enumerate() {
+                let mut row_v = [0i32; 256];
+                let mut row_at = [0u32; 256];
+                for (d, (v, at)) in row_v.iter_mut().zip(row_at.iter_mut()).enumerate() {
                     *v = tables.coordinate(&tables.v0, d, flat_v).clamp(0, vmax);
+                    *at = (*v >> SUB_BITS) as u32 * stride;
                 }
-                for (((u, v), &flat_u), &dx) in us
-                    .iter_mut()
-                    .zip(vs.iter_mut())
-                    .zip(&columns)
-                    .zip(&depth_columns)
-                {
-                    let d = usize::from(depth_row[dx]);
-                    *u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
-                    *v = row_v[d];
+                let data = &luma.data[..];
+                let cells = (taps.cells.iter_mut())
+                    .zip(positions.iter_mut())
+                    .zip(nears.iter_mut());
+                if depth_index == last_depth_row {
+                    // The same row of the depth field as the row above (a depth cell is two
+                    // canvas rows, at least two output rows): the same nearness and u per
+                    // column, only v differs.
+                    for ((cell, at), &mut d) in cells {
+                        let (u, v) = (at[0], row_v[usize::from(d)]);
+                        at[1] = v;
+                        let i = row_at[usize::from(d)] + (u >> SUB_BITS) as u32;
+                        let (top, bottom) = pairs(data, i, stride);
+                        *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
+                    }
+                } else {
+                    let depth_row = &field.near[depth_index * field.width..][..field.width];
+                    for (((cell, at), near), &(flat_u, dx)) in cells.zip(&columns) {
+                        *near = depth_row[dx as usize];
+                        let d = usize::from(*near);
+                        let u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
+                        let v = row_v[d];
+                        *at = [u, v];
+                        let i = row_at[d] + (u >> SUB_BITS) as u32;
+                        let (top, bottom) = pairs(data, i, stride);
+                        *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
+                    }
+                    last_depth_row = depth_index;
                 }
             } else {
-                let (nu0, nv0, den0) = (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
-                for (x, (u, v)) in us.iter_mut().zip(vs.iter_mut()).enumerate() {
+                for (x, at) in positions.iter_mut().enumerate() {
                     let xf = x as f64;
+                    let (nu0, nv0, den0) =
+                        (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
                     let inv = 1.0 / (den0 + map.g * xf);
                     let (uf, vf) = ((nu0 + map.a * xf) * inv, (nv0 + map.d * xf) * inv);
                     let d = usize::from(field.at(uf, vf));
-                    *u = tables.coordinate(&tables.u0, d, fixed(uf)).clamp(0, umax);
-                    *v = tables.coordinate(&tables.v0, d, fixed(vf)).clamp(0, vmax);
+                    *at = [
+                        tables.coordinate(&tables.u0, d, fixed(uf)).clamp(0, umax),
+                        tables.coordinate(&tables.v0, d, fixed(vf)).clamp(0, vmax),
+                    ];
                 }
+                taps.gather(&luma.data, stride, &positions);
             }
-            let row = &mut y_out[(2 * r + half) * w..][..w];
-            read_row::<0>(luma, &us, &vs, row);
+            taps.blend(&mut y_out[(2 * r + half) * w..][..w]);
             if half == 0 {
-                read_row::<1>(&planes[1], &us, &vs, &mut u_out[r * cw..][..cw]);
-                read_row::<1>(&planes[2], &us, &vs, &mut v_out[r * cw..][..cw]);
+                // Both chroma planes have the same size: one offset, two gathers.
+                let [u_taps, v_taps] = &mut chroma_taps;
+                gather_chroma(
+                    [&planes[1].data, &planes[2].data],
+                    chroma_stride,
+                    &positions,
+                    [u_taps, v_taps],
+                );
+                chroma_taps[0].blend(&mut u_out[r * cw..][..cw]);
+                chroma_taps[1].blend(&mut v_out[r * cw..][..cw]);
             }
         }
     }
 }
 
-/// One output row of `plane` from luma positions `(us[x], vs[x])`: every pixel's (`STEP` 0),
-/// or for a chroma plane (`STEP` 1) every other pixel's, halved. `STEP` is a constant so the
-/// luma loop walks its positions contiguously.
+/// The two neighbour pairs a read at offset `i` of a plane blends: `(data[i], data[i + 1])`
+/// and the pair one row (`stride`) below, each as one little-endian `u16`. Offsets are `u32`
+/// (a plane is far smaller than 4 GiB) so that `i + 2` provably does not overflow and each
+/// pair costs one bounds check.
 #[inline(always)]
-fn read_row<const STEP: u32>(plane: &Plane, us: &[i32], vs: &[i32], out: &mut [u8]) {
-    let d = &plane.data;
-    let stride = plane.stride;
-    let n = 1usize << STEP;
-    let us = &us[..out.len() * n];
-    let vs = &vs[..out.len() * n];
-    for (x, o) in out.iter_mut().enumerate() {
-        let (u, v) = (us[x * n] >> STEP, vs[x * n] >> STEP);
-        let (fu, fv) = (u & (SUB - 1), v & (SUB - 1));
-        let i = (v >> SUB_BITS) as usize * stride + (u >> SUB_BITS) as usize;
-        // Two bounds checks for the four neighbours, not four.
-        let (top, bottom) = (&d[i..i + 2], &d[i + stride..i + stride + 2]);
-        *o = blend(
-            i32::from(top[0]),
-            i32::from(top[1]),
-            i32::from(bottom[0]),
-            i32::from(bottom[1]),
-            fu,
-            fv,
-        );
+fn pairs(data: &[u8], i: u32, stride: u32) -> (u16, u16) {
+    let (i, j) = (i as usize, i as usize + stride as usize);
+    let (top, bottom) = (&data[i..i + 2], &data[j..j + 2]);
+    (
+        u16::from_le_bytes([top[0], top[1]]),
+        u16::from_le_bytes([bottom[0], bottom[1]]),
+    )
+}
+
+/// [`Taps::gather`] for both chroma planes at once: every other luma position, halved, read
+/// from the U and the V plane (same size, same stride).
+#[inline(always)]
+fn gather_chroma(data: [&[u8]; 2], stride: u32, positions: &[[i32; 2]], taps: [&mut Taps; 2]) {
+    let [u_taps, v_taps] = taps;
+    let cells = (u_taps.cells.iter_mut())
+        .zip(v_taps.cells.iter_mut())
+        .zip(positions.iter().step_by(2));
+    for ((u_cell, v_cell), &[u, v]) in cells {
+        let (u, v) = (u >> 1, v >> 1);
+        let i = (v >> SUB_BITS) as u32 * stride + (u >> SUB_BITS) as u32;
+        let (fu, fv) = ((u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16);
+        let (top, bottom) = pairs(data[0], i, stride);
+        *u_cell = [top, bottom, fu, fv];
+        let (top, bottom) = pairs(data[1], i, stride);
+        *v_cell = [top, bottom, fu, fv];
+    }
+}
+
+/// One output row's reads, gathered: per pixel the top and bottom neighbour pairs and the
+/// weights (1/[`SUB`]), as one 8-byte cell (one store per pixel in the gathering loop, where
+/// separate arrays cost registers the loop did not have).
+struct Taps {
+    cells: Vec<[u16; 4]>,
+}
+
+impl Taps {
+    fn new(width: usize) -> Self {
+        Taps {
+            cells: vec![[0; 4]; width],
+        }
+    }
+
+    /// The luma plane's reads at positions `positions[x]` (u, v).
+    #[inline(always)]
+    fn gather(&mut self, data: &[u8], stride: u32, positions: &[[i32; 2]]) {
+        for (cell, &[u, v]) in self.cells.iter_mut().zip(positions) {
+            let i = (v >> SUB_BITS) as u32 * stride + (u >> SUB_BITS) as u32;
+            let (top, bottom) = pairs(data, i, stride);
+            *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
+        }
+    }
+
+    /// [`blend`] of every gathered pixel into `out`: arrays in, bytes out, no loads that
+    /// depend on a position, so the compiler vectorises it.
+    #[inline(always)]
+    fn blend(&self, out: &mut [u8]) {
+        for (o, &[top, bottom, fu, fv]) in out.iter_mut().zip(&self.cells) {
+            *o = blend(
+                i32::from(top & 0xff),
+                i32::from(top >> 8),
+                i32::from(bottom & 0xff),
+                i32::from(bottom >> 8),
+                i32::from(fu),
+                i32::from(fv),
+            );
+        }
     }
 }
 
