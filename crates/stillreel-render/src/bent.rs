@@ -11,7 +11,8 @@
 use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::Parallax;
-use crate::sampling::{Plane, SUB, SUB_BITS, blend};
+use crate::sampling::{Plane, SUB, SUB_BITS};
+use crate::taps::{Blender, Taps, gather_chroma, pairs};
 
 /// Fractional bits of the tables' scale ([`Tables::s`]).
 const SCALE_BITS: u32 = 16;
@@ -116,6 +117,7 @@ pub(crate) fn draw_band(
     let cw = planes[1].width;
     let chroma_stride = u32::try_from(planes[1].stride).expect("a plane narrower than 4 G pixels");
     let tables = Tables::new(parallax);
+    let blender = Blender::new();
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
     let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
@@ -199,7 +201,7 @@ pub(crate) fn draw_band(
                 }
                 taps.gather(&luma.data, stride, &positions);
             }
-            taps.blend(&mut y_out[(2 * r + half) * w..][..w]);
+            taps.blend(blender, &mut y_out[(2 * r + half) * w..][..w]);
             if half == 0 {
                 // Both chroma planes have the same size: one offset, two gathers.
                 let [u_taps, v_taps] = &mut chroma_taps;
@@ -209,83 +211,9 @@ pub(crate) fn draw_band(
                     &positions,
                     [u_taps, v_taps],
                 );
-                chroma_taps[0].blend(&mut u_out[r * cw..][..cw]);
-                chroma_taps[1].blend(&mut v_out[r * cw..][..cw]);
+                chroma_taps[0].blend(blender, &mut u_out[r * cw..][..cw]);
+                chroma_taps[1].blend(blender, &mut v_out[r * cw..][..cw]);
             }
-        }
-    }
-}
-
-/// The two neighbour pairs a read at offset `i` of a plane blends: `(data[i], data[i + 1])`
-/// and the pair one row (`stride`) below, each as one little-endian `u16`. Offsets are `u32`
-/// (a plane is far smaller than 4 GiB) so that `i + 2` provably does not overflow and each
-/// pair costs one bounds check.
-#[inline(always)]
-fn pairs(data: &[u8], i: u32, stride: u32) -> (u16, u16) {
-    let (i, j) = (i as usize, i as usize + stride as usize);
-    let (top, bottom) = (&data[i..i + 2], &data[j..j + 2]);
-    (
-        u16::from_le_bytes([top[0], top[1]]),
-        u16::from_le_bytes([bottom[0], bottom[1]]),
-    )
-}
-
-/// [`Taps::gather`] for both chroma planes at once: every other luma position, halved, read
-/// from the U and the V plane (same size, same stride).
-#[inline(always)]
-fn gather_chroma(data: [&[u8]; 2], stride: u32, positions: &[[i32; 2]], taps: [&mut Taps; 2]) {
-    let [u_taps, v_taps] = taps;
-    let cells = (u_taps.cells.iter_mut())
-        .zip(v_taps.cells.iter_mut())
-        .zip(positions.iter().step_by(2));
-    for ((u_cell, v_cell), &[u, v]) in cells {
-        let (u, v) = (u >> 1, v >> 1);
-        let i = (v >> SUB_BITS) as u32 * stride + (u >> SUB_BITS) as u32;
-        let (fu, fv) = ((u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16);
-        let (top, bottom) = pairs(data[0], i, stride);
-        *u_cell = [top, bottom, fu, fv];
-        let (top, bottom) = pairs(data[1], i, stride);
-        *v_cell = [top, bottom, fu, fv];
-    }
-}
-
-/// One output row's reads, gathered: per pixel the top and bottom neighbour pairs and the
-/// weights (1/[`SUB`]), as one 8-byte cell (one store per pixel in the gathering loop, where
-/// separate arrays cost registers the loop did not have).
-struct Taps {
-    cells: Vec<[u16; 4]>,
-}
-
-impl Taps {
-    fn new(width: usize) -> Self {
-        Taps {
-            cells: vec![[0; 4]; width],
-        }
-    }
-
-    /// The luma plane's reads at positions `positions[x]` (u, v).
-    #[inline(always)]
-    fn gather(&mut self, data: &[u8], stride: u32, positions: &[[i32; 2]]) {
-        for (cell, &[u, v]) in self.cells.iter_mut().zip(positions) {
-            let i = (v >> SUB_BITS) as u32 * stride + (u >> SUB_BITS) as u32;
-            let (top, bottom) = pairs(data, i, stride);
-            *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
-        }
-    }
-
-    /// [`blend`] of every gathered pixel into `out`: arrays in, bytes out, no loads that
-    /// depend on a position, so the compiler vectorises it.
-    #[inline(always)]
-    fn blend(&self, out: &mut [u8]) {
-        for (o, &[top, bottom, fu, fv]) in out.iter_mut().zip(&self.cells) {
-            *o = blend(
-                i32::from(top & 0xff),
-                i32::from(top >> 8),
-                i32::from(bottom & 0xff),
-                i32::from(bottom >> 8),
-                i32::from(fu),
-                i32::from(fv),
-            );
         }
     }
 }

@@ -43,6 +43,7 @@ pub mod runner;
 mod sampling;
 pub mod steps;
 pub mod storage;
+mod taps;
 pub mod transition;
 pub mod vfx;
 pub mod video;
