@@ -12,7 +12,7 @@ use crate::depth::DepthField;
 use crate::homography::Homography;
 use crate::parallax::Parallax;
 use crate::sampling::{Plane, SUB, SUB_BITS};
-use crate::taps::{Blender, Taps, gather_chroma, pairs};
+use crate::taps::{Blender, ChromaRows, Taps, gather_chroma, pairs};
 
 /// Fractional bits of the tables' scale ([`Tables::s`]).
 const SCALE_BITS: u32 = 16;
@@ -134,13 +134,16 @@ pub(crate) fn draw_band(
     } else {
         Vec::new()
     };
-    // The luma positions of the row (kept for the chroma planes, which read every other one).
-    let mut positions = vec![[0i32; 2]; w];
-    // The separable path's nearness per column, and the depth field row it was read from.
+    // The projective path's luma positions of the row (u, v; kept for the chroma planes, which
+    // read every other one); the separable path's u and nearness per column, and the depth
+    // field row they were found for (its v comes from per-row tables).
+    let mut positions = vec![[0i32; 2]; if separable { 0 } else { w }];
+    let mut us = vec![0i32; w];
     let mut nears = vec![0u8; w];
     let mut last_depth_row = usize::MAX;
     let mut taps = Taps::new(w);
-    let mut chroma_taps = [Taps::new(cw), Taps::new(cw)];
+    let [mut u_taps, mut v_taps] = [Taps::new(cw), Taps::new(cw)];
+    let chroma_data = [&planes[1].data[..], &planes[2].data[..]];
     for r in 0..rows {
         for half in 0..2 {
             let y = 2 * (first + r) + half;
@@ -159,32 +162,52 @@ pub(crate) fn draw_band(
                 }
                 let data = &luma.data[..];
                 let cells = (taps.cells.iter_mut())
-                    .zip(positions.iter_mut())
+                    .zip(us.iter_mut())
                     .zip(nears.iter_mut());
                 if depth_index == last_depth_row {
                     // The same row of the depth field as the row above (a depth cell is two
-                    // canvas rows, at least two output rows): the same nearness and u per
-                    // column, only v differs.
-                    for ((cell, at), &mut d) in cells {
-                        let (u, v) = (at[0], row_v[usize::from(d)]);
-                        at[1] = v;
+                    // canvas rows, at least two output rows): the same nearness, u and
+                    // horizontal weight per column; only v differs.
+                    for ((cell, &mut u), &mut d) in cells {
+                        let v = row_v[usize::from(d)];
                         let i = row_at[usize::from(d)] + (u >> SUB_BITS) as u32;
-                        let (top, bottom) = pairs(data, i, stride);
-                        *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
+                        (cell[0], cell[1]) = pairs(data, i, stride);
+                        cell[3] = (v & (SUB - 1)) as u16;
                     }
                 } else {
                     let depth_row = &field.near[depth_index * field.width..][..field.width];
-                    for (((cell, at), near), &(flat_u, dx)) in cells.zip(&columns) {
+                    for (((cell, u_at), near), &(flat_u, dx)) in cells.zip(&columns) {
                         *near = depth_row[dx as usize];
                         let d = usize::from(*near);
                         let u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
+                        *u_at = u;
                         let v = row_v[d];
-                        *at = [u, v];
                         let i = row_at[d] + (u >> SUB_BITS) as u32;
                         let (top, bottom) = pairs(data, i, stride);
                         *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
                     }
                     last_depth_row = depth_index;
+                }
+                if half == 0 {
+                    // The chroma rows' tables from the same v, halved.
+                    let mut chroma_at = [0u32; 256];
+                    let mut chroma_fv = [0u16; 256];
+                    for ((at, fv), &v) in chroma_at.iter_mut().zip(chroma_fv.iter_mut()).zip(&row_v)
+                    {
+                        *at = (v >> (SUB_BITS + 1)) as u32 * chroma_stride;
+                        *fv = ((v >> 1) & (SUB - 1)) as u16;
+                    }
+                    let rows = ChromaRows {
+                        at: &chroma_at,
+                        fv: &chroma_fv,
+                    };
+                    rows.gather(
+                        chroma_data,
+                        chroma_stride,
+                        &us,
+                        &nears,
+                        [&mut u_taps, &mut v_taps],
+                    );
                 }
             } else {
                 for (x, at) in positions.iter_mut().enumerate() {
@@ -200,19 +223,20 @@ pub(crate) fn draw_band(
                     ];
                 }
                 taps.gather(&luma.data, stride, &positions);
+                if half == 0 {
+                    // Both chroma planes have the same size: one offset, two gathers.
+                    gather_chroma(
+                        chroma_data,
+                        chroma_stride,
+                        &positions,
+                        [&mut u_taps, &mut v_taps],
+                    );
+                }
             }
             taps.blend(blender, &mut y_out[(2 * r + half) * w..][..w]);
             if half == 0 {
-                // Both chroma planes have the same size: one offset, two gathers.
-                let [u_taps, v_taps] = &mut chroma_taps;
-                gather_chroma(
-                    [&planes[1].data, &planes[2].data],
-                    chroma_stride,
-                    &positions,
-                    [u_taps, v_taps],
-                );
-                chroma_taps[0].blend(blender, &mut u_out[r * cw..][..cw]);
-                chroma_taps[1].blend(blender, &mut v_out[r * cw..][..cw]);
+                u_taps.blend(blender, &mut u_out[r * cw..][..cw]);
+                v_taps.blend(blender, &mut v_out[r * cw..][..cw]);
             }
         }
     }

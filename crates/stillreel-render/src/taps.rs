@@ -47,6 +47,41 @@ pub(crate) fn gather_chroma(
     }
 }
 
+/// A chroma row of the separable path: per nearness, the offset of the chroma row its (halved)
+/// v reads and the vertical weight.
+pub(crate) struct ChromaRows<'a> {
+    pub(crate) at: &'a [u32; 256],
+    pub(crate) fv: &'a [u16; 256],
+}
+
+impl ChromaRows<'_> {
+    /// Both chroma planes' reads for every other luma column: its u (`us`) halved, the row
+    /// and weight of its nearness (`nears`).
+    #[inline(always)]
+    pub(crate) fn gather(
+        &self,
+        data: [&[u8]; 2],
+        stride: u32,
+        us: &[i32],
+        nears: &[u8],
+        taps: [&mut Taps; 2],
+    ) {
+        let [u_taps, v_taps] = taps;
+        let cells = (u_taps.cells.iter_mut())
+            .zip(v_taps.cells.iter_mut())
+            .zip(us.iter().step_by(2).zip(nears.iter().step_by(2)));
+        for ((u_cell, v_cell), (&u, &d)) in cells {
+            let u = u >> 1;
+            let i = self.at[usize::from(d)] + (u >> SUB_BITS) as u32;
+            let (fu, fv) = ((u & (SUB - 1)) as u16, self.fv[usize::from(d)]);
+            let (top, bottom) = pairs(data[0], i, stride);
+            *u_cell = [top, bottom, fu, fv];
+            let (top, bottom) = pairs(data[1], i, stride);
+            *v_cell = [top, bottom, fu, fv];
+        }
+    }
+}
+
 /// One output row's reads, gathered: per pixel the top and bottom neighbour pairs and the
 /// weights (1/[`SUB`]), as one 8-byte cell (one store per pixel in the gathering loop, where
 /// separate arrays cost registers the loop did not have).
