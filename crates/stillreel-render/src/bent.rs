@@ -160,33 +160,29 @@ pub(crate) fn draw_band(
                     *v = tables.coordinate(&tables.v0, d, flat_v).clamp(0, vmax);
                     *at = (*v >> SUB_BITS) as u32 * stride;
                 }
-                let data = &luma.data[..];
-                let cells = (taps.cells.iter_mut())
-                    .zip(us.iter_mut())
-                    .zip(nears.iter_mut());
-                if depth_index == last_depth_row {
-                    // The same row of the depth field as the row above (a depth cell is two
-                    // canvas rows, at least two output rows): the same nearness, u and
-                    // horizontal weight per column; only v differs.
-                    for ((cell, &mut u), &mut d) in cells {
-                        let v = row_v[usize::from(d)];
-                        let i = row_at[usize::from(d)] + (u >> SUB_BITS) as u32;
-                        (cell[0], cell[1]) = pairs(data, i, stride);
-                        cell[3] = (v & (SUB - 1)) as u16;
-                    }
-                } else {
+                if depth_index != last_depth_row {
+                    // A new row of the depth field: the nearness, u and horizontal weight per
+                    // column. The rows after it that read the same depth row (a depth cell
+                    // is two canvas rows, at least two output rows) keep them: only v differs.
                     let depth_row = &field.near[depth_index * field.width..][..field.width];
-                    for (((cell, u_at), near), &(flat_u, dx)) in cells.zip(&columns) {
+                    let cells = (taps.cells.iter_mut())
+                        .zip(us.iter_mut())
+                        .zip(nears.iter_mut())
+                        .zip(&columns);
+                    for (((cell, u_at), near), &(flat_u, dx)) in cells {
                         *near = depth_row[dx as usize];
-                        let d = usize::from(*near);
-                        let u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
-                        *u_at = u;
-                        let v = row_v[d];
-                        let i = row_at[d] + (u >> SUB_BITS) as u32;
-                        let (top, bottom) = pairs(data, i, stride);
-                        *cell = [top, bottom, (u & (SUB - 1)) as u16, (v & (SUB - 1)) as u16];
+                        let u = tables.coordinate(&tables.u0, usize::from(*near), flat_u);
+                        *u_at = u.clamp(0, umax);
+                        cell[2] = (*u_at & (SUB - 1)) as u16;
                     }
                     last_depth_row = depth_index;
+                }
+                let data = &luma.data[..];
+                let cells = (taps.cells.iter_mut()).zip(&us).zip(&nears);
+                for ((cell, &u), &d) in cells {
+                    let i = row_at[usize::from(d)] + (u >> SUB_BITS) as u32;
+                    (cell[0], cell[1]) = pairs(data, i, stride);
+                    cell[3] = (row_v[usize::from(d)] & (SUB - 1)) as u16;
                 }
                 if half == 0 {
                     // The chroma rows' tables from the same v, halved.

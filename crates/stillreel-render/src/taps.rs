@@ -1,4 +1,4 @@
-//! The gathered reads of one output row of a depth-bent frame ([`crate::bent`]) and their
+//! The gathered reads of one output row of a depth-bent frame and their
 //! blend.
 //!
 //! A bent frame reads every pixel at its own position, so the four neighbours are gathered
