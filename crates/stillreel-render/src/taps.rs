@@ -1,5 +1,4 @@
-//! The gathered reads of one output row of a depth-bent frame and their
-//! blend.
+//! The gathered reads of one output row of a depth-bent frame and their blend.
 //!
 //! A bent frame reads every pixel at its own position, so the four neighbours are gathered
 //! one pixel at a time (scalar loads; AVX2's gathers need `unsafe`), into [`Taps`]. The
