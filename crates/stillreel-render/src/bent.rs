@@ -137,7 +137,11 @@ pub(crate) fn draw_band(
     // The projective path's luma positions of the row (u, v; kept for the chroma planes, which
     // read every other one); the separable path's u and nearness per column, and the depth
     // field row they were found for (its v comes from per-row tables).
-    let mut positions = vec![[0i32; 2]; if separable { 0 } else { w }];
+    let projective_width = if separable { 0 } else { w };
+    let mut positions = vec![[0i32; 2]; projective_width];
+    // The projective path's flat points (fixed) and depth field cells.
+    let mut flats = vec![[0i32; 2]; projective_width];
+    let mut cells = vec![0u32; projective_width];
     let mut us = vec![0i32; w];
     let mut nears = vec![0u8; w];
     let mut last_depth_row = usize::MAX;
@@ -206,16 +210,34 @@ pub(crate) fn draw_band(
                     );
                 }
             } else {
-                for (x, at) in positions.iter_mut().enumerate() {
+                // First the flat points (plain arithmetic the compiler vectorises, the
+                // division included), fixed, with the depth field's cell; then per pixel the
+                // nearness there and the bend (table reads, scalar).
+                let (nu0, nv0, den0) = (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
+                let (last_column, last_row) = ((field.width - 1) as u32, (field.height - 1) as u32);
+                let field_width = field.width as u32;
+                for (x, (flat, cell)) in flats.iter_mut().zip(cells.iter_mut()).enumerate() {
                     let xf = x as f64;
-                    let (nu0, nv0, den0) =
-                        (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
                     let inv = 1.0 / (den0 + map.g * xf);
                     let (uf, vf) = ((nu0 + map.a * xf) * inv, (nv0 + map.d * xf) * inv);
-                    let d = usize::from(field.at(uf, vf));
+                    *flat = [
+                        (uf * f64::from(SUB)).round() as i32,
+                        (vf * f64::from(SUB)).round() as i32,
+                    ];
+                    // `DepthField::at`'s cell.
+                    *cell = ((vf * 0.5) as u32).min(last_row) * field_width
+                        + ((uf * 0.5) as u32).min(last_column);
+                }
+                for ((at, &[flat_u, flat_v]), &cell) in positions.iter_mut().zip(&flats).zip(&cells)
+                {
+                    let d = usize::from(field.near[cell as usize]);
                     *at = [
-                        tables.coordinate(&tables.u0, d, fixed(uf)).clamp(0, umax),
-                        tables.coordinate(&tables.v0, d, fixed(vf)).clamp(0, vmax),
+                        tables
+                            .coordinate(&tables.u0, d, i64::from(flat_u))
+                            .clamp(0, umax),
+                        tables
+                            .coordinate(&tables.v0, d, i64::from(flat_v))
+                            .clamp(0, vmax),
                     ];
                 }
                 taps.gather(&luma.data, stride, &positions);
