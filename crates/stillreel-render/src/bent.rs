@@ -12,6 +12,7 @@
 //! pixels at a time ([`crate::taps`]).
 
 use crate::depth::DepthField;
+use crate::flat_points::RowPoints;
 use crate::homography::Homography;
 use crate::parallax::Parallax;
 use crate::sampling::{Plane, SUB, SUB_BITS};
@@ -121,6 +122,7 @@ pub(crate) fn draw_band(
     let chroma_stride = u32::try_from(planes[1].stride).expect("a plane narrower than 4 G pixels");
     let tables = Tables::new(parallax);
     let blender = Blender::new();
+    let simd = crate::flat_points::simd();
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
     let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
@@ -213,24 +215,15 @@ pub(crate) fn draw_band(
                     );
                 }
             } else {
-                // First the flat points (plain arithmetic the compiler vectorises, the
-                // division included), fixed, with the depth field's cell; then per pixel the
-                // nearness there and the bend (table reads, scalar).
-                let (nu0, nv0, den0) = (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
-                let (last_column, last_row) = ((field.width - 1) as u32, (field.height - 1) as u32);
-                let field_width = field.width as u32;
-                for (x, (flat, cell)) in flats.iter_mut().zip(cells.iter_mut()).enumerate() {
-                    let xf = x as f64;
-                    let inv = 1.0 / (den0 + map.g * xf);
-                    let (uf, vf) = ((nu0 + map.a * xf) * inv, (nv0 + map.d * xf) * inv);
-                    *flat = [
-                        (uf * f64::from(SUB)).round() as i32,
-                        (vf * f64::from(SUB)).round() as i32,
-                    ];
-                    // `DepthField::at`'s cell.
-                    *cell = ((vf * 0.5) as u32).min(last_row) * field_width
-                        + ((uf * 0.5) as u32).min(last_column);
-                }
+                // First the flat points, fixed, with the depth field's cell (four pixels per
+                // step with AVX: `flat_points`); then per pixel the nearness there and the bend
+                // (table reads, scalar).
+                let row = RowPoints {
+                    start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
+                    step: [map.a, map.d, map.g],
+                    field: (field.width as u32, field.height as u32),
+                };
+                row.fill(simd, &mut flats, &mut cells);
                 for ((at, &[flat_u, flat_v]), &cell) in positions.iter_mut().zip(&flats).zip(&cells)
                 {
                     let d = usize::from(field.near[cell as usize]);

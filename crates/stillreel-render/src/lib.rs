@@ -27,6 +27,7 @@ pub mod effect;
 pub mod failure;
 pub mod fetch;
 mod files;
+mod flat_points;
 pub mod generated;
 pub mod homography;
 pub mod job;
