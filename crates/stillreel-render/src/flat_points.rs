@@ -1,5 +1,5 @@
 //! A projective map's flat points along one output row, for the depth-bent orbit
-//! ([`crate::bent`]'s projective path): per pixel the homography, the point fixed to 1/256 px
+//! (the projective path of `bent`): per pixel the homography, the point fixed to 1/256 px
 //! (rounded half away from zero, as `f64::round`) and the depth field cell it falls in (as
 //! `DepthField::at` finds it), four pixels per step with AVX where the CPU has it. Rust's
 //! saturating float-to-integer casts kept the compiler from vectorising the plain loop; the
