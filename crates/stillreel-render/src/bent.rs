@@ -6,12 +6,17 @@
 //! scale, shift and the sub-pixel factor into one multiply-add per axis. Positions are
 //! computed once per luma pixel, in fixed point, and the chroma planes reuse the position of
 //! every other pixel of every other row (what the chroma sample at (x, y) shows is the luma
-//! position at (2x, 2y), halved): the bend is worked out once for all three planes.
+//! position at (2x, 2y), halved): the bend is worked out once for all three planes. On a
+//! push the nearness, u and horizontal weight per column are kept while the rows read the same
+//! row of the (half-resolution) depth field. Each row's reads are gathered, then blended eight
+//! pixels at a time ([`crate::taps`]).
 
 use crate::depth::DepthField;
+use crate::flat_points::RowPoints;
 use crate::homography::Homography;
 use crate::parallax::Parallax;
-use crate::sampling::{Plane, SUB, SUB_BITS, blend};
+use crate::sampling::{Plane, SUB, SUB_BITS};
+use crate::taps::{Blender, ChromaRows, Taps, gather_chroma, pairs};
 
 /// Fractional bits of the tables' scale ([`Tables::s`]).
 const SCALE_BITS: u32 = 16;
@@ -92,6 +97,12 @@ impl pulp::NullaryFnOnce for Band<'_> {
 
 /// Draws chroma rows `first..first + rows` (and the luma rows twice those) of a frame whose
 /// reads are bent by `field` through `parallax`, into the band's slices of the three planes.
+///
+/// Per output row, three steps: the position of every pixel (path-specific), the gather of
+/// its four neighbours and weights into [`Taps`] (scalar: one load per neighbour pair), and
+/// the blends ([`Taps::blend`], eight pixels per step with AVX2 under
+/// [`crate::sampling::widest`]). A blend done pixel by pixel beside its gather was three
+/// quarters of the frame's time.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn draw_band(
@@ -108,93 +119,140 @@ pub(crate) fn draw_band(
     let luma = &planes[0];
     let (w, h) = (luma.width, luma.height);
     let cw = planes[1].width;
+    let chroma_stride = u32::try_from(planes[1].stride).expect("a plane narrower than 4 G pixels");
     let tables = Tables::new(parallax);
+    let blender = Blender::new();
+    let simd = crate::flat_points::simd();
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
     let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
     let separable = map.is_separable();
+    let stride = u32::try_from(luma.stride).expect("a plane narrower than 4 G pixels");
     // Per column (axis-aligned maps): the flat u, fixed, and the depth field's column.
-    let (columns, depth_columns): (Vec<i64>, Vec<usize>) = if separable {
+    let columns: Vec<(i64, u32)> = if separable {
         (0..w)
             .map(|x| {
                 let u = map.a * x as f64 + map.c;
-                (fixed(u), ((u * 0.5) as usize).min(field.width - 1))
+                (fixed(u), ((u * 0.5) as usize).min(field.width - 1) as u32)
             })
-            .unzip()
+            .collect()
     } else {
-        (Vec::new(), Vec::new())
+        Vec::new()
     };
+    // The projective path's luma positions of the row (u, v; kept for the chroma planes, which
+    // read every other one); the separable path's u and nearness per column, and the depth
+    // field row they were found for (its v comes from per-row tables).
+    let projective_width = if separable { 0 } else { w };
+    let mut positions = vec![[0i32; 2]; projective_width];
+    // The projective path's flat points (fixed) and depth field cells.
+    let mut flats = vec![[0i32; 2]; projective_width];
+    let mut cells = vec![0u32; projective_width];
     let mut us = vec![0i32; w];
-    let mut vs = vec![0i32; w];
-    let mut row_v = [0i32; 256];
+    let mut nears = vec![0u8; w];
+    let mut last_depth_row = usize::MAX;
+    let mut taps = Taps::new(w);
+    let [mut u_taps, mut v_taps] = [Taps::new(cw), Taps::new(cw)];
+    let chroma_data = [&planes[1].data[..], &planes[2].data[..]];
     for r in 0..rows {
         for half in 0..2 {
             let y = 2 * (first + r) + half;
             let yf = y as f64;
             if separable {
                 let vf = map.e * yf + map.f;
-                let depth_row = &field.near
-                    [((vf * 0.5) as usize).min(field.height - 1) * field.width..][..field.width];
-                // v depends on the row and the nearness only: 256 values per row, not w.
+                let depth_index = ((vf * 0.5) as usize).min(field.height - 1);
+                // v depends on the row and the nearness only: 256 values per row, not w, and
+                // with them the offset of the canvas row each nearness reads.
                 let flat_v = fixed(vf);
-                for (d, v) in row_v.iter_mut().enumerate() {
+                let mut row_v = [0i32; 256];
+                let mut row_at = [0u32; 256];
+                for (d, (v, at)) in row_v.iter_mut().zip(row_at.iter_mut()).enumerate() {
                     *v = tables.coordinate(&tables.v0, d, flat_v).clamp(0, vmax);
+                    *at = (*v >> SUB_BITS) as u32 * stride;
                 }
-                for (((u, v), &flat_u), &dx) in us
-                    .iter_mut()
-                    .zip(vs.iter_mut())
-                    .zip(&columns)
-                    .zip(&depth_columns)
-                {
-                    let d = usize::from(depth_row[dx]);
-                    *u = tables.coordinate(&tables.u0, d, flat_u).clamp(0, umax);
-                    *v = row_v[d];
+                if depth_index != last_depth_row {
+                    // A new row of the depth field: the nearness, u and horizontal weight per
+                    // column. The rows after it that read the same depth row (a depth cell
+                    // is two canvas rows, at least two output rows) keep them: only v differs.
+                    let depth_row = &field.near[depth_index * field.width..][..field.width];
+                    let cells = (taps.cells.iter_mut())
+                        .zip(us.iter_mut())
+                        .zip(nears.iter_mut())
+                        .zip(&columns);
+                    for (((cell, u_at), near), &(flat_u, dx)) in cells {
+                        *near = depth_row[dx as usize];
+                        let u = tables.coordinate(&tables.u0, usize::from(*near), flat_u);
+                        *u_at = u.clamp(0, umax);
+                        cell[2] = (*u_at & (SUB - 1)) as u16;
+                    }
+                    last_depth_row = depth_index;
+                }
+                let data = &luma.data[..];
+                let cells = (taps.cells.iter_mut()).zip(&us).zip(&nears);
+                for ((cell, &u), &d) in cells {
+                    let i = row_at[usize::from(d)] + (u >> SUB_BITS) as u32;
+                    (cell[0], cell[1]) = pairs(data, i, stride);
+                    cell[3] = (row_v[usize::from(d)] & (SUB - 1)) as u16;
+                }
+                if half == 0 {
+                    // The chroma rows' tables from the same v, halved.
+                    let mut chroma_at = [0u32; 256];
+                    let mut chroma_fv = [0u16; 256];
+                    for ((at, fv), &v) in chroma_at.iter_mut().zip(chroma_fv.iter_mut()).zip(&row_v)
+                    {
+                        *at = (v >> (SUB_BITS + 1)) as u32 * chroma_stride;
+                        *fv = ((v >> 1) & (SUB - 1)) as u16;
+                    }
+                    let rows = ChromaRows {
+                        at: &chroma_at,
+                        fv: &chroma_fv,
+                    };
+                    rows.gather(
+                        chroma_data,
+                        chroma_stride,
+                        &us,
+                        &nears,
+                        [&mut u_taps, &mut v_taps],
+                    );
                 }
             } else {
-                let (nu0, nv0, den0) = (map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0);
-                for (x, (u, v)) in us.iter_mut().zip(vs.iter_mut()).enumerate() {
-                    let xf = x as f64;
-                    let inv = 1.0 / (den0 + map.g * xf);
-                    let (uf, vf) = ((nu0 + map.a * xf) * inv, (nv0 + map.d * xf) * inv);
-                    let d = usize::from(field.at(uf, vf));
-                    *u = tables.coordinate(&tables.u0, d, fixed(uf)).clamp(0, umax);
-                    *v = tables.coordinate(&tables.v0, d, fixed(vf)).clamp(0, vmax);
+                // First the flat points, fixed, with the depth field's cell (four pixels per
+                // step with AVX: `flat_points`); then per pixel the nearness there and the bend
+                // (table reads, scalar).
+                let row = RowPoints {
+                    start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
+                    step: [map.a, map.d, map.g],
+                    field: (field.width as u32, field.height as u32),
+                };
+                row.fill(simd, &mut flats, &mut cells);
+                for ((at, &[flat_u, flat_v]), &cell) in positions.iter_mut().zip(&flats).zip(&cells)
+                {
+                    let d = usize::from(field.near[cell as usize]);
+                    *at = [
+                        tables
+                            .coordinate(&tables.u0, d, i64::from(flat_u))
+                            .clamp(0, umax),
+                        tables
+                            .coordinate(&tables.v0, d, i64::from(flat_v))
+                            .clamp(0, vmax),
+                    ];
+                }
+                taps.gather(&luma.data, stride, &positions);
+                if half == 0 {
+                    // Both chroma planes have the same size: one offset, two gathers.
+                    gather_chroma(
+                        chroma_data,
+                        chroma_stride,
+                        &positions,
+                        [&mut u_taps, &mut v_taps],
+                    );
                 }
             }
-            let row = &mut y_out[(2 * r + half) * w..][..w];
-            read_row::<0>(luma, &us, &vs, row);
+            taps.blend(blender, &mut y_out[(2 * r + half) * w..][..w]);
             if half == 0 {
-                read_row::<1>(&planes[1], &us, &vs, &mut u_out[r * cw..][..cw]);
-                read_row::<1>(&planes[2], &us, &vs, &mut v_out[r * cw..][..cw]);
+                u_taps.blend(blender, &mut u_out[r * cw..][..cw]);
+                v_taps.blend(blender, &mut v_out[r * cw..][..cw]);
             }
         }
-    }
-}
-
-/// One output row of `plane` from luma positions `(us[x], vs[x])`: every pixel's (`STEP` 0),
-/// or for a chroma plane (`STEP` 1) every other pixel's, halved. `STEP` is a constant so the
-/// luma loop walks its positions contiguously.
-#[inline(always)]
-fn read_row<const STEP: u32>(plane: &Plane, us: &[i32], vs: &[i32], out: &mut [u8]) {
-    let d = &plane.data;
-    let stride = plane.stride;
-    let n = 1usize << STEP;
-    let us = &us[..out.len() * n];
-    let vs = &vs[..out.len() * n];
-    for (x, o) in out.iter_mut().enumerate() {
-        let (u, v) = (us[x * n] >> STEP, vs[x * n] >> STEP);
-        let (fu, fv) = (u & (SUB - 1), v & (SUB - 1));
-        let i = (v >> SUB_BITS) as usize * stride + (u >> SUB_BITS) as usize;
-        // Two bounds checks for the four neighbours, not four.
-        let (top, bottom) = (&d[i..i + 2], &d[i + stride..i + stride + 2]);
-        *o = blend(
-            i32::from(top[0]),
-            i32::from(top[1]),
-            i32::from(bottom[0]),
-            i32::from(bottom[1]),
-            fu,
-            fv,
-        );
     }
 }
 
