@@ -22,6 +22,8 @@ field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
 EFFECTS=(none day-to-twilight catch-the-sunshine pencil-sketch construction starry-night
          sway-trees shadows house-drop static-ceiling-fan word-drop)
+# EFFECTS_LIST="none starry-night" bench/effects.sh: only those (keep `none`: the ratios' base).
+[ -n "${EFFECTS_LIST:-}" ] && read -ra EFFECTS <<< "$EFFECTS_LIST"
 vfx_json() {
   case $1 in
     none) echo none ;;

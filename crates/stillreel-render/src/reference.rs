@@ -125,7 +125,7 @@ mod tests {
         );
         let graph = reference_clip_graph(&plan(), ExifOrientation(1), None);
         assert_eq!(
-            cmd.args[5..16],
+            cmd.args[7..18],
             list(&[&[
                 "-protocol_whitelist",
                 "file",

@@ -559,6 +559,8 @@ mod tests {
             "-y",
             "-stats_period",
             "0.1",
+            "-filter_complex_threads",
+            "1",
             "-protocol_whitelist",
             "file",
             "-f",
