@@ -17,6 +17,7 @@
 //! rather than resampled at half size, a difference well under a level on photographs;
 //! `tests/render.rs` holds the two canvases above 40 dB PSNR on every sample.
 
+use std::borrow::Cow;
 use std::io::Cursor;
 
 use fast_image_resize::images::Image;
@@ -249,9 +250,9 @@ fn decode_png(bytes: &[u8]) -> Option<Decoded> {
 
 /// The `sw` × `sh` picture `src` (three bytes a pixel, in the stored pixels' axes) turned
 /// upright by `orientation`, as ffmpeg's filters for the tag do (`ExifOrientation::filter`).
-fn orient(src: &[u8], sw: usize, sh: usize, orientation: ExifOrientation) -> Vec<u8> {
+fn orient(src: &[u8], sw: usize, sh: usize, orientation: ExifOrientation) -> Cow<'_, [u8]> {
     if !(2..=8).contains(&orientation.0) {
-        return src.to_vec();
+        return Cow::Borrowed(src);
     }
     let (w, h) = if turns(orientation) {
         (sh, sw)
@@ -275,7 +276,7 @@ fn orient(src: &[u8], sw: usize, sh: usize, orientation: ExifOrientation) -> Vec
             out[o..o + 3].copy_from_slice(&src[i..i + 3]);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Video-range yuv420p from three channels a pixel: JPEG's full-range YCbCr narrowed
@@ -300,16 +301,14 @@ fn to_yuv420p(px: &[u8], w: usize, h: usize, kind: Channels) -> Vec<u8> {
         }
     };
     let round = |v: i32| ((v + (1 << 15)) >> 16).clamp(0, 255) as u8;
-    for y in 0..h {
-        for x in 0..w {
-            luma[y * w + x] = round(ycc(&px[(y * w + x) * 3..]).0);
-        }
-    }
+    // One pass over each 2 × 2 block: its four lumas written, its chroma summed.
     for y in 0..ch {
         for x in 0..cw {
             let (mut u, mut v) = (0, 0);
             for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                let (_, cb, cr) = ycc(&px[((2 * y + dy) * w + 2 * x + dx) * 3..]);
+                let at = (2 * y + dy) * w + 2 * x + dx;
+                let (luma_value, cb, cr) = ycc(&px[at * 3..]);
+                luma[at] = round(luma_value);
                 u += cb;
                 v += cr;
             }
