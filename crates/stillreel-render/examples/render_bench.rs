@@ -82,6 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
         branded_intro: false,
+        branded_sound: None,
         key_prefix: format!("bench/{resolution}"),
         clips: (0..count)
             .map(|i| ClipRequest {

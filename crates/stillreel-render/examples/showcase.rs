@@ -6,7 +6,8 @@
 //! showcase clip  <out dir> <WxH> <motion> <vfx-json|none> <image> [depth map PNG]
 //! showcase brand <out dir> <WxH> <intro-json|none> <outro-json|none> <ramp:true|false> <image>...
 //! ```
-//! `brand` takes the video's music from the file `SHOWCASE_MUSIC` names, when set.
+//! `brand` takes the video's music from the file `SHOWCASE_MUSIC` names, when set, and caches
+//! outro cards in the store (`brand-cache/`) with `SHOWCASE_CARD_CACHE=1`.
 //! `<WxH>` is 1280x720, 720x1280, 1920x1080 or 1080x1920. Template image values may name local
 //! files as `file:<path>`; they are served through the own-files path like the images.
 #![expect(clippy::print_stdout, reason = "the output is the point")]
@@ -21,8 +22,8 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
 use stillreel_render::storage::Storage;
 use stillreel_render::{
-    BrandJob, BrandMusic, BrandSlot, ClipRequest, DepthInput, DepthPolarity, FetchConfig, Fetcher,
-    LocalStorage, OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
+    AheadSound, BrandJob, BrandMusic, BrandSlot, ClipRequest, DepthInput, DepthPolarity,
+    FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 #[derive(Debug, Default)]
@@ -90,6 +91,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
         config.ffmpeg = ffmpeg.into();
     }
+    // `SHOWCASE_CARD_CACHE=1`: outro cards are cached in the store, as the service does.
+    if std::env::var("SHOWCASE_CARD_CACHE").is_ok_and(|v| v == "1") {
+        config.card_cache = Some("brand-cache".into());
+    }
     let renderer = Renderer::new(config, fetcher, Arc::clone(&storage) as Arc<dyn Storage>);
     let store = out.join("store");
     match (mode, rest) {
@@ -120,6 +125,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let job = VideoJob {
                 pace: stillreel_render::Pace::Engine,
                 branded_intro: false,
+                branded_sound: None,
                 key_prefix: "showcase/clip".into(),
                 clips: vec![ClipRequest {
                     depth,
@@ -155,11 +161,30 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 stillreel_render::Pace::Engine
             };
+            // The branded job is known before the main render: its stitch makes the branded
+            // sound ahead, as the service's does.
+            let mut brand = BrandJob {
+                key_prefix: "showcase/video".into(),
+                main_key: String::new(),
+                clip_frames: BrandJob::standard_clips(images.len()),
+                orientation,
+                resolution,
+                intro: slot(intro, &files)?,
+                outro: slot(outro, &files)?,
+                speed_ramp: ramp == "true",
+                clip_pace: pace,
+                music: music.clone().map(BrandMusic::Url),
+                sound_key: Some("showcase/video/branded-sound.m4a".into()),
+            };
             let job = VideoJob {
                 pace,
                 // The branded copy starts copying where the intro ends (and, with the ramp, between the
                 // spans around the cuts: clips paced `Through` are keyed there).
                 branded_intro: intro != "none",
+                branded_sound: brand.sound_key.clone().map(|key| AheadSound {
+                    sound: brand.sound(),
+                    key,
+                }),
                 key_prefix: "showcase/video".into(),
                 clips: images
                     .iter()
@@ -181,18 +206,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let started = Instant::now();
             let video = renderer.render_video(&job, &work, &NoObserver).await?;
             let main_wall = started.elapsed().as_secs_f64();
-            let brand = BrandJob {
-                key_prefix: "showcase/video".into(),
-                main_key: video.key.clone(),
-                clip_frames: BrandJob::standard_clips(images.len()),
-                orientation,
-                resolution,
-                intro: slot(intro, &files)?,
-                outro: slot(outro, &files)?,
-                speed_ramp: ramp == "true",
-                clip_pace: pace,
-                music: music.map(BrandMusic::Url),
-            };
+            brand.main_key = video.key.clone();
             let bwork = out.join("work-brand");
             let _ = std::fs::remove_dir_all(&bwork);
             let started = Instant::now();

@@ -27,6 +27,10 @@ pub struct RenderConfig {
     /// `STILLREEL_DISCLOSURE_CAPTION` (default on): clips whose picture a staging or people
     /// model altered carry a "Virtually staged" caption (`command::add_caption`).
     pub disclosure_caption: bool,
+    /// Storage key prefix of the outro-card cache (`brand::card_cache`): a card is the same
+    /// for every video of one brand at one frame size, so it is encoded once and copied after.
+    /// `None`: every branded render encodes its card.
+    pub card_cache: Option<String>,
 }
 
 impl Default for RenderConfig {
@@ -38,6 +42,7 @@ impl Default for RenderConfig {
             clip_parallelism: 2,
             ffmpeg_memory_limit: Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
             disclosure_caption: true,
+            card_cache: None,
         }
     }
 }

@@ -17,6 +17,7 @@
 mod bent;
 mod blocking;
 pub mod brand;
+pub mod brand_sound;
 pub mod clip_keys;
 pub mod clip_plan;
 pub mod command;
@@ -53,7 +54,7 @@ pub mod video_plan;
 pub mod warp;
 mod zoom;
 
-pub use brand::{BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
+pub use brand::{AheadSound, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
 pub use clip_keys::ClipUse;
 pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};

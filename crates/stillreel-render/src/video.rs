@@ -144,6 +144,7 @@ impl Renderer {
                     clip_keys,
                     music: prepared.music.clone(),
                     transition: job.transition,
+                    branded_sound: job.branded_sound.clone(),
                 },
                 &work_dir.join("stitch"),
                 &Share {

@@ -14,8 +14,8 @@ use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::NoObserver;
 use stillreel_render::{
-    AllowList, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, JobFailure,
-    LocalStorage, Pace, RenderConfig, Renderer, VideoJob,
+    AheadSound, AllowList, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher,
+    JobFailure, LocalStorage, Pace, RenderConfig, Renderer, VideoJob,
 };
 
 fn text(v: &str) -> TemplateValue {
@@ -84,6 +84,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
     let job = VideoJob {
         pace: Pace::Through,
         branded_intro: false,
+        branded_sound: None,
         key_prefix: "videos/b".into(),
         clips: [CameraMotion::PushIn, CameraMotion::PushOut]
             .into_iter()
@@ -138,6 +139,7 @@ async fn branded_video_has_intro_outro_and_ramp() {
         speed_ramp: true,
         clip_pace: Pace::Through,
         music: Some(BrandMusic::Url(server.url("/music.ogg"))),
+        sound_key: None,
     };
     let ramped = renderer
         .render_branded(&brand, &work.join("b1"), &NoObserver)
@@ -285,13 +287,18 @@ async fn branded_video_has_intro_outro_and_ramp() {
 
     // A video created to be branded with an intro and without the ramp: its first clip is keyed
     // where the intro ends (3 s), so the branded copy encodes the intro's 90 frames only and
-    // copies the rest from there.
+    // copies the rest from there. Its stitch makes the branded sound ahead.
+    brand.clip_pace = Pace::Engine;
     let keyed = renderer
         .render_video(
             &VideoJob {
                 key_prefix: "videos/k".into(),
                 pace: Pace::Engine,
                 branded_intro: true,
+                branded_sound: Some(AheadSound {
+                    sound: brand.sound(),
+                    key: "private/k/branded-sound.m4a".into(),
+                }),
                 ..job.clone()
             },
             &work.join("keyed"),
@@ -313,9 +320,17 @@ async fn branded_video_has_intro_outro_and_ramp() {
         [0, 60, 120],
         "only the first clip carries the intro's keyframe"
     );
+    let ahead = store.join("private/k/branded-sound.m4a");
+    let a = probe(&ahead);
+    assert!(
+        (duration(&a, "audio") - 13.0).abs() <= 0.05,
+        "the branded sound made ahead is the branded length"
+    );
     brand.main_key = keyed.key.clone();
-    brand.clip_pace = Pace::Engine;
-    brand.music = Some(BrandMusic::Url(server.url("/music.ogg")));
+    // The music's URL now answers 404: the branded render takes the sound made ahead and
+    // fetches no music.
+    brand.music = Some(BrandMusic::Url(server.url("/gone.ogg")));
+    brand.sound_key = Some("private/k/branded-sound.m4a".into());
     brand.key_prefix = "videos/k-branded".into();
     let branded = renderer
         .render_branded(&brand, &work.join("b4"), &NoObserver)
@@ -407,6 +422,7 @@ async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
         speed_ramp: true,
         clip_pace: Pace::Through,
         music: None,
+        sound_key: None,
     };
     let b = renderer
         .render_branded(&job, &dir.path().join("w1"), &NoObserver)
@@ -427,4 +443,171 @@ async fn one_clip_gets_no_ramp_and_a_missing_main_video_fails() {
         .expect_err("no main video");
     assert!(matches!(e, JobFailure::Render(_)));
     assert_eq!(e.code(), "render_failed");
+}
+
+/// A brand's outro card is encoded once: the next video of the brand copies it from the card
+/// cache; another card, or a cached file that does not join, is encoded again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outro_card_is_encoded_once_per_brand() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let media = dir.path().join("media");
+    std::fs::create_dir_all(&media).expect("media");
+    // ffmpeg and ffprobe behind a wrapper that logs each run's output file.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let log = dir.path().join("runs.log");
+    let wrapper = bin.join("ffmpeg");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nfor last; do :; done\necho \"$last\" >> '{}'\nexec ffmpeg \"$@\"\n",
+            log.display()
+        ),
+    )
+    .expect("wrapper");
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let ffprobe = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v ffprobe"])
+            .output()
+            .expect("which")
+            .stdout,
+    )
+    .expect("utf-8");
+    std::os::unix::fs::symlink(ffprobe.trim(), bin.join("ffprobe")).expect("ffprobe link");
+    let body = |p: PathBuf, t: &'static str| Route::Body {
+        content_type: t,
+        body: Arc::new(std::fs::read(p).expect("read")),
+    };
+    let server = TestServer::start(
+        "127.0.0.1",
+        vec![(
+            "/a.jpg",
+            body(common::picture(&media, "a.jpg", 1280, 720), "image/jpeg"),
+        )],
+    )
+    .await;
+    let store = dir.path().join("store");
+    let renderer = Renderer::new(
+        RenderConfig {
+            ffmpeg: wrapper.clone(),
+            card_cache: Some("cache".into()),
+            ..RenderConfig::default()
+        },
+        Fetcher::new(
+            FetchConfig {
+                allow: AllowList::parse("127.0.0.1").expect("allow"),
+                ..FetchConfig::default()
+            },
+            None,
+        ),
+        Arc::new(LocalStorage::new(&store, "/files")),
+    );
+    let main = renderer
+        .render_video(
+            &VideoJob {
+                pace: Pace::Engine,
+                branded_intro: false,
+                branded_sound: None,
+                key_prefix: "videos/c".into(),
+                clips: vec![ClipRequest {
+                    depth: None,
+                    image_url: server.url("/a.jpg"),
+                    camera_motion: CameraMotion::PushIn,
+                    effect: None,
+                }],
+                orientation: Orientation::Landscape,
+                resolution: Resolution::P720,
+                engine: Engine::V25,
+                audio_url: None,
+                transition: stillreel_core::Transition::Cut,
+            },
+            &dir.path().join("main"),
+            &NoObserver,
+        )
+        .await
+        .expect("main video");
+    let brand = |name: &str, prefix: &str| BrandJob {
+        key_prefix: prefix.into(),
+        main_key: main.key.clone(),
+        clip_frames: BrandJob::standard_clips(1),
+        orientation: Orientation::Landscape,
+        resolution: Resolution::P720,
+        intro: None,
+        outro: slot("outro-contact-card", vec![("agent_name", text(name))]),
+        speed_ramp: false,
+        clip_pace: Pace::Engine,
+        music: None,
+        sound_key: None,
+    };
+    let cards = || -> Vec<PathBuf> {
+        std::fs::read_dir(store.join("cache"))
+            .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    let runs = || std::fs::read_to_string(&log).unwrap_or_default();
+    let encoded_cards = || runs().lines().filter(|l| *l == "./outro.mp4").count();
+    let render = |job: BrandJob, work: &str| {
+        let renderer = &renderer;
+        let store = &store;
+        let work = dir.path().join(work);
+        async move {
+            let b = renderer
+                .render_branded(&job, &work, &NoObserver)
+                .await
+                .expect("branded");
+            store.join(&b.video.key)
+        }
+    };
+
+    let first = render(brand("Jane Doe", "videos/c/1"), "b1").await;
+    assert_eq!(encoded_cards(), 1);
+    assert_eq!(cards().len(), 1, "the card is cached");
+    assert_eq!(frames(&probe(&first)), 240.0);
+
+    // The same brand again: the card comes from the cache, the same pictures.
+    let second = render(brand("Jane Doe", "videos/c/2"), "b2").await;
+    assert_eq!(encoded_cards(), 1, "not encoded again: {}", runs());
+    assert_eq!(frames(&probe(&second)), 240.0);
+    for n in [150, 200, 239] {
+        assert_eq!(
+            common::mean_abs_diff(
+                &common::frame_gray(&first, n, "64:36"),
+                &common::frame_gray(&second, n, "64:36"),
+            ),
+            0.0,
+            "frame {n}"
+        );
+    }
+
+    // Another name is another card.
+    let other = render(brand("John Roe", "videos/c/3"), "b3").await;
+    assert_eq!(encoded_cards(), 2);
+    assert_eq!(cards().len(), 2);
+    assert!(
+        common::mean_abs_diff(
+            &common::frame_gray(&first, 200, "640:360"),
+            &common::frame_gray(&other, 200, "640:360"),
+        ) > 0.0,
+        "the other name is drawn"
+    );
+
+    // A cached file that is not a card that joins is not used: the card is encoded again.
+    for card in cards() {
+        std::fs::write(&card, b"not a video").expect("spoil");
+    }
+    let again = render(brand("Jane Doe", "videos/c/4"), "b4").await;
+    assert_eq!(encoded_cards(), 3);
+    assert_eq!(frames(&probe(&again)), 240.0);
+    assert_eq!(
+        common::mean_abs_diff(
+            &common::frame_gray(&first, 200, "64:36"),
+            &common::frame_gray(&again, 200, "64:36"),
+        ),
+        0.0
+    );
 }

@@ -169,6 +169,7 @@ async fn the_ramped_branded_video_is_encoded_only_around_the_cuts() {
     let job = VideoJob {
         pace: Pace::Through,
         branded_intro: true,
+        branded_sound: None,
         key_prefix: "videos/r".into(),
         clips: [
             ("/a.jpg", CameraMotion::PushIn),
@@ -219,6 +220,7 @@ async fn the_ramped_branded_video_is_encoded_only_around_the_cuts() {
         speed_ramp: true,
         clip_pace: Pace::Through,
         music: Some(BrandMusic::Url(server.url("/music.ogg"))),
+        sound_key: None,
     };
     let started = std::time::Instant::now();
     let ramped = renderer

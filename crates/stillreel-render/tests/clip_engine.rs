@@ -70,6 +70,7 @@ fn job(url: String) -> VideoJob {
         transition: stillreel_core::Transition::Cut,
         pace: stillreel_render::Pace::Engine,
         branded_intro: false,
+        branded_sound: None,
     }
 }
 

@@ -373,6 +373,7 @@ impl Env {
             transition: stillreel_core::Transition::Cut,
             pace: stillreel_render::Pace::Engine,
             branded_intro: false,
+            branded_sound: None,
         }
     }
 }

@@ -67,6 +67,7 @@ impl Env {
         VideoJob {
             pace: stillreel_render::Pace::Engine,
             branded_intro: false,
+            branded_sound: None,
             key_prefix: "videos/p".into(),
             clips: vec![ClipRequest {
                 depth: None,

@@ -102,6 +102,7 @@ async fn the_ramp_triples_the_motion_around_each_cut() {
     let video = |pace: Pace, prefix: &str| VideoJob {
         pace,
         branded_intro: false,
+        branded_sound: None,
         key_prefix: prefix.into(),
         clips: PHOTOS
             .iter()
@@ -147,6 +148,7 @@ async fn the_ramp_triples_the_motion_around_each_cut() {
         speed_ramp: true,
         clip_pace: Pace::Through,
         music: None,
+        sound_key: None,
     };
     let ramped = renderer
         .render_branded(&brand, &work.join("b"), &NoObserver)

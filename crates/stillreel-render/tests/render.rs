@@ -124,6 +124,7 @@ impl Env {
         VideoJob {
             pace: stillreel_render::Pace::Engine,
             branded_intro: false,
+            branded_sound: None,
             key_prefix: format!("videos/{}", images.len()),
             clips: images
                 .iter()

@@ -87,6 +87,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     let job = VideoJob {
         pace: stillreel_render::Pace::Engine,
         branded_intro: false,
+        branded_sound: None,
         key_prefix: "videos/x".into(),
         clips: ["/dark.png", "/light.png", "/dark.png"]
             .into_iter()

@@ -22,6 +22,19 @@ pub const FILES_PATH: &str = "/files";
 /// `/files/` answers 404 for them and media URLs cannot name them.
 pub const PRIVATE_PREFIX: &str = "private";
 
+/// The prefix of the outro-card cache (`stillreel_render::brand::card_cache`): cards keyed
+/// by a digest of what makes them, shared by every video of a brand; never served.
+pub fn card_cache_prefix() -> String {
+    format!("{PRIVATE_PREFIX}/brand-cache")
+}
+
+/// Where the stitch of video `video_id` leaves the branded sound it makes ahead
+/// (`stillreel_render::AheadSound`), among the video's checked inputs: never served, and
+/// removed with them, or by the branded render's record once it has taken it.
+pub fn branded_sound_key(video_id: uuid::Uuid) -> String {
+    format!("{PRIVATE_PREFIX}/videos/{video_id}/branded-sound.m4a")
+}
+
 /// Whether `key` may be served at `/files/` (and read back through a media URL): not under
 /// [`PRIVATE_PREFIX`].
 pub fn is_served_key(key: &str) -> bool {

@@ -160,6 +160,7 @@ pub fn build_renderer(state: &Services) -> Result<Renderer, WorkerError> {
         ffmpeg: config.ffmpeg.clone(),
         ffmpeg_memory_limit: limits.ffmpeg_max_memory,
         disclosure_caption: config.disclosure_caption,
+        card_cache: Some(crate::storage::card_cache_prefix()),
         ..RenderConfig::default()
     };
     Ok(Renderer::new(render_config, fetcher, storage).with_providers(providers))

@@ -109,7 +109,8 @@ async fn wait_no_inputs(dir: &Path) {
     assert_no_inputs(dir);
 }
 
-/// No checked input (`input-NNN.*`, `music.*`) is left anywhere under `dir`.
+/// No checked input (`input-NNN.*`, `music.*`) nor branded sound made ahead is left anywhere
+/// under `dir`.
 fn assert_no_inputs(dir: &Path) {
     let left = leftover_inputs(dir);
     assert!(left.is_empty(), "inputs were left: {left:?}");
@@ -127,7 +128,10 @@ fn leftover_inputs(dir: &Path) -> Vec<PathBuf> {
             found.extend(leftover_inputs(&path));
         } else {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with("input-") || name.starts_with("music.") {
+            if name.starts_with("input-")
+                || name.starts_with("music.")
+                || name.starts_with("branded-sound")
+            {
                 found.push(path);
             }
         }

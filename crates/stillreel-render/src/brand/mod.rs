@@ -42,6 +42,7 @@
 //! keyframes) and the request they decide every frame and the ffmpeg argument lists, tested
 //! without ffmpeg. `run.rs` fetches the template images and the music, then runs the plan.
 
+pub mod card_cache;
 pub mod copy;
 pub mod plan;
 pub mod ramp_copy;
@@ -52,3 +53,4 @@ pub use self::plan::{
     BrandImage, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
     brand_graph,
 };
+pub use crate::brand_sound::{AheadSound, BrandSound};

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use stillreel_core::types::{Template, TemplateSlot, TemplateValue};
 use stillreel_core::{Orientation, Resolution, Transition};
 use stillreel_effects::ramp::RampPlan;
-use stillreel_effects::template::{Frame, INTRO_SECONDS, OUTRO_SECONDS};
+use stillreel_effects::template::{Frame, INTRO_SECONDS};
 use stillreel_effects::{EffectError, EffectGraph, Pads};
 
+use crate::brand_sound::BrandSound;
 use crate::clip_plan::Pace;
-use crate::command::{self, Encoding, FfmpegArgs, MusicInput, SAMPLE_RATE};
+use crate::command::{self, Encoding, FfmpegArgs, MusicInput};
 use crate::fetch::MediaFormat;
 use crate::job::StoredVideo;
 use crate::steps::StoredMusic;
@@ -62,6 +63,9 @@ pub struct BrandJob {
     /// The video's music, laid again under the whole branded video so it runs through the
     /// outro card and fades out with it; `None`: the main video is silent, and so is this one.
     pub music: Option<BrandMusic>,
+    /// Where the stitch left the branded sound it made ahead ([`super::AheadSound`]), if it
+    /// was asked to; the branded render makes the sound itself when nothing is there.
+    pub sound_key: Option<String>,
 }
 
 /// Where the branded render finds the video's music.
@@ -95,6 +99,22 @@ impl BrandJob {
             *f -= transition.overlap_frames();
         }
         frames
+    }
+}
+
+impl BrandJob {
+    /// The sound this job's branded video will have: the same as its plan's
+    /// ([`BrandPlan::sound`]), decided without the templates' graphs, so the stitch can
+    /// make it before the branded render starts.
+    pub fn sound(&self) -> BrandSound {
+        let fps = stillreel_core::limits::FPS;
+        let main: u32 = self.clip_frames.iter().sum();
+        let body = if self.ramp_visible() {
+            RampPlan::new(&self.clip_frames, fps).map_or(main, |r| r.output_frames())
+        } else {
+            main
+        };
+        BrandSound::new(body, fps, self.outro.is_some())
     }
 }
 
@@ -217,41 +237,30 @@ impl BrandPlan {
 
     /// Frames of the branded video.
     pub fn total_frames(&self) -> u32 {
-        self.body_frames() + self.outro.as_ref().map_or(0, |_| OUTRO_SECONDS * self.fps)
+        self.sound().frames
     }
 
     /// Length of the branded video in seconds.
     pub fn seconds(&self) -> f64 {
-        f64::from(self.total_frames()) / f64::from(self.fps)
+        self.sound().seconds()
     }
 
-    /// Where the music fades out, `(start, seconds)`: over the whole outro card when there is
-    /// one (the music runs under it), else over the last second like the main video.
+    /// The branded video's sound: as long as the video, the music fading out over the whole
+    /// outro card when there is one (it runs under it), else over the last second like the
+    /// main video's.
+    pub fn sound(&self) -> BrandSound {
+        BrandSound::new(self.body_frames(), self.fps, self.outro.is_some())
+    }
+
+    /// Where the music fades out, `(start, seconds)` ([`BrandPlan::sound`]).
     pub fn music_fade(&self) -> (f64, f64) {
-        let fps = f64::from(self.fps);
-        match self.outro_start() {
-            Some(start) => (f64::from(start) / fps, f64::from(OUTRO_SECONDS)),
-            None => ((self.seconds() - 1.0).max(0.0), 1.0),
-        }
+        self.sound().fade()
     }
 
     /// The sound of the branded video, from input pad `music` (e.g. `3:a`, looped by the
     /// demuxer) or silence, to `[output]`: exactly [`BrandPlan::total_frames`] long.
     pub fn audio_graph(&self, music: Option<&str>, output: &str) -> String {
-        match music {
-            Some(input) => {
-                let (start, fade) = self.music_fade();
-                command::music_chain(input, self.seconds(), start, fade, output)
-            }
-            None => {
-                let samples =
-                    u64::from(self.total_frames()) * u64::from(SAMPLE_RATE) / u64::from(self.fps);
-                format!(
-                    "anullsrc=r={SAMPLE_RATE}:cl=stereo,atrim=end_sample={samples},\
-                     aformat=sample_fmts=fltp:channel_layouts=stereo[{output}]"
-                )
-            }
-        }
+        self.sound().graph(music, output)
     }
 
     /// The same plan with every image path made relative by `relative` (ffmpeg runs in the
@@ -679,5 +688,61 @@ mod tests {
             config: BTreeMap::new(),
         };
         assert!(BrandSlot::resolve(&bad, builtin_templates()).is_none());
+    }
+
+    fn job(clips: usize, ramp: bool, outro: bool) -> BrandJob {
+        let slot = |id: &str| {
+            let t = builtin_templates().iter().find(|t| t.id == id).expect(id);
+            BrandSlot {
+                template: t.clone(),
+                values: Default::default(),
+            }
+        };
+        BrandJob {
+            key_prefix: "v".into(),
+            main_key: "v/video.mp4".into(),
+            clip_frames: BrandJob::standard_clips(clips),
+            orientation: Orientation::Landscape,
+            resolution: Resolution::P720,
+            intro: None,
+            outro: outro.then(|| slot("outro-minimal")),
+            speed_ramp: ramp,
+            clip_pace: Pace::Through,
+            music: None,
+            sound_key: None,
+        }
+    }
+
+    #[test]
+    fn the_job_decides_the_same_sound_as_the_plan() {
+        let outro = || {
+            let t = builtin_templates()
+                .iter()
+                .find(|t| t.id == "outro-minimal")
+                .expect("template");
+            let g = outro_card(t, &Default::default(), FRAME).expect("graph");
+            Some((g, vec![]))
+        };
+        for clips in [1, 2, 6] {
+            for ramp in [false, true] {
+                for with_outro in [false, true] {
+                    let j = job(clips, ramp, with_outro);
+                    let plan = BrandPlan::new(
+                        &j.clip_frames,
+                        FRAME,
+                        j.ramp_visible(),
+                        intro(),
+                        if with_outro { outro() } else { None },
+                    );
+                    assert_eq!(j.sound(), plan.sound(), "{clips} clips, ramp {ramp}");
+                    assert_eq!(j.sound().frames, plan.total_frames());
+                }
+            }
+        }
+        // The ramp shortens the body; the outro adds its 3 s and takes the fade.
+        let s = job(6, true, true).sound();
+        assert!(s.frames < 900 + 90, "{s:?}");
+        assert_eq!(s.fade_frames, 90);
+        assert_eq!(s.fade_start + 90, s.frames);
     }
 }

@@ -20,10 +20,11 @@ impl Renderer {
     /// cut, the outro card and the sound encoded (as many at once as clips are), the main
     /// video's normal-speed stretches copied between them. `false` when its keyframes leave
     /// nothing to copy or a part would not join by copy: the one-pass render does it.
+    /// `sound` as for `brand_by_copy` (`None`: made ahead by the stitch).
     pub(super) async fn brand_ramped(
         &self,
         plan: &BrandPlan,
-        music: Option<&MusicInput>,
+        sound: Option<&Option<MusicInput>>,
         work_dir: &Path,
         bar: &Progress<'_>,
     ) -> Result<bool, JobFailure> {
@@ -53,9 +54,17 @@ impl Renderer {
         let encoded = tasks.len();
         let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
             .map_err(effect_error)?;
+        let outro_at = tasks.len();
         tasks.push((outro, Some("outro.mp4".to_owned())));
-        let sound = copy::sound_command(plan, music, Path::new("sound.m4a"));
-        tasks.push((Some(sound), None));
+        // `None`: the stitch made the sound ahead.
+        if let Some(music) = sound {
+            let cmd = crate::brand_sound::sound_command(
+                &plan.sound(),
+                music.as_ref(),
+                Path::new("sound.m4a"),
+            );
+            tasks.push((Some(cmd), None));
+        }
         // The parts are independent: encoded as clips are, a few at a time.
         let share = 85.0 / tasks.len() as f64;
         let main = &main;
@@ -63,6 +72,9 @@ impl Renderer {
             |(i, (cmd, name))| async move {
                 let span = (5.0 + share * i as f64, 5.0 + share * (i + 1) as f64);
                 match name {
+                    Some(_) if i == outro_at => {
+                        self.outro_part(plan, cmd, main, work_dir, bar, span).await
+                    }
                     Some(name) => self.brand_part(cmd, name, main, work_dir, bar, span).await,
                     None => match cmd {
                         Some(cmd) => self

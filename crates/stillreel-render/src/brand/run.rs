@@ -56,7 +56,16 @@ impl Renderer {
             Some(slot) => Some(self.brand_slot(slot, "outro", frame, work_dir).await?),
             None => None,
         };
-        let music = self.brand_music(job.music.as_ref(), work_dir).await?;
+        // The stitch made the sound ahead when it could (`sound.rs`); then the music is not
+        // needed unless the one-pass render below must lay it itself.
+        let sound_ready = match &job.sound_key {
+            Some(key) => self.ahead_sound(key, work_dir).await,
+            None => false,
+        };
+        let mut music = match sound_ready {
+            true => None,
+            false => self.brand_music(job.music.as_ref(), work_dir).await?,
+        };
         get(
             &self.storage,
             &job.main_key,
@@ -68,21 +77,26 @@ impl Renderer {
 
         let plan = BrandPlan::new(&job.clip_frames, frame, job.ramp_visible(), intro, outro)
             .map_paths(|p| relative(work_dir, p));
-        let music = music.map(|m| MusicInput {
+        let relative_music = |m: MusicInput| MusicInput {
             path: relative(work_dir, &m.path),
             format: m.format,
-        });
+        };
+        let sound = (!sound_ready).then(|| music.clone().map(relative_music));
         let copied = match plan.ramp {
             Some(_) => {
-                self.brand_ramped(&plan, music.as_ref(), work_dir, &bar)
+                self.brand_ramped(&plan, sound.as_ref(), work_dir, &bar)
                     .await?
             }
             None => {
-                self.brand_by_copy(&plan, music.as_ref(), work_dir, &bar)
+                self.brand_by_copy(&plan, sound.as_ref(), work_dir, &bar)
                     .await?
             }
         };
         if !copied {
+            if sound_ready {
+                music = self.brand_music(job.music.as_ref(), work_dir).await?;
+            }
+            let music = music.map(relative_music);
             let cmd = brand_command(
                 &plan,
                 Path::new("main.mp4"),
@@ -110,11 +124,12 @@ impl Renderer {
 
     /// The copy path (`copy.rs`): `false` when the main video cannot be joined by copy (no
     /// keyframe after the intro, or parts whose parameter sets differ from the main video's),
-    /// and the one-pass render must do it.
+    /// and the one-pass render must do it. `sound`: `None` when `sound.m4a` is already there
+    /// (made ahead by the stitch), else the music to make it from (`Some(None)`: silence).
     async fn brand_by_copy(
         &self,
         plan: &BrandPlan,
-        music: Option<&MusicInput>,
+        sound: Option<&Option<MusicInput>>,
         work_dir: &Path,
         bar: &Progress<'_>,
     ) -> Result<bool, JobFailure> {
@@ -134,12 +149,20 @@ impl Renderer {
         .map_err(effect_error)?;
         let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
             .map_err(effect_error)?;
-        let sound = copy::sound_command(plan, music, Path::new("sound.m4a"));
+        let sound = sound.map(|music| {
+            crate::brand_sound::sound_command(&plan.sound(), music.as_ref(), Path::new("sound.m4a"))
+        });
+        let sound = async {
+            match sound {
+                Some(cmd) => self.brand_run(cmd, work_dir, bar, (5.0, 90.0)).await,
+                None => Ok(()),
+            }
+        };
         // Head, outro and sound are independent: encoded at the same time, like clips.
         let (head_name, outro_name, ()) = tokio::try_join!(
             self.brand_part(head, "head.mp4", &main, work_dir, bar, (5.0, 90.0)),
-            self.brand_part(outro, "outro.mp4", &main, work_dir, bar, (5.0, 90.0)),
-            self.brand_run(sound, work_dir, bar, (5.0, 90.0)),
+            self.outro_part(plan, outro, &main, work_dir, bar, (5.0, 90.0)),
+            sound,
         )?;
         let (Ok(head_name), Ok(outro_name)) = (head_name, outro_name) else {
             return Ok(false);
@@ -236,6 +259,15 @@ impl Renderer {
         .await
         .map_err(|e| io_error(Step::Brand, e))??;
         Ok(facts)
+    }
+
+    /// Fetches the branded sound the stitch made ahead (at `key`) into `sound.m4a`; `false`
+    /// when there is none (a silent video, a video stitched before the stitch made it, or it
+    /// failed there), and the branded render makes it.
+    async fn ahead_sound(&self, key: &str, work_dir: &Path) -> bool {
+        get(&self.storage, key, &work_dir.join("sound.m4a"), Step::Brand)
+            .await
+            .is_ok()
     }
 
     /// The video's music in the work directory, when it has some.

@@ -29,6 +29,7 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
+use crate::brand_sound::AheadSound;
 use crate::clip_keys::ClipUse;
 use crate::clip_plan::Pace;
 use crate::depth::DepthInput;
@@ -111,6 +112,10 @@ pub struct StitchJob {
     pub music: Option<StoredMusic>,
     /// How the clips meet (the request's `transition`).
     pub transition: Transition,
+    /// The sound of the branded render that follows, when the video will be branded
+    /// ([`crate::BrandJob::sound`]): with music, made beside the main video's own and stored
+    /// at its key, so the branded render only copies it.
+    pub branded_sound: Option<AheadSound>,
 }
 
 /// The storage key of a clip.

@@ -10,9 +10,10 @@ use stillreel_core::Transition;
 
 use super::StitchJob;
 use crate::blocking::run_blocking;
+use crate::brand_sound::AheadSound;
 use crate::command::{self, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
-use crate::files::{get, io_error, make_dir, put};
+use crate::files::{get, io_error, make_dir, put, relative};
 use crate::job::StoredVideo;
 use crate::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
@@ -55,22 +56,64 @@ impl Renderer {
             Some(token) => format!("{}/video-{token}.mp4", job.key_prefix),
             None => format!("{}/video.mp4", job.key_prefix),
         };
-        let video = self
-            .stitch(
-                Step::Stitch,
-                &names,
-                job.transition,
-                music,
-                work_dir,
-                &key,
-                &bar,
-                0.0,
-            )
-            .await?;
+        let ahead = match (&job.branded_sound, &music) {
+            (Some(ahead), Some(music)) => Some(self.branded_sound(ahead, music, work_dir)),
+            (Some(ahead), None) => {
+                // A silent video: nothing to make ahead, and nothing an earlier render of the
+                // same key left may be taken for this video's sound.
+                let storage = std::sync::Arc::clone(&self.storage);
+                let stale = ahead.key.clone();
+                let _ = tokio::task::spawn_blocking(move || storage.delete(&stale)).await;
+                None
+            }
+            (None, _) => None,
+        };
+        let stitch = self.stitch(
+            Step::Stitch,
+            &names,
+            job.transition,
+            music.clone(),
+            work_dir,
+            &key,
+            &bar,
+            0.0,
+        );
+        // The branded sound runs beside the join: the join's audio chain holds one core.
+        let (video, ()) = match ahead {
+            Some(ahead) => tokio::join!(stitch, ahead),
+            None => (stitch.await, ()),
+        };
+        let video = video?;
         self.poster(Step::Stitch, job.clip_keys.first(), work_dir, &key)
             .await?;
         bar.report(100.0);
         Ok(video)
+    }
+
+    /// Makes the branded render's sound from the video's `music` and stores it at
+    /// `ahead.key`. Best effort: the main video does not depend on it, and without it the
+    /// branded render makes the sound itself, so a failure is only logged.
+    async fn branded_sound(&self, ahead: &AheadSound, music: &MusicInput, work_dir: &Path) {
+        let name = "branded-sound.m4a";
+        let music = MusicInput {
+            path: relative(work_dir, &music.path),
+            format: music.format,
+        };
+        let cmd = crate::brand_sound::sound_command(&ahead.sound, Some(&music), Path::new(name));
+        let quiet = Progress::new(&|_| {});
+        let made = match self
+            .stitch_run(Step::Stitch, cmd, work_dir, &quiet, (0.0, 0.0))
+            .await
+        {
+            Ok(()) => put(&self.storage, work_dir.join(name), ahead.key.clone())
+                .await
+                .map(|_| ())
+                .map_err(JobFailure::from),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = made {
+            tracing::warn!(error = %e, "the branded sound was not made ahead; the branded render will make it");
+        }
     }
 
     /// Stores the poster of the video stored at `key` (in `work_dir` as `video.mp4` until

@@ -350,6 +350,14 @@ pub async fn inputs_done_at_stitch_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec
     Ok(keys)
 }
 
+/// What the stitch left for the branded render and nothing reads once it is done or has
+/// failed: the stored music and the branded sound made ahead.
+pub async fn branding_leftovers_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let mut keys: Vec<String> = music_key_in(tx, video_id).await?.into_iter().collect();
+    keys.push(crate::storage::branded_sound_key(video_id));
+    Ok(keys)
+}
+
 /// The stored copy of a video's music, if prepare kept one.
 pub async fn music_key_in(tx: &mut Tx, video_id: Uuid) -> Result<Option<String>, DbError> {
     let music: Option<Option<String>> = on_tx!(&mut *tx, conn => sqlx::query_scalar(

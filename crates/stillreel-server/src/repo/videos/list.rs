@@ -160,6 +160,8 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
     tx.commit().await?;
     db.invalidate_pages(account, None);
     let mut keys = Vec::new();
+    // The branded sound the stitch made ahead, should the branded render never have taken it.
+    keys.push(crate::storage::branded_sound_key(id));
     for key in [video_key, b_key].into_iter().chain(clip_keys).flatten() {
         keys.push(read::still_key(&key));
         keys.push(key);

@@ -29,66 +29,20 @@ impl Kind for Branding {
         let Some(input) = records::render_input(ctx.db(), job.video_id).await? else {
             return Ok(None);
         };
-        let Some(branding) = &input.branding else {
+        if input.branding.is_none() {
             return Ok(None);
-        };
+        }
         let Some(main_key) = input.video_key.clone() else {
             return Err(Failure::Permanent(render_failed(
                 "the main video is not complete, so it cannot be branded",
             )));
         };
-        let resolve = |slot: &Option<TemplateSlot>| match slot {
-            None => Ok(None),
-            Some(slot) => BrandSlot::resolve(slot, ctx.state.templates)
-                .map(Some)
-                .ok_or_else(|| {
-                    Failure::Permanent(render_failed(&format!(
-                        "template {:?} is not in this server's catalog",
-                        slot.template
-                    )))
-                }),
-        };
-        let intro = resolve(&branding.templates.intro)?;
-        let outro = resolve(&branding.templates.outro)?;
-        let (clip_count, audio_url, transition) = match &input.source {
-            RenderSource::Create { clips, request } => {
-                (clips.len(), &request.audio_url, request.transition)
-            }
-            RenderSource::Combine { clip_keys, request } => {
-                (clip_keys.len(), &request.audio_url, request.transition)
-            }
-        };
-        // A combined video's clips were paced by the videos they were made for: through their
-        // ends only when each of those asked for the ramp too.
-        let pace = match &input.source {
-            RenderSource::Create { .. } => clip_pace(&input),
-            RenderSource::Combine { .. } => {
-                if records::combined_clips_paced_through(ctx.db(), input.video_id).await? {
-                    Pace::Through
-                } else {
-                    Pace::Engine
-                }
-            }
-        };
-        // The music runs on under the outro: the stored copy when the prepare step kept one,
-        // else the request's URL again (a combine stores none).
-        let music = match graph::stitch_input(ctx.db(), input.video_id).await?.1 {
-            Some(stored) => Some(BrandMusic::Stored(stored)),
-            None => audio_url.clone().map(BrandMusic::Url),
+        let Some(work) =
+            brand_job(ctx, &input, token_prefix(input.video_id, job), main_key).await?
+        else {
+            return Ok(None);
         };
         records::start_branding(ctx.db(), input.video_id).await?;
-        let work = BrandJob {
-            key_prefix: token_prefix(input.video_id, job),
-            main_key,
-            clip_frames: BrandJob::joined_clips(clip_count, transition),
-            orientation: input.orientation,
-            resolution: input.resolution,
-            intro,
-            outro,
-            speed_ramp: branding.speed_ramp,
-            clip_pace: pace,
-            music,
-        };
         let observer = DbObserver::spawn(ctx.db().clone(), Target::Branding(input.video_id));
         let result = ctx
             .renderer
@@ -109,22 +63,84 @@ impl Kind for Branding {
             records::complete_branding_in(tx, job.video_id, &branded.video.key, branded.speed_ramp)
                 .await?;
         }
-        // The stored music the stitch left for the outro has served its purpose.
+        // The stored music and the sound the stitch left for the branded render have served
+        // their purpose.
         Ok(Settle {
-            remove: graph::music_key_in(tx, job.video_id)
-                .await?
-                .into_iter()
-                .collect(),
+            remove: graph::branding_leftovers_in(tx, job.video_id).await?,
             ..Settle::done()
         })
     }
 
-    /// The branded render fails; the main video stays complete. Its stored music goes.
+    /// The branded render fails; the main video stays complete. Its stored music and the
+    /// sound made ahead go.
     async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         records::fail_branding_in(tx, job.video_id, error).await?;
-        Ok(graph::music_key_in(tx, job.video_id)
-            .await?
-            .into_iter()
-            .collect())
+        graph::branding_leftovers_in(tx, job.video_id).await
     }
+}
+
+/// The branded render of `input` as the renderer needs it, its result to go under
+/// `key_prefix`; `None` when the video asks for no branding. The stitch asks it too, for the
+/// sound it makes ahead ([`BrandJob::sound`]).
+pub(super) async fn brand_job(
+    ctx: &JobCtx<'_>,
+    input: &records::RenderInput,
+    key_prefix: String,
+    main_key: String,
+) -> Result<Option<BrandJob>, Failure> {
+    let Some(branding) = &input.branding else {
+        return Ok(None);
+    };
+    let resolve = |slot: &Option<TemplateSlot>| match slot {
+        None => Ok(None),
+        Some(slot) => BrandSlot::resolve(slot, ctx.state.templates)
+            .map(Some)
+            .ok_or_else(|| {
+                Failure::Permanent(render_failed(&format!(
+                    "template {:?} is not in this server's catalog",
+                    slot.template
+                )))
+            }),
+    };
+    let intro = resolve(&branding.templates.intro)?;
+    let outro = resolve(&branding.templates.outro)?;
+    let (clip_count, audio_url, transition) = match &input.source {
+        RenderSource::Create { clips, request } => {
+            (clips.len(), &request.audio_url, request.transition)
+        }
+        RenderSource::Combine { clip_keys, request } => {
+            (clip_keys.len(), &request.audio_url, request.transition)
+        }
+    };
+    // A combined video's clips were paced by the videos they were made for: through their
+    // ends only when each of those asked for the ramp too.
+    let pace = match &input.source {
+        RenderSource::Create { .. } => clip_pace(input),
+        RenderSource::Combine { .. } => {
+            if records::combined_clips_paced_through(ctx.db(), input.video_id).await? {
+                Pace::Through
+            } else {
+                Pace::Engine
+            }
+        }
+    };
+    // The music runs on under the outro: the stored copy when the prepare step kept one,
+    // else the request's URL again (a combine stores none).
+    let music = match graph::stitch_input(ctx.db(), input.video_id).await?.1 {
+        Some(stored) => Some(BrandMusic::Stored(stored)),
+        None => audio_url.clone().map(BrandMusic::Url),
+    };
+    Ok(Some(BrandJob {
+        key_prefix,
+        main_key,
+        clip_frames: BrandJob::joined_clips(clip_count, transition),
+        orientation: input.orientation,
+        resolution: input.resolution,
+        intro,
+        outro,
+        speed_ramp: branding.speed_ramp,
+        clip_pace: pace,
+        music,
+        sound_key: Some(crate::storage::branded_sound_key(input.video_id)),
+    }))
 }

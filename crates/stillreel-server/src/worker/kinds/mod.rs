@@ -82,9 +82,12 @@ fn token_prefix(video_id: Uuid, job: &queue::Job) -> String {
 
 /// What failing a step of a video for good does: the video fails with the step's error, and
 /// its queued siblings (the other clips, the stitch) are cancelled. Answers the video's
-/// checked inputs, removed once the failure is committed.
+/// checked inputs (and a branded sound made ahead), removed once the failure is committed.
 async fn fail_video(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<Vec<String>, DbError> {
     records::fail_video_in(tx, video_id, error).await?;
     queue::cancel_siblings_in(tx, video_id).await?;
-    crate::repo::graph::prepared_keys_in(tx, video_id).await
+    let mut keys = crate::repo::graph::prepared_keys_in(tx, video_id).await?;
+    // A stitch may have made the branded sound ahead before the video failed.
+    keys.push(crate::storage::branded_sound_key(video_id));
+    Ok(keys)
 }

@@ -3,8 +3,9 @@
 
 use stillreel_core::JobError;
 use stillreel_render::storage::still_key;
-use stillreel_render::{StitchJob, StoredVideo};
+use stillreel_render::{AheadSound, StitchJob, StoredVideo};
 
+use super::branding::brand_job;
 use super::{fail_video, key_prefix};
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
@@ -37,7 +38,18 @@ impl Kind for Stitch {
             .into_iter()
             .collect::<Option<Vec<String>>>()
             .ok_or_else(|| Failure::Permanent(render_failed("a clip of the video is missing")))?;
+        // The branded render's sound, made ahead beside the video's own (best effort: a
+        // failure to work it out only leaves it to the branded render). The job's keys are
+        // not needed for its sound.
+        let branded_sound = match brand_job(ctx, &input, String::new(), String::new()).await {
+            Ok(job) => job.map(|j| AheadSound {
+                sound: j.sound(),
+                key: crate::storage::branded_sound_key(input.video_id),
+            }),
+            Err(_) => None,
+        };
         let work = StitchJob {
+            branded_sound,
             key_prefix: key_prefix(input.video_id),
             token: Some(job.token.clone()),
             clip_keys,
@@ -92,7 +104,8 @@ impl Kind for Stitch {
         fail_video(tx, job.video_id, error).await
     }
 
-    /// The video and its poster (stored beside it).
+    /// The video and its poster (stored beside it). Not the branded sound made ahead: its key
+    /// is the video's, not the attempt's, and the next attempt writes the same file.
     fn uploads(&self, output: &Option<StoredVideo>) -> Vec<String> {
         output
             .iter()
