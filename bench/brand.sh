@@ -5,6 +5,9 @@
 # only the intro's span and the outro card are encoded and the rest is copied; with it also the
 # 2.4 s around each cut (the clips are keyed where the ramp begins and ends). `showcase brand` renders the main video and its branded copy in one
 # process and reports both walls; runs interleave ramp off and on; median of RUNS (default 3).
+# The rows "ramp false"/"ramp true" encode the outro card every time (no card cache: a brand's
+# first video); the row "ramp false, card cached" renders with the card cache on
+# (SHOWCASE_CARD_CACHE=1, filled by one run before the timed ones: the brand's next videos).
 # Usage: bench/brand.sh            RESOLUTION=1280x720 bench/brand.sh (another frame)
 #        BASELINE_SHOWCASE=<older showcase> bench/brand.sh   (beside the build before)
 set -euo pipefail
@@ -31,22 +34,29 @@ IMAGES=(samples/house-colonial.jpg samples/house-bungalow.jpg samples/living-roo
         samples/house-modern.webp samples/house-townhouse-portrait.jpg samples/house-farm-exif-rotated.jpg)
 # BASELINE_SHOWCASE=<showcase of the build before>: the same runs, interleaved, with it.
 BUILDS=(new); [ -n "${BASELINE_SHOWCASE:-}" ] && BUILDS+=(before)
-for b in "${BUILDS[@]}"; do for v in main-false brand-false main-true brand-true; do : > "$OUT/$b-$v.txt"; done; done
+for b in "${BUILDS[@]}"; do for v in main-false brand-false main-true brand-true main-cached brand-cached; do : > "$OUT/$b-$v.txt"; done; done
+rm -rf "$OUT/run/store/brand-cache"
+for b in "${BUILDS[@]}"; do
+  bin=$BIN; [ "$b" = before ] && bin=$BASELINE_SHOWCASE
+  SHOWCASE_CARD_CACHE=1 SHOWCASE_MUSIC="$MUSIC" "$bin" brand "$OUT/run" "$SIZE" "$INTRO" "$OUTRO" false "${IMAGES[@]}" > /dev/null
+done
 for _ in $(seq "$RUNS"); do
   for b in "${BUILDS[@]}"; do
     bin=$BIN; [ "$b" = before ] && bin=$BASELINE_SHOWCASE
-    for ramp in false true; do
-      json=$(SHOWCASE_MUSIC="$MUSIC" "$bin" brand "$OUT/run" "$SIZE" "$INTRO" "$OUTRO" "$ramp" "${IMAGES[@]}")
-      echo "$json" | field main_wall >> "$OUT/$b-main-$ramp.txt"
-      echo "$json" | field brand_wall >> "$OUT/$b-brand-$ramp.txt"
+    for mode in false true cached; do
+      ramp=$mode; cache=0; [ "$mode" = cached ] && ramp=false && cache=1
+      json=$(SHOWCASE_CARD_CACHE=$cache SHOWCASE_MUSIC="$MUSIC" "$bin" brand "$OUT/run" "$SIZE" "$INTRO" "$OUTRO" "$ramp" "${IMAGES[@]}")
+      echo "$json" | field main_wall >> "$OUT/$b-main-$mode.txt"
+      echo "$json" | field brand_wall >> "$OUT/$b-brand-$mode.txt"
     done
   done
 done
 echo "| 30 s $SIZE video | build | main render (s) | branded render (s) | runs (branded) | branded / main |"
 echo "|---|---|---|---|---|---|"
 for b in "${BUILDS[@]}"; do
-  for ramp in false true; do
-    m=$(median < "$OUT/$b-main-$ramp.txt"); br=$(median < "$OUT/$b-brand-$ramp.txt")
-    echo "| speed ramp $ramp | $b | $m | $br | $(paste -sd/ "$OUT/$b-brand-$ramp.txt" | sed 's#/# / #g') | $(echo "scale=3; $br / $m" | bc -l) × |"
+  for mode in false true cached; do
+    label="speed ramp $mode"; [ "$mode" = cached ] && label="speed ramp false, card cached"
+    m=$(median < "$OUT/$b-main-$mode.txt"); br=$(median < "$OUT/$b-brand-$mode.txt")
+    echo "| $label | $b | $m | $br | $(paste -sd/ "$OUT/$b-brand-$mode.txt" | sed 's#/# / #g') | $(echo "scale=3; $br / $m" | bc -l) × |"
   done
 done
