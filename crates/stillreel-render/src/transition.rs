@@ -5,11 +5,14 @@
 //! `(n - 1) * overlap` frames shorter than its clips end to end. Only a seam is encoded: the
 //! left clip from its last keyframe at or before the overlap, blended into the right clip up to
 //! its first keyframe after the overlap. Between seams every clip's packets are copied (concat
-//! demuxer `inpoint`/`outpoint` at those keyframes), so a seam costs about 1 to 3 s of
-//! encoding whatever the video's length:
+//! demuxer `inpoint`/`outpoint` at those keyframes). The seams themselves are encoded back to
+//! back by one ffmpeg run per batch ([`SeamPlan::batches`]: one for a video whose clips share
+//! their parameter sets) into one file keyed where each seam starts, and each seam is copied
+//! out of that file the same way:
 //!
 //! ```text
 //! clip 0 [0, t0) copied │ seam 0: clip 0 [t0, end) ⨯ clip 1 [0, h1) │ clip 1 [h1, t1) copied │ …
+//! seams file:           │ [0, s1) = seam 0                          │ [s1, s2) = seam 1 …
 //! ```
 //!
 //! When a clip's keyframes do not allow it (a head reaching past the next tail), [`SeamPlan::new`]
