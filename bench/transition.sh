@@ -2,8 +2,8 @@
 # Transition benchmark (figures in docs/BENCHMARKS.md): a 10-clip 720p video (the five bundled
 # stills twice, push-in) rendered through the real pipeline with `transition` cut and
 # crossfade, interleaved, median of RUNS (default 3) of `render_bench`'s render wall (fetch,
-# clips two at a time, stitch: with a crossfade the stitch encodes one seam per join and copies
-# the rest). Also reports the combine of 10 stored clips each way (the stitch alone), and a
+# clips two at a time, stitch: with a crossfade the stitch encodes every seam in one ffmpeg run
+# and copies the rest). Also reports the combine of 10 stored clips each way (the stitch alone), and a
 # crossfade combine of clips rendered for a cut video (they lack the seams' keyframes).
 # Usage: bench/transition.sh        RESOLUTION=1080p bench/transition.sh
 #        BASELINE_RENDER_BENCH=<older render_bench> bench/transition.sh   (beside the build before)

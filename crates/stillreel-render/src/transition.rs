@@ -5,30 +5,29 @@
 //! `(n - 1) * overlap` frames shorter than its clips end to end. Only a seam is encoded: the
 //! left clip from its last keyframe at or before the overlap, blended into the right clip up to
 //! its first keyframe after the overlap. Between seams every clip's packets are copied (concat
-//! demuxer `inpoint`/`outpoint` at those keyframes), so a seam costs about 1 to 3 s of
-//! encoding whatever the video's length:
+//! demuxer `inpoint`/`outpoint` at those keyframes). The seams themselves are encoded back to
+//! back by one ffmpeg run per batch ([`SeamPlan::batches`]: one for a video whose clips share
+//! their parameter sets) into one file keyed where each seam starts, and each seam is copied
+//! out of that file the same way:
 //!
 //! ```text
 //! clip 0 [0, t0) copied │ seam 0: clip 0 [t0, end) ⨯ clip 1 [0, h1) │ clip 1 [h1, t1) copied │ …
+//! seams file:           │ [0, s1) = seam 0                          │ [s1, s2) = seam 1 …
 //! ```
 //!
 //! When a clip's keyframes do not allow it (a head reaching past the next tail), [`SeamPlan::new`]
 //! answers `None` and the stitch re-encodes the whole video in one pass ([`blend_all_command`]).
 
-use std::path::Path;
+use std::ops::Range;
 
 use stillreel_core::Transition;
 
-use crate::command::{self, ConcatEntry, Encoding, FfmpegArgs};
+use crate::command::ConcatEntry;
 use crate::keyframes::{Keyframe, VideoFacts};
 
-/// The xfade transition of a blended join.
-fn xfade_name(transition: Transition) -> &'static str {
-    match transition {
-        Transition::Cut | Transition::Crossfade => "fade",
-        Transition::FadeBlack => "fadeblack",
-    }
-}
+mod commands;
+
+pub use commands::{blend_all_command, seams_command};
 
 /// One re-encoded seam between clip `j` and clip `j + 1`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -113,8 +112,9 @@ impl SeamPlan {
     }
 
     /// The concat list: copied parts of `clips` (file names in the work directory) and the
-    /// seams (`seams[j]` joins clip `j` and `j + 1`) in order. Empty copies are left out.
-    pub fn entries(&self, clips: &[String], seams: &[String]) -> Vec<ConcatEntry> {
+    /// seams (`seams[j]`, the part of a seams file that joins clip `j` and `j + 1`) in order.
+    /// Empty copies are left out.
+    pub fn entries(&self, clips: &[String], seams: &[ConcatEntry]) -> Vec<ConcatEntry> {
         let fps = f64::from(self.fps);
         let mut entries = Vec::new();
         for (i, name) in clips.iter().enumerate() {
@@ -131,10 +131,110 @@ impl SeamPlan {
                 });
             }
             if let Some(seam) = seams.get(i).filter(|_| tail.is_some()) {
-                entries.push(ConcatEntry::whole(seam));
+                entries.push(seam.clone());
             }
         }
         entries
+    }
+
+    /// Seams encoded together ([`seams_command`]): runs of consecutive joins whose clips all
+    /// carry the same parameter sets, so each concat input decodes with one set and the file
+    /// can be copied beside every clip of its run. A join between clips that differ (their
+    /// colour description, say) is a run of its own, as is every join when a clip's sets are
+    /// unknown.
+    pub fn batches(&self, facts: &[VideoFacts]) -> Vec<Range<usize>> {
+        let mut batches = Vec::new();
+        let mut start = 0;
+        for j in 1..self.seams.len() {
+            let same = |i: usize| facts[i].same_parameter_sets(&facts[start]);
+            if !(same(j) && same(j + 1)) {
+                batches.push(start..j);
+                start = j;
+            }
+        }
+        if !self.seams.is_empty() {
+            batches.push(start..self.seams.len());
+        }
+        batches
+    }
+
+    /// Where each seam of `batch` starts in its file (frames; the first at 0).
+    pub fn batch_starts(&self, batch: Range<usize>) -> Vec<u32> {
+        let mut at = 0;
+        batch
+            .map(|j| {
+                let start = at;
+                at += self.seam_frames(j);
+                start
+            })
+            .collect()
+    }
+
+    /// The concat list (decoded, not copied) of the tails `batch` blends: clip `j` from its
+    /// keyframe at `tail_start` to its end, for each seam `j`.
+    pub fn tail_entries(&self, clips: &[String], batch: Range<usize>) -> Vec<ConcatEntry> {
+        let fps = f64::from(self.fps);
+        batch
+            .map(|j| {
+                let seam = &self.seams[j];
+                ConcatEntry {
+                    name: clips[j].clone(),
+                    inpoint: Some(seam.tail_key.pts),
+                    outpoint: None,
+                    duration: Some(f64::from(self.clip_frames[j] - seam.tail_start) / fps),
+                }
+            })
+            .collect()
+    }
+
+    /// The concat list of the heads `batch` blends into: clip `j + 1` from its start to just
+    /// before its keyframe at `head_end` (the right clip read no further than the seam needs).
+    pub fn head_entries(&self, clips: &[String], batch: Range<usize>) -> Vec<ConcatEntry> {
+        let fps = f64::from(self.fps);
+        batch
+            .map(|j| {
+                let seam = &self.seams[j];
+                ConcatEntry {
+                    name: clips[j + 1].clone(),
+                    inpoint: None,
+                    outpoint: Some(seam.head_key.dts),
+                    duration: Some(f64::from(seam.head_end) / fps),
+                }
+            })
+            .collect()
+    }
+
+    /// Each seam of `batch` as a part of the file `name` with `facts`: from the keyframe
+    /// where it starts to just before the next seam's; `None` when a seam does not start at
+    /// a keyframe (then the file cannot be cut into its seams).
+    pub fn seam_entries(
+        &self,
+        batch: Range<usize>,
+        name: &str,
+        facts: &VideoFacts,
+    ) -> Option<Vec<ConcatEntry>> {
+        let keys = facts.frames(self.fps);
+        let key_at = |n: u32| keys.iter().find(|&&(k, _)| k == n).map(|&(_, key)| key);
+        let starts = self.batch_starts(batch.clone());
+        let fps = f64::from(self.fps);
+        let mut entries = Vec::with_capacity(starts.len());
+        for (k, j) in batch.enumerate() {
+            let inpoint = match starts[k] {
+                0 => None,
+                n => Some(key_at(n)?.pts),
+            };
+            let outpoint = match starts.get(k + 1) {
+                Some(&n) => Some(key_at(n)?.dts),
+                None => None,
+            };
+            entries.push(ConcatEntry {
+                name: name.to_owned(),
+                inpoint,
+                outpoint,
+                duration: Some(f64::from(self.seam_frames(j)) / fps),
+            });
+        }
+        Some(entries)
     }
 }
 
@@ -147,153 +247,10 @@ pub fn total_frames(clip_frames: &[u32], overlap: u32) -> u32 {
         .saturating_sub(joins.saturating_mul(overlap))
 }
 
-/// Seam `j`: the left clip from its keyframe at `tail_start` (input seeking) blended into the
-/// right clip's first `head_end` frames, encoded like the clips (video only).
-pub fn seam_command(
-    plan: &SeamPlan,
-    j: usize,
-    (left, right): (&Path, &Path),
-    size: (u32, u32),
-    (encoding, color): (&Encoding, &[String]),
-    output: &Path,
-) -> FfmpegArgs {
-    let seam = &plan.seams[j];
-    let frames = plan.seam_frames(j);
-    let fps = plan.fps;
-    let tail = plan.clip_frames[j] - seam.tail_start;
-    let mut cmd = FfmpegArgs::new(frames);
-    let start = format!("{:.6}", seam.tail_key.pts);
-    cmd.input("mov", left, &["-ss", &start]);
-    // The right clip is read only as far as the seam needs (its head), not to its end.
-    let head = format!("{:.6}", f64::from(seam.head_end) / f64::from(fps));
-    cmd.input("mov", right, &["-t", &head]);
-    let graph = match plan.transition {
-        Transition::Crossfade => dissolve_graph(tail, seam.head_end, plan.overlap, fps),
-        _ => format!(
-            "[0:v]trim=end_frame={tail},{norm}[l];[1:v]trim=end_frame={head},{norm}[r];\
-             [l][r]xfade=transition={name}:duration={dur:.6}:offset={offset:.6},\
-             format=yuv420p,setsar=1[v]",
-            head = seam.head_end,
-            norm = format_args!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}"),
-            name = xfade_name(plan.transition),
-            dur = f64::from(plan.overlap) / f64::from(fps),
-            offset = f64::from(tail - plan.overlap) / f64::from(fps),
-        ),
-    };
-    finish(&mut cmd, &graph, frames, size, fps, encoding, output);
-    let at = cmd.args.len() - 3;
-    cmd.args.splice(at..at, color.iter().cloned());
-    cmd
-}
-
-/// A crossfade seam without `xfade` (which mixes every plane in floating point, about
-/// 17 ms a 720p frame): the right clip's first `overlap` frames get an alpha channel that
-/// fades in (`fade=alpha=1`, frame `k` at `k/overlap`, the weights `xfade=fade` gives) and are
-/// laid over the left clip's last `overlap` frames by `overlay` (integer blending); the
-/// frames before and after the blend pass through, joined by `concat`. `tail` frames of the
-/// left clip, `head` of the right one.
-fn dissolve_graph(tail: u32, head: u32, overlap: u32, fps: u32) -> String {
-    let norm = format!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}");
-    let (left_only, right_only) = (tail - overlap, head - overlap);
-    let mut graph = String::new();
-    let mut parts = Vec::new();
-    if left_only > 0 {
-        graph.push_str(&format!(
-            "[0:v]trim=end_frame={tail},{norm},split[l0][l1];[l0]trim=end_frame={left_only}[a];\
-             [l1]trim=start_frame={left_only},setpts=PTS-STARTPTS[lb];"
-        ));
-        parts.push("[a]");
-    } else {
-        graph.push_str(&format!("[0:v]trim=end_frame={tail},{norm}[lb];"));
-    }
-    let fade = format!("format=yuva420p,fade=t=in:s=0:n={overlap}:alpha=1");
-    if right_only > 0 {
-        graph.push_str(&format!(
-            "[1:v]trim=end_frame={head},{norm},split[r0][r1];\
-             [r0]trim=end_frame={overlap},{fade}[rb];\
-             [r1]trim=start_frame={overlap},setpts=PTS-STARTPTS[c];"
-        ));
-    } else {
-        graph.push_str(&format!("[1:v]trim=end_frame={head},{norm},{fade}[rb];"));
-    }
-    graph.push_str("[lb][rb]overlay=format=yuv420:eof_action=pass[b];");
-    parts.push("[b]");
-    if right_only > 0 {
-        parts.push("[c]");
-    }
-    match parts.len() {
-        1 => graph.push_str("[b]format=yuv420p,setsar=1[v]"),
-        n => graph.push_str(&format!(
-            "{}concat=n={n}:v=1:a=0,format=yuv420p,setsar=1[v]",
-            parts.concat()
-        )),
-    }
-    graph
-}
-
-/// The whole video re-encoded in one pass: every clip (`inputs`, in order) blended into the
-/// next. Used when the keyframes do not allow seams.
-pub fn blend_all_command(
-    transition: Transition,
-    fps: u32,
-    clip_frames: &[u32],
-    inputs: &[String],
-    size: (u32, u32),
-    encoding: &Encoding,
-    output: &Path,
-) -> FfmpegArgs {
-    let overlap = transition.overlap_frames();
-    let frames = total_frames(clip_frames, overlap);
-    let mut cmd = FfmpegArgs::new(frames);
-    for name in inputs {
-        cmd.input("mov", Path::new(name), &[]);
-    }
-    let mut graph = String::new();
-    for (i, n) in clip_frames.iter().enumerate() {
-        graph.push_str(&format!(
-            "[{i}:v]trim=end_frame={n},settb=AVTB,setpts=PTS-STARTPTS,fps={fps}[c{i}];"
-        ));
-    }
-    let mut last = "c0".to_owned();
-    let mut length = clip_frames.first().copied().unwrap_or(0);
-    for (i, &n) in clip_frames.iter().enumerate().skip(1) {
-        let out = format!("x{i}");
-        graph.push_str(&format!(
-            "[{last}][c{i}]xfade=transition={}:duration={:.6}:offset={:.6}[{out}];",
-            xfade_name(transition),
-            f64::from(overlap) / f64::from(fps),
-            f64::from(length - overlap) / f64::from(fps),
-        ));
-        length = length + n - overlap;
-        last = out;
-    }
-    graph.push_str(&format!("[{last}]format=yuv420p,setsar=1[v]"));
-    finish(&mut cmd, &graph, frames, size, fps, encoding, output);
-    cmd
-}
-
-fn finish(
-    cmd: &mut FfmpegArgs,
-    graph: &str,
-    frames: u32,
-    (width, height): (u32, u32),
-    fps: u32,
-    encoding: &Encoding,
-    output: &Path,
-) {
-    command::push(
-        &mut cmd.args,
-        ["-filter_complex", graph, "-map", "[v]", "-an"],
-    );
-    command::push(&mut cmd.args, ["-frames:v", &frames.to_string()]);
-    command::encode_video_args(&mut cmd.args, width, height, fps, encoding);
-    command::push(&mut cmd.args, ["-f", "mp4"]);
-    cmd.args.push(command::local_arg(output));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::command;
 
     /// A standard clip's keyframes (every 2 s from its start), dts two frames early.
     fn standard() -> VideoFacts {
@@ -329,21 +286,82 @@ mod tests {
         );
         assert_eq!(plan.seam_frames(0), 30 + 60 - 15);
         let clips: Vec<String> = (0..3).map(|i| format!("part-{i:03}.mp4")).collect();
-        let seams: Vec<String> = (0..2).map(|j| format!("seam-{j:03}.mp4")).collect();
+        // Both seams in one file of 150 frames: keyed at its start, its GOP (60), where the
+        // second seam starts (75, forced) and that seam's GOP (135).
+        let file = VideoFacts {
+            keyframes: [0.0, 2.0, 2.5, 4.5]
+                .iter()
+                .map(|&pts| Keyframe {
+                    pts,
+                    dts: pts - 2.0 / 30.0,
+                })
+                .collect(),
+            ..VideoFacts::default()
+        };
+        assert_eq!(plan.batch_starts(0..2), [0, 75]);
+        let seams = plan
+            .seam_entries(0..2, "seams-000.mp4", &file)
+            .expect("a keyframe at each seam");
         let entries = plan.entries(&clips, &seams);
         let list = command::concat_list_from(&entries).expect("list");
         assert_eq!(
             list,
             "ffconcat version 1.0\n\
              file 'part-000.mp4'\noutpoint 3.933333\nduration 4.000000\n\
-             file 'seam-000.mp4'\n\
+             file 'seams-000.mp4'\noutpoint 2.433333\nduration 2.500000\n\
              file 'part-001.mp4'\ninpoint 2.000000\noutpoint 3.933333\nduration 2.000000\n\
-             file 'seam-001.mp4'\n\
+             file 'seams-000.mp4'\ninpoint 2.500000\nduration 2.500000\n\
              file 'part-002.mp4'\ninpoint 2.000000\nduration 3.000000\n"
         );
         // Copies and seams add up to the video.
         let copied: u32 = 120 + 60 + 90;
         assert_eq!(copied + plan.seam_frames(0) + plan.seam_frames(1), 420);
+        // A file without a keyframe where the second seam starts cannot be cut into seams.
+        let unkeyed = VideoFacts {
+            keyframes: vec![file.keyframes[0], file.keyframes[1]],
+            ..VideoFacts::default()
+        };
+        assert_eq!(plan.seam_entries(0..2, "seams-000.mp4", &unkeyed), None);
+        // The seams' inputs: each tail from its keyframe to the clip's end, each head from
+        // the next clip's start to just before its keyframe.
+        let tails = command::concat_list_from(&plan.tail_entries(&clips, 0..2)).expect("tails");
+        assert_eq!(
+            tails,
+            "ffconcat version 1.0\n\
+             file 'part-000.mp4'\ninpoint 4.000000\nduration 1.000000\n\
+             file 'part-001.mp4'\ninpoint 4.000000\nduration 1.000000\n"
+        );
+        let heads = command::concat_list_from(&plan.head_entries(&clips, 1..2)).expect("heads");
+        assert_eq!(
+            heads,
+            "ffconcat version 1.0\n\
+             file 'part-002.mp4'\noutpoint 1.933333\nduration 2.000000\n"
+        );
+    }
+
+    #[test]
+    fn seams_are_batched_over_clips_that_share_parameter_sets() {
+        let with = |digest: &str| VideoFacts {
+            extradata: digest.to_owned(),
+            ..standard()
+        };
+        let plan = SeamPlan::new(Transition::Crossfade, 30, &[150; 5], &vec![standard(); 5])
+            .expect("seams");
+        let one = plan.batches(&vec![with("SHA256:a"); 5]);
+        assert_eq!((one.len(), one[0].clone()), (1, 0..4), "one run");
+        // Clip 2 differs: the joins touching it are runs of their own.
+        let mixed = [
+            with("SHA256:a"),
+            with("SHA256:a"),
+            with("SHA256:b"),
+            with("SHA256:a"),
+            with("SHA256:a"),
+        ];
+        assert_eq!(plan.batches(&mixed), [0..1, 1..2, 2..3, 3..4]);
+        let tail_differs = [with("a"), with("a"), with("a"), with("a"), with("b")];
+        assert_eq!(plan.batches(&tail_differs), [0..3, 3..4]);
+        // Unknown sets: every join alone.
+        assert_eq!(plan.batches(&vec![standard(); 5]), [0..1, 1..2, 2..3, 3..4]);
     }
 
     #[test]
@@ -362,96 +380,5 @@ mod tests {
             ),
             None
         );
-    }
-
-    #[test]
-    fn the_seam_command_seeks_the_tail_and_blends_into_the_head() {
-        let plan = SeamPlan::new(Transition::FadeBlack, 30, &[150; 2], &vec![standard(); 2])
-            .expect("seams");
-        let color = ["-colorspace".to_owned(), "bt470bg".to_owned()];
-        let cmd = seam_command(
-            &plan,
-            0,
-            (Path::new("part-000.mp4"), Path::new("part-001.mp4")),
-            (1280, 720),
-            (&Encoding::default(), &color),
-            Path::new("seam-000.mp4"),
-        );
-        let at = |flag: &str| {
-            let i = cmd.args.iter().position(|a| a == flag).expect(flag);
-            cmd.args[i + 1].clone()
-        };
-        assert_eq!(at("-ss"), "4.000000");
-        assert_eq!(
-            at("-t"),
-            "2.000000",
-            "the right clip read to its head's end only"
-        );
-        assert_eq!(at("-frames:v"), "75");
-        let graph = at("-filter_complex");
-        assert!(
-            graph.contains("xfade=transition=fadeblack:duration=0.500000:offset=0.500000"),
-            "{graph}"
-        );
-        assert!(graph.contains("[1:v]trim=end_frame=60,"), "{graph}");
-        assert_eq!(at("-g"), "60", "encoded like the clips");
-        assert_eq!(
-            at("-colorspace"),
-            "bt470bg",
-            "with the left clip's colour description"
-        );
-        assert_eq!(
-            cmd.args[cmd.args.len() - 3..],
-            ["-f", "mp4", "./seam-000.mp4"]
-        );
-        assert_eq!(cmd.planned_frames, 75);
-    }
-
-    #[test]
-    fn a_crossfade_seam_dissolves_by_alpha_and_overlay() {
-        // Keyed clips: the seam is the blend alone.
-        let alone = dissolve_graph(15, 15, 15, 30);
-        assert!(
-            !alone.contains("xfade") && !alone.contains("concat"),
-            "{alone}"
-        );
-        assert!(
-            alone.contains("fade=t=in:s=0:n=15:alpha=1[rb];[lb][rb]overlay"),
-            "{alone}"
-        );
-        assert!(alone.ends_with("[b]format=yuv420p,setsar=1[v]"), "{alone}");
-        // Unkeyed clips: 60 frames of the left clip pass through before the blend, 45 of the
-        // right one after it.
-        let long = dissolve_graph(75, 60, 15, 30);
-        assert!(long.contains("[l0]trim=end_frame=60[a]"), "{long}");
-        assert!(long.contains("[r1]trim=start_frame=15"), "{long}");
-        assert!(long.contains("[a][b][c]concat=n=3:v=1:a=0"), "{long}");
-    }
-
-    #[test]
-    fn the_one_pass_blend_chains_every_clip() {
-        let names: Vec<String> = (0..3).map(|i| format!("part-{i:03}.mp4")).collect();
-        let cmd = blend_all_command(
-            Transition::Crossfade,
-            30,
-            &[150; 3],
-            &names,
-            (1280, 720),
-            &Encoding::default(),
-            Path::new("video-only.mp4"),
-        );
-        assert_eq!(cmd.planned_frames, 420);
-        let graph = cmd
-            .args
-            .iter()
-            .find(|a| a.contains("xfade"))
-            .expect("graph");
-        assert!(
-            graph.contains("[c0][c1]xfade=transition=fade:duration=0.500000:offset=4.500000[x1]")
-        );
-        assert!(
-            graph.contains("[x1][c2]xfade=transition=fade:duration=0.500000:offset=9.000000[x2]")
-        );
-        assert!(graph.ends_with("[x2]format=yuv420p,setsar=1[v]"));
     }
 }

@@ -196,6 +196,23 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
         .filter(|&n| !c0.contains(&ours[n]) && !c1.contains(&ours[n]))
         .count();
     assert!(new >= 4, "{new} of the seam's 15 packets are new");
+    // Both seams were encoded by one ffmpeg run into one file, keyed where each starts, and
+    // the concat list copied each seam out of it.
+    let stitch_dir = work.join("x").join("stitch");
+    assert!(stitch_dir.join("seams-000.mp4").is_file());
+    assert!(!stitch_dir.join("seams-001.mp4").exists(), "one run");
+    let seams_file = common::packet_hashes(&stitch_dir.join("seams-000.mp4"));
+    let seam_keys = common::keyframes(&stitch_dir.join("seams-000.mp4"));
+    assert_eq!(seams_file.len(), 30);
+    assert_eq!(positions(&seam_keys), [0, 15]);
+    assert!(
+        same(&ours, 135, &seams_file, &seam_keys, 0..15),
+        "seam 0 copied"
+    );
+    assert!(
+        same(&ours, 270, &seams_file, &seam_keys, 15..30),
+        "seam 1 copied"
+    );
 
     // The copy's facts (keyframe times, parameter-set digest, size, colour) are read from the
     // MP4 boxes in process: the same facts ffprobe gives, for every file the stitch met
@@ -322,6 +339,29 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     assert!(same(&ours, 0, &ph(0), &pk(0), 0..120), "clip 0 copied");
     assert!(same(&ours, 195, &ph(1), &pk(1), 60..120), "clip 1 copied");
     assert!(same(&ours, 330, &ph(2), &pk(2), 60..150), "clip 2 copied");
+    // Every part of the video starts at a keyframe: the copies at the clips' (0, 195, 330),
+    // the seams at the seams file's, the second one forced there (its frame 75).
+    let late_video_keys = positions(&common::keyframes(&late_path));
+    for part in [0, 120, 195, 255, 330] {
+        assert!(
+            late_video_keys.contains(&part),
+            "{part}: {late_video_keys:?}"
+        );
+    }
+    let late_file = work.join("late").join("seams-000.mp4");
+    let (late_seams, late_keys) = (
+        common::packet_hashes(&late_file),
+        common::keyframes(&late_file),
+    );
+    assert_eq!(late_seams.len(), 150);
+    assert!(
+        same(&ours, 120, &late_seams, &late_keys, 0..75),
+        "seam 0 copied"
+    );
+    assert!(
+        same(&ours, 255, &late_seams, &late_keys, 75..150),
+        "seam 1 copied"
+    );
     let middle = brightness(&late_path, 142);
     assert!(
         (90.0..170.0).contains(&middle),

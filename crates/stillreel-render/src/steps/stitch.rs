@@ -214,9 +214,10 @@ impl Renderer {
 
     /// Encodes the seams of a blended transition and answers the concat list that copies the
     /// rest; when the clips' keyframes or parameter sets do not allow it, the whole video
-    /// blended in one re-encode (`blended.mp4`) instead. Probes and seams run
-    /// `clip_parallelism` at a time, like clips: a seam is short (15 frames between clips keyed
-    /// for it), so one run alone leaves a core idle while it starts and reads its inputs.
+    /// blended in one re-encode (`blended.mp4`) instead. The seams are encoded in batches
+    /// ([`SeamPlan::batches`]; one for clips that share their parameter sets, as a video's
+    /// clips do), each one ffmpeg run into `seams-NNN.mp4` whose facts are read once;
+    /// batches run `clip_parallelism` at a time.
     async fn blend(
         &self,
         step: Step,
@@ -244,40 +245,59 @@ impl Renderer {
         };
         let encoding = &self.config.encoding;
         if let Some(seams) = SeamPlan::new(plan.transition, plan.fps, &clip_frames, &facts) {
-            let count = seams.seams.len();
-            let part = (span.1 - span.0) / count as f64;
-            let runs: Vec<_> = (0..count)
-                .map(|j| {
-                    let name = format!("seam-{j:03}.mp4");
-                    let cmd = transition::seam_command(
-                        &seams,
-                        j,
-                        (Path::new(&names[j]), Path::new(&names[j + 1])),
-                        size,
-                        (encoding, &facts[j].color_args),
-                        Path::new(&name),
-                    );
-                    let at = span.0 + part * j as f64;
-                    async move {
-                        self.stitch_run(step, cmd, work_dir, bar, (at, at + part))
-                            .await?;
-                        let made = self.video_facts(step, work_dir, &name).await?;
-                        Ok::<_, JobFailure>((name, made))
-                    }
-                })
-                .collect();
-            let made: Vec<(String, VideoFacts)> =
+            let batches = seams.batches(&facts);
+            let total: u32 = (0..seams.seams.len()).map(|j| seams.seam_frames(j)).sum();
+            let mut at = span.0;
+            let mut runs = Vec::with_capacity(batches.len());
+            for (b, batch) in batches.iter().enumerate() {
+                let frames: u32 = batch.clone().map(|j| seams.seam_frames(j)).sum();
+                let part = (span.1 - span.0) * f64::from(frames) / f64::from(total.max(1));
+                let (tails, heads) = (
+                    format!("tails-{b:03}.ffconcat"),
+                    format!("heads-{b:03}.ffconcat"),
+                );
+                for (list, entries) in [
+                    (&tails, seams.tail_entries(names, batch.clone())),
+                    (&heads, seams.head_entries(names, batch.clone())),
+                ] {
+                    let text =
+                        command::concat_list_from(&entries).map_err(|e| io_error(step, e))?;
+                    std::fs::write(work_dir.join(list), text).map_err(|e| io_error(step, e))?;
+                }
+                let name = format!("seams-{b:03}.mp4");
+                let left = &facts[batch.start];
+                let cmd = transition::seams_command(
+                    &seams,
+                    batch.clone(),
+                    (Path::new(&tails), Path::new(&heads)),
+                    size,
+                    (encoding, &left.color_args),
+                    Path::new(&name),
+                );
+                let from = at;
+                at += part;
+                let seams = &seams;
+                let batch = batch.clone();
+                runs.push(async move {
+                    self.stitch_run(step, cmd, work_dir, bar, (from, from + part))
+                        .await?;
+                    let made = self.video_facts(step, work_dir, &name).await?;
+                    // The file must carry its left clips' parameter sets to be copied beside
+                    // them (clips differ among themselves only in their colour description,
+                    // as in any stitch: the video keeps the first clip's), and a keyframe
+                    // where each seam starts.
+                    Ok::<_, JobFailure>(
+                        made.same_parameter_sets(left)
+                            .then(|| seams.seam_entries(batch, &name, &made))
+                            .flatten(),
+                    )
+                });
+            }
+            let made: Vec<Option<Vec<command::ConcatEntry>>> =
                 stream::iter(runs).buffered(parallel).try_collect().await?;
-            // Each seam must carry the left clip's parameter sets to be copied beside it
-            // (clips differ among themselves only in their colour description, as in any
-            // stitch: the video keeps the first clip's).
-            let copyable = made
-                .iter()
-                .zip(&facts)
-                .all(|((_, seam), left)| seam.same_parameter_sets(left));
-            if copyable {
-                let seam_names: Vec<String> = made.into_iter().map(|(name, _)| name).collect();
-                return Ok(seams.entries(names, &seam_names));
+            if let Some(parts) = made.into_iter().collect::<Option<Vec<_>>>() {
+                let parts: Vec<command::ConcatEntry> = parts.into_iter().flatten().collect();
+                return Ok(seams.entries(names, &parts));
             }
         }
         let cmd = transition::blend_all_command(
