@@ -202,7 +202,14 @@ pub fn part_command(
         }
         _ => graph.push_str("[b_v]"),
     }
-    super::copy::part_output(&mut cmd, &graph, frames, plan, (encoding, color), output);
+    super::copy::part_output(
+        &mut cmd,
+        &graph,
+        frames,
+        plan,
+        (encoding, color, super::copy::PART_SEARCH),
+        output,
+    );
     Ok(Some(cmd))
 }
 
