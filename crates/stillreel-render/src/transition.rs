@@ -248,12 +248,12 @@ pub fn total_frames(clip_frames: &[u32], overlap: u32) -> u32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::command;
 
     /// A standard clip's keyframes (every 2 s from its start), dts two frames early.
-    fn standard() -> VideoFacts {
+    pub(super) fn standard() -> VideoFacts {
         VideoFacts {
             keyframes: [0.0, 2.0, 4.0]
                 .iter()

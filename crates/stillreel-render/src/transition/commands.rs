@@ -10,6 +10,12 @@ use stillreel_core::Transition;
 use super::{SeamPlan, total_frames};
 use crate::command::{self, Encoding, FfmpegArgs};
 
+/// Timestamps reset and the frame rate pinned, so trims count frames from 0 and blends line
+/// up.
+fn norm(fps: u32) -> String {
+    format!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}")
+}
+
 /// The xfade transition of a blended join.
 fn xfade_name(transition: Transition) -> &'static str {
     match transition {
@@ -43,7 +49,7 @@ pub fn seams_command(
     let mut cmd = FfmpegArgs::new(frames);
     cmd.input("concat", tails, &[]);
     cmd.input("concat", heads, &[]);
-    let norm = format!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}");
+    let norm = norm(fps);
     let n = batch.len();
     let mut graph = String::new();
     for (input, side) in [(0, 't'), (1, 'h')] {
@@ -111,7 +117,7 @@ fn seam_graph(plan: &SeamPlan, tail: u32, head: u32, inputs: (&str, &str), out: 
              [l{out}][r{out}]xfade=transition={name}:duration={dur:.6}:offset={offset:.6}[{out}]",
             left = inputs.0,
             right = inputs.1,
-            norm = format_args!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}"),
+            norm = norm(fps),
             name = xfade_name(plan.transition),
             dur = f64::from(plan.overlap) / f64::from(fps),
             offset = f64::from(tail - plan.overlap) / f64::from(fps),
@@ -133,7 +139,7 @@ fn dissolve_graph(
     (left, right): (&str, &str),
     out: &str,
 ) -> String {
-    let norm = format!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}");
+    let norm = norm(fps);
     let (left_only, right_only) = (tail - overlap, head - overlap);
     let mut graph = String::new();
     let mut parts = Vec::new();
@@ -197,9 +203,7 @@ pub fn blend_all_command(
     }
     let mut graph = String::new();
     for (i, n) in clip_frames.iter().enumerate() {
-        graph.push_str(&format!(
-            "[{i}:v]trim=end_frame={n},settb=AVTB,setpts=PTS-STARTPTS,fps={fps}[c{i}];"
-        ));
+        graph.push_str(&format!("[{i}:v]trim=end_frame={n},{}[c{i}];", norm(fps)));
     }
     let mut last = "c0".to_owned();
     let mut length = clip_frames.first().copied().unwrap_or(0);
@@ -241,21 +245,7 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keyframes::{Keyframe, VideoFacts};
-
-    /// A standard clip's keyframes (every 2 s from its start), dts two frames early.
-    fn standard() -> VideoFacts {
-        VideoFacts {
-            keyframes: [0.0, 2.0, 4.0]
-                .iter()
-                .map(|&pts| Keyframe {
-                    pts,
-                    dts: pts - 2.0 / 30.0,
-                })
-                .collect(),
-            ..VideoFacts::default()
-        }
-    }
+    use crate::transition::tests::standard;
 
     #[test]
     fn one_run_encodes_a_batch_of_seams_keyed_where_each_starts() {

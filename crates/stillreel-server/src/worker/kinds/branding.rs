@@ -2,7 +2,7 @@
 //! records it.
 
 use stillreel_core::{JobError, TemplateSlot};
-use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace};
+use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace, StoredMusic};
 
 use super::{clip_pace, token_prefix};
 use crate::db::{DbError, Tx};
@@ -37,8 +37,13 @@ impl Kind for Branding {
                 "the main video is not complete, so it cannot be branded",
             )));
         };
-        let Some(work) =
-            brand_job(ctx, &input, token_prefix(input.video_id, job), main_key).await?
+        let Some(work) = brand_job(
+            ctx,
+            &input,
+            (token_prefix(input.video_id, job), main_key),
+            graph::stitch_input(ctx.db(), input.video_id).await?.1,
+        )
+        .await?
         else {
             return Ok(None);
         };
@@ -80,13 +85,14 @@ impl Kind for Branding {
 }
 
 /// The branded render of `input` as the renderer needs it, its result to go under
-/// `key_prefix`; `None` when the video asks for no branding. The stitch asks it too, for the
-/// sound it makes ahead ([`BrandJob::sound`]).
+/// `key_prefix`; `None` when the video asks for no branding. `stored_music`: the copy of the
+/// music the prepare step kept (`graph::stitch_input`), which the caller has read. The stitch
+/// asks it too, for the sound it makes ahead ([`BrandJob::sound`]).
 pub(super) async fn brand_job(
     ctx: &JobCtx<'_>,
     input: &records::RenderInput,
-    key_prefix: String,
-    main_key: String,
+    (key_prefix, main_key): (String, String),
+    stored_music: Option<StoredMusic>,
 ) -> Result<Option<BrandJob>, Failure> {
     let Some(branding) = &input.branding else {
         return Ok(None);
@@ -126,7 +132,7 @@ pub(super) async fn brand_job(
     };
     // The music runs on under the outro: the stored copy when the prepare step kept one,
     // else the request's URL again (a combine stores none).
-    let music = match graph::stitch_input(ctx.db(), input.video_id).await?.1 {
+    let music = match stored_music {
         Some(stored) => Some(BrandMusic::Stored(stored)),
         None => audio_url.clone().map(BrandMusic::Url),
     };

@@ -41,7 +41,8 @@ impl Kind for Stitch {
         // The branded render's sound, made ahead beside the video's own (best effort: a
         // failure to work it out only leaves it to the branded render). The job's keys are
         // not needed for its sound.
-        let branded_sound = match brand_job(ctx, &input, String::new(), String::new()).await {
+        let keys = (String::new(), String::new());
+        let branded_sound = match brand_job(ctx, &input, keys, music.clone()).await {
             Ok(job) => job.map(|j| AheadSound {
                 sound: j.sound(),
                 key: crate::storage::branded_sound_key(input.video_id),
