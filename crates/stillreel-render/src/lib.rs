@@ -47,6 +47,7 @@ pub mod steps;
 pub mod still_canvas;
 pub mod storage;
 mod taps;
+pub mod thumbnail;
 pub mod transition;
 pub mod vfx;
 pub mod video;

@@ -244,6 +244,46 @@ fn assert_clip_format(path: &Path, w: u64, h: u64) -> f64 {
     num(&v["duration"])
 }
 
+/// Asserts a clip's stored thumbnail: a `w` × `h` JPEG showing the clip's middle frame (frame
+/// 75) as ffmpeg's `scale=640:-2,format=yuvj420p` shows it: above 42 dB PSNR, and closer to
+/// it than to frame 74 (which a real photo's push-in keeps within 38 dB of frame 75). A plain
+/// clip's thumbnail is made from the drawn frame, before x264 (`thumbnail.rs`).
+fn assert_thumbnail(env: &Env, clip_key: &str, w: u64, h: u64) {
+    let clip = env.stored(clip_key);
+    let still = env.stored(&stillreel_render::storage::still_key(clip_key));
+    let p = probe(&still);
+    let v = stream(&p, "video");
+    assert_eq!(v["codec_name"], "mjpeg", "{}", still.display());
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(w), Some(h))
+    );
+    let psnr = |frame: u32| -> f64 {
+        let graph =
+            format!("[1:v]select=eq(n\\,{frame}),scale=640:-2,format=yuvj420p[b];[0:v][b]psnr");
+        let out = std::process::Command::new("ffmpeg")
+            .args(["-nostdin", "-i"])
+            .arg(&still)
+            .arg("-i")
+            .arg(&clip)
+            .args(["-filter_complex", &graph, "-f", "null", "-"])
+            .output()
+            .expect("run ffmpeg psnr");
+        let log = String::from_utf8_lossy(&out.stderr);
+        log.split("average:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no PSNR for {}: {log}", still.display()))
+    };
+    let (middle, before) = (psnr(75), psnr(74));
+    assert!(
+        middle >= 42.0 && middle > before,
+        "{}: {middle} dB against frame 75, {before} dB against frame 74",
+        still.display()
+    );
+}
+
 fn assert_near(actual: f64, want: f64, what: &str) {
     assert!(
         (actual - want).abs() <= 0.1,
@@ -285,6 +325,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     for clip in &video.clips {
         let path = env.stored(&clip.key);
         assert_near(assert_clip_format(&path, 1280, 720), 5.0, &clip.key);
+        assert_thumbnail(&env, &clip.key, 640, 360);
         parts.push(path);
     }
     assert_eq!(
@@ -417,6 +458,8 @@ async fn sizes_for_each_orientation_and_resolution() {
             5.0,
             "clip",
         );
+        let still_height = if w > h { 360 } else { 1138 };
+        assert_thumbnail(&env, &video.clips[0].key, 640, still_height);
     }
 }
 
@@ -682,6 +725,11 @@ async fn effect_hook_and_time_limit() {
         "white box at the top left: {:?}",
         &rgb[..3]
     );
+    // The thumbnail of a clip with an effect is split off ffmpeg's graph: it shows the box.
+    assert_thumbnail(&env, &video.clips[0].key, 640, 360);
+    let still = env.stored(&stillreel_render::storage::still_key(&video.clips[0].key));
+    let rgb = common::frame_rgb(&still, 0, "64:36");
+    assert!(rgb[..3].iter().all(|&c| c > 230), "{:?}", &rgb[..3]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,11 +2,12 @@
 //! first when its vfx needs one, or the clip role's model on the generative engine), checked
 //! with ffprobe and stored under a lease-token key.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use stillreel_core::Engine;
 
+use super::generate::ClipSource;
 use super::{ClipJob, clip_key};
 use crate::blocking::run_blocking;
 use crate::clip_plan::ClipPlan;
@@ -14,28 +15,18 @@ use crate::command::{self, Encoding, StillInput};
 use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
 use crate::failure::JobFailure;
-use crate::fetch::{ExifOrientation, FetchedMedia};
+use crate::fetch::FetchedMedia;
 use crate::files::{get, io_error, make_dir, relative};
-use crate::generated::Made;
 use crate::job::StoredClip;
 use crate::observer::RenderObserver;
 use crate::progress::Progress;
-use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
 use crate::still_canvas;
 use crate::storage::Storage;
+use crate::thumbnail;
 use crate::video_plan::clip_plan;
 use crate::warp::{self, Canvas};
-
-/// What a clip is made from.
-#[derive(Debug, Clone)]
-pub(super) enum ClipSource {
-    /// A still (the fetched picture, or the provider's processed one).
-    Still(StillInput),
-    /// A clip made by the generative provider (MP4 in the work dir).
-    Video(PathBuf),
-}
 
 impl Renderer {
     /// The clip step: renders clip `job.index` from its stored input, without audio, checks
@@ -161,76 +152,6 @@ impl Renderer {
         }
         Ok(map.with_polarity(input.polarity))
     }
-
-    /// Makes clip `index`'s generated input with the role of its vfx (`None`: the clip role,
-    /// for the generative engine), or reuses the one made before for the same (role, model,
-    /// picture, parameters), and keeps it in the work dir.
-    pub(super) async fn generate(
-        &self,
-        job: &ClipJob,
-        vfx: Option<&stillreel_core::Vfx>,
-        media: &FetchedMedia,
-        plan: &ClipPlan,
-        work_dir: &Path,
-    ) -> Result<ClipSource, JobFailure> {
-        let index = job.index;
-        let field = match vfx {
-            Some(_) => format!("image_inputs[{index}].vfx"),
-            None => format!("image_inputs[{index}]"),
-        };
-        let fail = |error: ProviderError| JobFailure::Provider {
-            field: field.clone(),
-            error,
-        };
-        let (client, motion) = match vfx {
-            Some(vfx) => (
-                Role::for_vfx(vfx.kind())
-                    .and_then(|role| self.providers.get(role))
-                    .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?,
-                job.camera_motion,
-            ),
-            // The model is asked for the move the clip record will name (`auto` resolved as
-            // v25 resolves it), so a second video of the photo asks the same and reuses it.
-            None => (
-                self.providers
-                    .get(Role::Clip)
-                    .ok_or_else(|| fail(ProviderError::ClipNotConfigured))?,
-                plan.motion.as_camera_motion(),
-            ),
-        };
-        let io = |e: std::io::Error| JobFailure::Render(io_error(Step::Clip(index), e));
-        let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
-        let request = RoleRequest {
-            image: &bytes,
-            format: media.format,
-            size: job.input.upright.unwrap_or((plan.width, plan.height)),
-            vfx,
-            motion,
-            output: OutputSpec {
-                width: plan.width,
-                height: plan.height,
-                fps: plan.fps,
-                seconds: stillreel_core::limits::CLIP_SECONDS,
-            },
-        };
-        let made = crate::generated::made(&self.storage, client, &request, work_dir, index)
-            .await
-            .map_err(|e| match e {
-                crate::generated::GenerateError::Provider(error) => fail(error),
-                crate::generated::GenerateError::Io(e) => io(e),
-            })?;
-        Ok(match made {
-            Made::Still { path, format } => {
-                let head = tokio::fs::read(&path).await.map_err(io)?;
-                ClipSource::Still(StillInput {
-                    path,
-                    format,
-                    orientation: ExifOrientation::read(&head),
-                })
-            }
-            Made::Clip(path) => ClipSource::Video(path),
-        })
-    }
 }
 
 /// A clip ready to render on a blocking thread.
@@ -275,6 +196,23 @@ fn draw_canvas(
     Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| io_error(step, e))
 }
 
+/// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
+fn write_still(
+    frame: Option<&[u8]>,
+    plan: &ClipPlan,
+    path: &Path,
+    step: Step,
+) -> Option<RenderError> {
+    let fail = |message: String| Some(RenderError::Io { step, message });
+    let Some(frame) = frame else {
+        return fail("the thumbnail's frame was not drawn".to_owned());
+    };
+    match thumbnail::jpeg_from_yuv420p(frame, plan.width, plan.height) {
+        Ok(jpeg) => std::fs::write(path, jpeg).err().map(|e| io_error(step, e)),
+        Err(e) => fail(e.to_string()),
+    }
+}
+
 /// Renders a clip, checks it and stores it (blocking). Reports frames done to `frames`.
 fn render_checked(
     task: &ClipTask,
@@ -306,13 +244,18 @@ fn render_checked(
                 command::add_caption(&mut cmd, task.plan.height);
             }
             command::add_keyframes(&mut cmd, &task.keyframes);
-            let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
+            // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one
+            // with an effect or a caption takes it from the graph, after what ffmpeg draws.
+            let in_process = task.effect.is_none() && !task.caption;
+            let with_still =
+                in_process || command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             let threads = warp::draw_threads();
             let plan = task.plan;
             // The encoder starts first and the canvas is made while it loads its libraries and
             // opens x264 (about 0.08 s of a clip that the two runs would otherwise spend one
             // after the other); its first frame arrives once the canvas is there.
             let mut canvas_failed: Option<RenderError> = None;
+            let mut still_failed: Option<RenderError> = None;
             let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
                 let canvas = draw_canvas(task, &still, runner, dir).map_err(|e| {
                     let message = e.to_string();
@@ -323,13 +266,25 @@ fn render_checked(
                     .depth
                     .as_ref()
                     .map(|map| DepthField::prepare(map, (plan.width, plan.height)));
-                warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin)
+                if !in_process {
+                    return warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin);
+                }
+                let frame_len = warp::frame_bytes(plan.width, plan.height);
+                let mut keep = thumbnail::KeepFrame::new(stdin, middle, frame_len);
+                warp::write_frames(&plan, &canvas, field.as_ref(), threads, &mut keep)?;
+                // Encoded while x264 drains its lookahead; a failure fails the clip after
+                // ffmpeg is done, rather than killing it.
+                still_failed = write_still(keep.frame(), &plan, &dir.join(&still_name), step);
+                Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
             if let Some(e) = canvas_failed {
                 return Err(e);
             }
             encoded?;
+            if let Some(e) = still_failed {
+                return Err(e);
+            }
             with_still
         }
         ClipSource::Video(video) => {

@@ -1,19 +1,32 @@
-//! The model calls of a clip run on their own, before its render (the server's `generate`
-//! job): its vfx's generated input (or, on the generative engine, the clip role's clip), and
-//! the depth role's map of its photo. Both go through
-//! the stored answers (`crate::generated`), where the clip step finds them again.
+//! The model calls of a clip: its vfx's generated input (or, on the generative engine, the
+//! clip role's clip), and the depth role's map of its photo, run on their own before its
+//! render (the server's `generate` job) or by the clip step itself (`Renderer::generate`).
+//! Both go through the stored answers (`crate::generated`), where the clip step finds them
+//! again.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::ClipJob;
+use crate::clip_plan::ClipPlan;
+use crate::command::StillInput;
 use crate::depth::DepthInput;
 use crate::failure::JobFailure;
-use crate::fetch::FetchedMedia;
+use crate::fetch::{ExifOrientation, FetchedMedia};
 use crate::files::{get, io_error, make_dir};
-use crate::provider::{OutputSpec, Role, RoleRequest};
+use crate::generated::Made;
+use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::Step;
 use crate::video_plan::clip_plan;
+
+/// What a clip is made from.
+#[derive(Debug, Clone)]
+pub(super) enum ClipSource {
+    /// A still (the fetched picture, or the provider's processed one).
+    Still(StillInput),
+    /// A clip made by the generative provider (MP4 in the work dir).
+    Video(PathBuf),
+}
 
 impl Renderer {
     /// Makes clip `job.index`'s generated input for its vfx, or its model clip on the generative
@@ -98,5 +111,75 @@ impl Renderer {
             key,
             polarity: crate::depth::DepthPolarity::BrighterIsNearer,
         }))
+    }
+
+    /// Makes clip `index`'s generated input with the role of its vfx (`None`: the clip role,
+    /// for the generative engine), or reuses the one made before for the same (role, model,
+    /// picture, parameters), and keeps it in the work dir.
+    pub(super) async fn generate(
+        &self,
+        job: &ClipJob,
+        vfx: Option<&stillreel_core::Vfx>,
+        media: &FetchedMedia,
+        plan: &ClipPlan,
+        work_dir: &Path,
+    ) -> Result<ClipSource, JobFailure> {
+        let index = job.index;
+        let field = match vfx {
+            Some(_) => format!("image_inputs[{index}].vfx"),
+            None => format!("image_inputs[{index}]"),
+        };
+        let fail = |error: ProviderError| JobFailure::Provider {
+            field: field.clone(),
+            error,
+        };
+        let (client, motion) = match vfx {
+            Some(vfx) => (
+                Role::for_vfx(vfx.kind())
+                    .and_then(|role| self.providers.get(role))
+                    .ok_or_else(|| fail(ProviderError::NotConfigured(vfx.kind())))?,
+                job.camera_motion,
+            ),
+            // The model is asked for the move the clip record will name (`auto` resolved as
+            // v25 resolves it), so a second video of the photo asks the same and reuses it.
+            None => (
+                self.providers
+                    .get(Role::Clip)
+                    .ok_or_else(|| fail(ProviderError::ClipNotConfigured))?,
+                plan.motion.as_camera_motion(),
+            ),
+        };
+        let io = |e: std::io::Error| JobFailure::Render(io_error(Step::Clip(index), e));
+        let bytes = tokio::fs::read(&media.path).await.map_err(io)?;
+        let request = RoleRequest {
+            image: &bytes,
+            format: media.format,
+            size: job.input.upright.unwrap_or((plan.width, plan.height)),
+            vfx,
+            motion,
+            output: OutputSpec {
+                width: plan.width,
+                height: plan.height,
+                fps: plan.fps,
+                seconds: stillreel_core::limits::CLIP_SECONDS,
+            },
+        };
+        let made = crate::generated::made(&self.storage, client, &request, work_dir, index)
+            .await
+            .map_err(|e| match e {
+                crate::generated::GenerateError::Provider(error) => fail(error),
+                crate::generated::GenerateError::Io(e) => io(e),
+            })?;
+        Ok(match made {
+            Made::Still { path, format } => {
+                let head = tokio::fs::read(&path).await.map_err(io)?;
+                ClipSource::Still(StillInput {
+                    path,
+                    format,
+                    orientation: ExifOrientation::read(&head),
+                })
+            }
+            Made::Clip(path) => ClipSource::Video(path),
+        })
     }
 }
