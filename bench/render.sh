@@ -9,7 +9,8 @@
 #          ffmpeg -nostdin -y -f rawvideo -pix_fmt yuv420p -s WxH -framerate 30 -i /dev/shm/frames.yuv \
 #            -an -c:v libx264 -preset veryfast -crf 20 -profile:v high -level:v 3.1|4.1 -pix_fmt yuv420p \
 #            -r 30 -g 60 -video_track_timescale 15360 -movflags +faststart -f mp4 floor.mp4
-#        Interleaved, RUNS rounds, medians. Also: peak RSS of every ffmpeg run and of the render
+#        Interleaved, RUNS rounds, medians, and the median of the per-round ratios ours/floor
+#        (each round's clip beside the floor run right after it). Also: peak RSS of every ffmpeg run and of the render
 #        process, and the PSNR of our clip against the reference clip.
 # video: five bundled stills (samples/, mixed sizes up to 2400x1600) into 25 s of push-in video
 #        through stillreel-render, beside one hand-written ffmpeg command (bench/baseline-ffmpeg.sh)
@@ -18,8 +19,10 @@
 # Prints lines for docs/BENCHMARKS.md. RUNS (default 3) runs per measurement, median reported. Usage:
 #   bench/render.sh
 #   BASELINE_RENDER_BENCH=/path/to/old/render_bench bench/render.sh   # also an earlier build, side by side
+#                                                                      # (clip: its clip step in every round)
 #   SKIP_MOVIEPY=1 bench/render.sh                                     # without the MoviePy run
 #   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
+#   CLIP_MOTION=orbit-left PARTS=clip bench/render.sh                  # the clip part with another motion
 #   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
 #   PARTS=draw bench/render.sh                                         # draw: the frames alone, flat and depth, no encoder
 #   PARTS=canvas bench/render.sh                                       # canvas: in process against the ffmpeg run
@@ -48,23 +51,29 @@ peak() { sort -n "$1" | tail -1; }
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 timed_peak() { /usr/bin/time -f "%M" -o "$1" "${@:2}"; }
 CLIP_IMG=${CLIP_IMG:-samples/house-colonial.jpg}
+CLIP_MOTION=${CLIP_MOTION:-push-in}
 SHM=/dev/shm/stillreel-bench-$$; mkdir -p "$SHM"; trap 'rm -rf "$SHM"' EXIT
 if [[ " ${PARTS:-clip video} " == *" clip "* ]]; then
 for res in ${RESOLUTIONS:-720p 1080p}; do
   size=1280x720; level=3.1; [ "$res" = 1080p ] && size=1920x1080 && level=4.1
   : > "$OUT/clip-ours-$res.txt"; : > "$OUT/clip-ref-$res.txt"; : > "$OUT/clip-floor-$res.txt"
   : > "$OUT/clip-peak-ours-$res.log"; : > "$OUT/clip-peak-ref-$res.log"; : > "$OUT/clip-peak-floor-$res.log"
-  : > "$OUT/clip-rss-ours-$res.log"
+  : > "$OUT/clip-rss-ours-$res.log"; : > "$OUT/clip-base-$res.txt"
   for run in $(seq "$RUNS"); do
     oj=$(PEAK_LOG="$OUT/clip-peak-ours-$res.log" STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
-      timed_peak "$OUT/clip-rss.tmp" "$BIN" clip "$OUT" "$res" "$CLIP_IMG" push-in ours)
+      timed_peak "$OUT/clip-rss.tmp" "$BIN" clip "$OUT" "$res" "$CLIP_IMG" "$CLIP_MOTION" ours)
     cat "$OUT/clip-rss.tmp" >> "$OUT/clip-rss-ours-$res.log"
     echo "$oj" | json_field clip_wall >> "$OUT/clip-ours-$res.txt"
     ours_clip=$(echo "$oj" | json_field clip)
     rj=$(PEAK_LOG="$OUT/clip-peak-ref-$res.log" STILLREEL_FFMPEG="$PWD/bench/ffmpeg-peak-mem.sh" \
-      "$BIN" clip "$OUT" "$res" "$CLIP_IMG" push-in reference)
+      "$BIN" clip "$OUT" "$res" "$CLIP_IMG" "$CLIP_MOTION" reference)
     echo "$rj" | json_field clip_wall >> "$OUT/clip-ref-$res.txt"
     ref_clip=$(echo "$rj" | json_field clip)
+    if [ -n "${BASELINE_RENDER_BENCH:-}" ]; then
+      # The earlier build's clip step, in the same round.
+      "$BASELINE_RENDER_BENCH" clip "$OUT/baseline" "$res" "$CLIP_IMG" "$CLIP_MOTION" ours | json_field clip_wall \
+        >> "$OUT/clip-base-$res.txt"
+    fi
     if [ "$run" = 1 ]; then
       ffmpeg -nostdin -v error -y -i "$ours_clip" -f rawvideo -pix_fmt yuv420p "$SHM/frames-$res.yuv"
       cp "$ours_clip" "$OUT/clip-ours-$res.mp4"; cp "$ref_clip" "$OUT/clip-ref-$res.mp4"
@@ -79,11 +88,19 @@ for res in ${RESOLUTIONS:-720p 1080p}; do
   o=$(median < "$OUT/clip-ours-$res.txt"); r=$(median < "$OUT/clip-ref-$res.txt"); f=$(median < "$OUT/clip-floor-$res.txt")
   psnr=$(ffmpeg -nostdin -i "$OUT/clip-ours-$res.mp4" -i "$OUT/clip-ref-$res.mp4" -lavfi psnr -f null - 2>&1 \
     | sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -1)
-  echo "clip $res ours=$o [$(paste -sd/ "$OUT/clip-ours-$res.txt")] reference=$r [$(paste -sd/ "$OUT/clip-ref-$res.txt")]" \
+  echo "clip $res $CLIP_MOTION ours=$o [$(paste -sd/ "$OUT/clip-ours-$res.txt")] reference=$r [$(paste -sd/ "$OUT/clip-ref-$res.txt")]" \
     "floor=$f [$(paste -sd/ "$OUT/clip-floor-$res.txt")] ours/floor=$(echo "$o / $f" | bc -l | cut -c1-5)" \
+    "ours/floor_pairs_median=$(paste "$OUT/clip-ours-$res.txt" "$OUT/clip-floor-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
     "reference/floor=$(echo "$r / $f" | bc -l | cut -c1-5) peak_ffmpeg_ours_kib=$(peak "$OUT/clip-peak-ours-$res.log")" \
     "peak_render_process_kib=$(peak "$OUT/clip-rss-ours-$res.log") peak_ffmpeg_reference_kib=$(peak "$OUT/clip-peak-ref-$res.log")" \
     "peak_floor_kib=$(peak "$OUT/clip-peak-floor-$res.log") psnr_ours_vs_reference=$psnr" | tee -a "$OUT/summary.txt"
+  if [ -s "$OUT/clip-base-$res.txt" ]; then
+    b=$(median < "$OUT/clip-base-$res.txt")
+    echo "clip $res baseline=$b [$(paste -sd/ "$OUT/clip-base-$res.txt")] baseline/floor=$(echo "$b / $f" | bc -l | cut -c1-5)" \
+      "baseline/floor_pairs_median=$(paste "$OUT/clip-base-$res.txt" "$OUT/clip-floor-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
+      "ours/baseline_pairs_median=$(paste "$OUT/clip-ours-$res.txt" "$OUT/clip-base-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
+      | tee -a "$OUT/summary.txt"
+  fi
   rm -f "$SHM/frames-$res.yuv"
 done
 fi
