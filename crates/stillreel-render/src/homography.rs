@@ -23,8 +23,10 @@ impl Homography {
     pub fn from_corners(corners: [(f64, f64); 4], width: u32, height: u32) -> Self {
         let [(x0, y0), (x1, y1), (x3, y3), (x2, y2)] = corners;
         // Corners in cyclic order: 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left.
-        let sx = x0 - x1 + x2 - x3;
-        let sy = y0 - y1 + y2 - y3;
+        // Summed side by side (left side, then right): a window whose sides are vertical
+        // gets `sx` = 0 exactly, so `b` and `h` are exact zeros (`keystone::is_keystone`).
+        let sx = (x0 - x3) + (x2 - x1);
+        let sy = (y0 - y3) + (y2 - y1);
         let (a, b, c, d, e, f, g, h);
         if sx.abs() < 1e-12 && sy.abs() < 1e-12 {
             // A parallelogram: affine.

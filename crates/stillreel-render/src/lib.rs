@@ -33,6 +33,7 @@ pub mod generated;
 pub mod homography;
 pub mod job;
 pub mod keyframes;
+mod keystone;
 pub mod objects;
 pub mod observer;
 pub mod parallax;

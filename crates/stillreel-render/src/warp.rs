@@ -41,6 +41,8 @@ pub struct Canvas {
     width: u32,
     height: u32,
     planes: [Plane; 3],
+    /// The keystone path's buffers, kept from frame to frame.
+    scratch: crate::keystone::Scratch,
 }
 
 /// Bytes of one yuv420p frame.
@@ -72,6 +74,7 @@ impl Canvas {
                 Plane::padded(w / 2, h / 2, u),
                 Plane::padded(w / 2, h / 2, v),
             ],
+            scratch: crate::keystone::Scratch::default(),
         })
     }
 
@@ -167,6 +170,8 @@ impl Canvas {
         let shift = u32::from(index > 0);
         if map.is_separable() {
             crate::zoom::draw_zoom(plane, map, shift, first, out);
+        } else if crate::keystone::is_keystone(map) {
+            crate::keystone::draw_keystone(plane, map, shift, first, out, &self.scratch);
         } else {
             draw_projective(plane, map, shift, first, out);
         }
@@ -476,6 +481,64 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn keystone_and_projective_paths_draw_the_same_orbits() {
+        use crate::clip_plan::{ClipPlan, Motion};
+        use crate::keystone::{Scratch, draw_keystone, is_keystone};
+        use stillreel_core::{Orientation, Resolution};
+        let scratch = Scratch::default();
+        let compare = |canvas: &Canvas, map: &Homography, what: &str| {
+            assert!(is_keystone(map), "{what}: {map:?}");
+            assert!(!map.is_separable(), "{what}");
+            for (index, shift) in [(0, 0), (1, 1), (2, 1)] {
+                let plane = &canvas.planes[index];
+                // The whole plane, and a band in the middle (a thread's share).
+                for (first, rows) in [(0, plane.height), (plane.height / 3, 17)] {
+                    let mut fast = vec![0u8; plane.width * rows];
+                    let mut slow = fast.clone();
+                    draw_keystone(plane, map, shift, first, &mut fast, &scratch);
+                    draw_projective(plane, map, shift, first, &mut slow);
+                    // Two roundings and 1/64 weights across, as the zoom's: a few levels at
+                    // most at the ramp's hard edges, well under one on average.
+                    let diffs: Vec<i32> = (fast.iter().zip(&slow))
+                        .map(|(&a, &b)| (i32::from(a) - i32::from(b)).abs())
+                        .collect();
+                    let worst = diffs.iter().copied().max().unwrap_or(0);
+                    let mean = f64::from(diffs.iter().sum::<i32>()) / diffs.len() as f64;
+                    let band = format!("{what}: plane {index}, rows {first}+{rows}");
+                    assert!(worst <= 3, "{band}: worst difference {worst}");
+                    assert!(mean < 0.5, "{band}: mean difference {mean}");
+                }
+            }
+        };
+        // Every orbit the plans draw, at their frame sizes.
+        for orientation in [Orientation::Landscape, Orientation::Portrait] {
+            for engine in [Engine::V24, Engine::V25] {
+                let plan = ClipPlan::new(orientation, Resolution::P720, engine, Motion::OrbitLeft);
+                let (canvas, _) = ramp(plan.width, plan.height);
+                for motion in [Motion::OrbitLeft, Motion::OrbitRight] {
+                    let plan = ClipPlan::new(orientation, Resolution::P720, engine, motion);
+                    for n in [0, 1, 40, 75, 149] {
+                        let map =
+                            Homography::from_corners(plan.window_at(n), plan.width, plan.height);
+                        compare(
+                            &canvas,
+                            &map,
+                            &format!("{orientation:?} {engine:?} {motion:?} {n}"),
+                        );
+                    }
+                }
+            }
+        }
+        // A keystone reaching past the canvas (clamped reads), odd chroma widths.
+        for (width, height) in [(128, 72), (126, 70)] {
+            let (canvas, _) = ramp(width, height);
+            let corners = [(-5.0, -3.0), (131.0, 2.5), (-5.0, 75.0), (131.0, 69.5)];
+            let map = Homography::from_corners(corners, width, height);
+            compare(&canvas, &map, &format!("{width}x{height} past the edges"));
         }
     }
 

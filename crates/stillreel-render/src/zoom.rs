@@ -28,12 +28,12 @@ const H_ONE: u16 = 1 << H_BITS;
 /// Output pixels per shuffle.
 const LANES: usize = 8;
 /// Canvas bytes one shuffle can reach from its block's first position.
-const REACH: usize = 16;
+pub(crate) const REACH: usize = 16;
 
 /// Eight output pixels of a row: where their reads start, which bytes from there each lane
 /// pairs, and the pairs' weights (`H_ONE − f`, `f`).
 #[derive(Debug, Clone, Copy)]
-struct Block {
+pub(crate) struct Block {
     base: u32,
     pairs: [u8; 16],
     weights: [u8; 16],
@@ -43,7 +43,7 @@ struct Block {
 /// and the same as shuffle blocks (`None` when a block's reads do not fit a shuffle, which a
 /// window inside the canvas never causes).
 #[derive(Debug, Clone)]
-struct Columns {
+pub(crate) struct Columns {
     left: Vec<u32>,
     frac: Vec<u8>,
     blocks: Option<Vec<Block>>,
@@ -51,10 +51,18 @@ struct Columns {
 
 impl Columns {
     fn new(width: usize, map: &Homography, shift: u32) -> Self {
+        Columns::at(width, |x| {
+            fixed(map.a * (x << shift) as f64 + map.c, shift, width - 1)
+        })
+    }
+
+    /// Columns reading at `read(x)`: the left neighbour and the weight in 1/256 (as
+    /// `sampling::fixed` gives them), which must not decrease with `x` for the shuffles.
+    pub(crate) fn at(width: usize, read: impl Fn(usize) -> (usize, i32)) -> Self {
         let mut left = Vec::with_capacity(width);
         let mut frac = Vec::with_capacity(width);
         for x in 0..width {
-            let (i, f) = fixed(map.a * (x << shift) as f64 + map.c, shift, width - 1);
+            let (i, f) = read(x);
             left.push(i as u32);
             // 1/256 → 1/64, rounded; 64 takes the right neighbour whole.
             frac.push(((f + 2) >> 2) as u8);
@@ -66,7 +74,8 @@ impl Columns {
                 let mut pairs = [0u8; 16];
                 let mut weights = [0u8; 16];
                 for (k, x) in lanes.enumerate() {
-                    let offset = (left[x] - base) as usize;
+                    // A read left of the block's first (never for a push) does not fit.
+                    let offset = left[x].checked_sub(base)? as usize;
                     if offset + 1 >= REACH {
                         return None;
                     }
@@ -83,6 +92,17 @@ impl Columns {
             })
             .collect();
         Columns { left, frac, blocks }
+    }
+}
+
+impl Columns {
+    /// The shuffles this CPU can run these columns with (SSSE3 and blocks that fit).
+    pub(crate) fn shuffles(&self) -> Shuffles<'_> {
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(v2), Some(blocks)) = (pulp::x86::V2::try_new(), self.blocks.as_deref()) {
+            return Some((v2, blocks));
+        }
+        None
     }
 }
 
@@ -146,9 +166,9 @@ impl pulp::NullaryFnOnce for Rows<'_> {
 }
 
 #[cfg(target_arch = "x86_64")]
-type Shuffles<'a> = Option<(pulp::x86::V2, &'a [Block])>;
+pub(crate) type Shuffles<'a> = Option<(pulp::x86::V2, &'a [Block])>;
 #[cfg(not(target_arch = "x86_64"))]
-type Shuffles<'a> = Option<(std::convert::Infallible, &'a [Block])>;
+pub(crate) type Shuffles<'a> = Option<(std::convert::Infallible, &'a [Block])>;
 
 #[inline(always)]
 fn draw_rows(
@@ -173,23 +193,30 @@ fn draw_rows(
         let r0 = &plane.data[v * plane.stride..][..plane.stride];
         let r1 = &plane.data[(v + 1) * plane.stride..][..plane.stride];
         vertical(r0, r1, fv as u16, &mut row[..plane.stride]);
-        let done = match shuffles {
-            #[cfg(target_arch = "x86_64")]
-            Some((simd, blocks)) => {
-                horizontal_shuffled(simd, &row, blocks, out_row);
-                blocks.len() * LANES
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Some((never, _)) => match never {},
-            None => 0,
-        };
-        let tail = out_row[done..]
-            .iter_mut()
-            .zip(&columns.left[done..])
-            .zip(&columns.frac[done..]);
-        for ((o, &left), &frac) in tail {
-            *o = pair(&row, left as usize, frac);
+        horizontal(&row, columns, shuffles, out_row);
+    }
+}
+
+/// One row blended across at `columns` (`row` with [`REACH`] bytes of slack past the
+/// plane's stride): eight pixels per shuffle where `shuffles` has them, the rest by [`pair`].
+#[inline(always)]
+pub(crate) fn horizontal(row: &[u8], columns: &Columns, shuffles: Shuffles<'_>, out: &mut [u8]) {
+    let done = match shuffles {
+        #[cfg(target_arch = "x86_64")]
+        Some((simd, blocks)) => {
+            horizontal_shuffled(simd, row, blocks, out);
+            blocks.len() * LANES
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        Some((never, _)) => match never {},
+        None => 0,
+    };
+    let tail = out[done..]
+        .iter_mut()
+        .zip(&columns.left[done..])
+        .zip(&columns.frac[done..]);
+    for ((o, &left), &frac) in tail {
+        *o = pair(row, left as usize, frac);
     }
 }
 
