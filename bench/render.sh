@@ -47,6 +47,8 @@ if [ -z "${SKIP_MOVIEPY:-}" ] && [ ! -x "$VENV/bin/python" ]; then python3 -m ve
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc -l; }
 peak() { sort -n "$1" | tail -1; }
+# The median of the per-round ratios of two files of times, line by line: pairs_median A B.
+pairs_median() { paste "$1" "$2" | awk '{printf "%.4f\n", $1 / $2}' | median; }
 
 json_field() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 timed_peak() { /usr/bin/time -f "%M" -o "$1" "${@:2}"; }
@@ -90,15 +92,15 @@ for res in ${RESOLUTIONS:-720p 1080p}; do
     | sed -n 's/.*PSNR.* average:\([0-9.inf]*\).*/\1/p' | tail -1)
   echo "clip $res $CLIP_MOTION ours=$o [$(paste -sd/ "$OUT/clip-ours-$res.txt")] reference=$r [$(paste -sd/ "$OUT/clip-ref-$res.txt")]" \
     "floor=$f [$(paste -sd/ "$OUT/clip-floor-$res.txt")] ours/floor=$(echo "$o / $f" | bc -l | cut -c1-5)" \
-    "ours/floor_pairs_median=$(paste "$OUT/clip-ours-$res.txt" "$OUT/clip-floor-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
+    "ours/floor_pairs_median=$(pairs_median "$OUT/clip-ours-$res.txt" "$OUT/clip-floor-$res.txt")" \
     "reference/floor=$(echo "$r / $f" | bc -l | cut -c1-5) peak_ffmpeg_ours_kib=$(peak "$OUT/clip-peak-ours-$res.log")" \
     "peak_render_process_kib=$(peak "$OUT/clip-rss-ours-$res.log") peak_ffmpeg_reference_kib=$(peak "$OUT/clip-peak-ref-$res.log")" \
     "peak_floor_kib=$(peak "$OUT/clip-peak-floor-$res.log") psnr_ours_vs_reference=$psnr" | tee -a "$OUT/summary.txt"
   if [ -s "$OUT/clip-base-$res.txt" ]; then
     b=$(median < "$OUT/clip-base-$res.txt")
     echo "clip $res baseline=$b [$(paste -sd/ "$OUT/clip-base-$res.txt")] baseline/floor=$(echo "$b / $f" | bc -l | cut -c1-5)" \
-      "baseline/floor_pairs_median=$(paste "$OUT/clip-base-$res.txt" "$OUT/clip-floor-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
-      "ours/baseline_pairs_median=$(paste "$OUT/clip-ours-$res.txt" "$OUT/clip-base-$res.txt" | awk '{printf "%.4f\n", $1 / $2}' | median)" \
+      "baseline/floor_pairs_median=$(pairs_median "$OUT/clip-base-$res.txt" "$OUT/clip-floor-$res.txt")" \
+      "ours/baseline_pairs_median=$(pairs_median "$OUT/clip-ours-$res.txt" "$OUT/clip-base-$res.txt")" \
       | tee -a "$OUT/summary.txt"
   fi
   rm -f "$SHM/frames-$res.yuv"

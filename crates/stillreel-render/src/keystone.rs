@@ -75,11 +75,7 @@ pub(crate) fn draw_keystone(
     }
     let step = f64::from(1u32 << shift);
     // `sampling::fixed`'s scale and clamp, as the general path (`warp::Projective`).
-    let scale = if shift == 0 {
-        SUB as f64
-    } else {
-        SUB as f64 * 0.5
-    };
+    let scale = crate::sampling::position_scale(shift);
     let umax = ((w - 1) * SUB as usize) as f64;
     let vmax = ((plane.height - 1) * SUB as usize) as f64;
     let (du, dv, dd) = (map.a * step, map.d * step, map.g * step);

@@ -50,15 +50,20 @@ pub(crate) fn blend(a: i32, b: i32, c: i32, d: i32, fu: i32, fv: i32) -> u8 {
 /// a library call on baseline x86-64, and this runs twice per pixel.
 #[inline(always)]
 pub(crate) fn fixed(pos: f64, shift: u32, last: usize) -> (usize, i32) {
-    // Multiplications only: a division here (by 2^shift) cost more than the blend.
-    let scale = if shift == 0 {
+    let q = (pos * position_scale(shift)).clamp(0.0, (last * SUB as usize) as f64);
+    let q = (q + 0.5) as i32;
+    ((q >> SUB_BITS) as usize, q & (SUB - 1))
+}
+
+/// A canvas position's factor to fixed point in a plane of `shift` (1: the half-size chroma
+/// planes). Multiplications only: a division here (by 2^shift) cost more than the blend.
+#[inline(always)]
+pub(crate) fn position_scale(shift: u32) -> f64 {
+    if shift == 0 {
         SUB as f64
     } else {
         SUB as f64 * 0.5
-    };
-    let q = (pos * scale).clamp(0.0, (last * SUB as usize) as f64);
-    let q = (q + 0.5) as i32;
-    ((q >> SUB_BITS) as usize, q & (SUB - 1))
+    }
 }
 
 /// Runs `work` compiled for the widest instruction set this CPU offers (AVX2 and FMA on an

@@ -13,7 +13,7 @@
 //! Clips with an effect or a caption still take the graph's still: their thumbnail must show
 //! what ffmpeg draws after the camera.
 
-use fast_image_resize::images::Image;
+use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 
@@ -157,8 +157,7 @@ impl<W: std::io::Write> std::io::Write for KeepFrame<W> {
 /// One 8-bit plane of `from` size scaled to `to`.
 fn scaled(plane: &[u8], from: (u32, u32), to: (u32, u32)) -> Result<Vec<u8>, ThumbnailError> {
     let scale = |e: &dyn std::fmt::Display| ThumbnailError::Scale(e.to_string());
-    let src =
-        Image::from_vec_u8(from.0, from.1, plane.to_vec(), PixelType::U8).map_err(|e| scale(&e))?;
+    let src = ImageRef::new(from.0, from.1, plane, PixelType::U8).map_err(|e| scale(&e))?;
     let mut dst = Image::new(to.0, to.1, PixelType::U8);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::CatmullRom));
     Resizer::new()

@@ -218,11 +218,7 @@ impl pulp::NullaryFnOnce for Projective<'_> {
         let step = f64::from(1u32 << shift);
         let stride = u32::try_from(plane.stride).expect("a plane narrower than 4 G pixels");
         // `sampling::fixed`'s scale and clamp, for the whole fixed-point position.
-        let scale = if shift == 0 {
-            SUB as f64
-        } else {
-            SUB as f64 * 0.5
-        };
+        let scale = crate::sampling::position_scale(shift);
         let (umax, vmax) = (
             ((w - 1) * SUB as usize) as f64,
             ((plane.height - 1) * SUB as usize) as f64,

@@ -119,17 +119,14 @@ pub(crate) fn draw_zoom(plane: &Plane, map: &Homography, shift: u32, first: usiz
         columns: &columns,
         shuffles: None,
     };
+    rows.shuffles = columns.shuffles();
     #[cfg(target_arch = "x86_64")]
-    {
-        use pulp::x86::{V2, V3};
-        if let (Some(v2), Some(blocks)) = (V2::try_new(), columns.blocks.as_deref()) {
-            rows.shuffles = Some((v2, blocks));
-            // The same code either way; under V3 the vertical pass widens to AVX2.
-            return match V3::try_new() {
-                Some(v3) => v3.vectorize(rows),
-                None => v2.vectorize(rows),
-            };
-        }
+    if let Some((v2, _)) = rows.shuffles {
+        // The same code either way; under V3 the vertical pass widens to AVX2.
+        return match pulp::x86::V3::try_new() {
+            Some(v3) => v3.vectorize(rows),
+            None => v2.vectorize(rows),
+        };
     }
     pulp::NullaryFnOnce::call(rows);
 }
