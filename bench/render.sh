@@ -24,6 +24,7 @@
 #   RESOLUTIONS=720p RUNS=5 PARTS=clip bench/render.sh                 # one resolution, one part
 #   CLIP_MOTION=orbit-left PARTS=clip bench/render.sh                  # the clip part with another motion
 #   PARTS=depth bench/render.sh                                        # depth: a flat clip against a depth clip
+#     DEPTH_MOTIONS=orbit-left                                         #   (motions; default push-in orbit-left)
 #   PARTS=draw bench/render.sh                                         # draw: the frames alone, flat and depth, no encoder
 #   PARTS=canvas bench/render.sh                                       # canvas: in process against the ffmpeg run
 set -euo pipefail
@@ -111,7 +112,7 @@ fi
 if [[ " ${PARTS:-clip video} " == *" depth "* ]]; then
   [ -n "${SKIP_BUILD:-}" ] || cargo build -q --release -p stillreel-render --example showcase
   SHOW=target/release/examples/showcase
-  for m in push-in orbit-left; do
+  for m in ${DEPTH_MOTIONS:-push-in orbit-left}; do
     : > "$OUT/depth-flat-$m.txt"; : > "$OUT/depth-depth-$m.txt"
     for _ in $(seq "$RUNS"); do
       "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png | json_field wall >> "$OUT/depth-flat-$m.txt"
@@ -119,7 +120,8 @@ if [[ " ${PARTS:-clip video} " == *" depth "* ]]; then
       "$SHOW" clip "$OUT/show" 1280x720 "$m" none samples/living-room.png "$OUT/depth-map.png" | json_field wall >> "$OUT/depth-depth-$m.txt"
     done
     fl=$(median < "$OUT/depth-flat-$m.txt"); de=$(median < "$OUT/depth-depth-$m.txt")
-    echo "depth $m flat=$fl [$(paste -sd/ "$OUT/depth-flat-$m.txt")] depth=$de [$(paste -sd/ "$OUT/depth-depth-$m.txt")] depth/flat=$(echo "$de / $fl" | bc -l | cut -c1-5)" | tee -a "$OUT/summary.txt"
+    echo "depth $m flat=$fl [$(paste -sd/ "$OUT/depth-flat-$m.txt")] depth=$de [$(paste -sd/ "$OUT/depth-depth-$m.txt")] depth/flat=$(echo "$de / $fl" | bc -l | cut -c1-5)" \
+      "depth/flat_pairs_median=$(pairs_median "$OUT/depth-depth-$m.txt" "$OUT/depth-flat-$m.txt")" | tee -a "$OUT/summary.txt"
   done
 fi
 # draw: the camera's drawing alone, no encoder (examples/draw_frames.rs): ms per frame of the

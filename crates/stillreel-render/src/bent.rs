@@ -11,6 +11,7 @@
 //! row of the (half-resolution) depth field. Each row's reads are gathered, then blended eight
 //! pixels at a time ([`crate::taps`]).
 
+use crate::bent_orbit::OrbitBend;
 use crate::depth::DepthField;
 use crate::flat_points::RowPoints;
 use crate::homography::Homography;
@@ -45,6 +46,29 @@ impl Tables {
                 (parallax.oy * (1.0 - parallax.scale[d]) * k + 0.5).floor() as i32
             }),
             s: std::array::from_fn(|d| (parallax.scale[d] * one).round() as i64),
+        }
+    }
+
+    /// One row's luma positions from its flat points and depth field cells
+    /// ([`RowPoints::fill`]): per pixel the nearness there and the bend, clamped to
+    /// `[0, limits]`.
+    #[inline(always)]
+    fn bend(
+        &self,
+        field: &DepthField,
+        flats: &[[i32; 2]],
+        cells: &[u32],
+        [umax, vmax]: [i32; 2],
+        positions: &mut [[i32; 2]],
+    ) {
+        for ((at, &[flat_u, flat_v]), &cell) in positions.iter_mut().zip(flats).zip(cells) {
+            let d = usize::from(field.near[cell as usize]);
+            *at = [
+                self.coordinate(&self.u0, d, i64::from(flat_u))
+                    .clamp(0, umax),
+                self.coordinate(&self.v0, d, i64::from(flat_v))
+                    .clamp(0, vmax),
+            ];
         }
     }
 
@@ -125,7 +149,8 @@ pub(crate) fn draw_band(
     let simd = crate::flat_points::simd();
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
-    let (umax, vmax) = (((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS);
+    let limits = [((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS];
+    let [umax, vmax] = limits;
     let separable = map.is_separable();
     let stride = u32::try_from(luma.stride).expect("a plane narrower than 4 G pixels");
     // Per column (axis-aligned maps): the flat u, fixed, and the depth field's column.
@@ -138,6 +163,15 @@ pub(crate) fn draw_band(
             .collect()
     } else {
         Vec::new()
+    };
+    // A keystone map (the orbit's) bent by a parallax of one scale: its own path
+    // ([`crate::bent_orbit`]).
+    let mut orbit = if separable {
+        None
+    } else {
+        OrbitBend::new(
+            map, &tables.s, SCALE_BITS, &tables.v0, field, w, limits, simd,
+        )
     };
     // The projective path's luma positions of the row (u, v; kept for the chroma planes, which
     // read every other one); the separable path's u and nearness per column, and the depth
@@ -215,28 +249,27 @@ pub(crate) fn draw_band(
                     );
                 }
             } else {
-                // First the flat points, fixed, with the depth field's cell (four pixels per
-                // step with AVX: `flat_points`); then per pixel the nearness there and the bend
-                // (table reads, scalar).
-                let row = RowPoints {
-                    start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
-                    step: [map.a, map.d, map.g],
-                    field: (field.width as u32, field.height as u32),
-                };
-                row.fill(simd, &mut flats, &mut cells);
-                for ((at, &[flat_u, flat_v]), &cell) in positions.iter_mut().zip(&flats).zip(&cells)
-                {
-                    let d = usize::from(field.near[cell as usize]);
-                    *at = [
-                        tables
-                            .coordinate(&tables.u0, d, i64::from(flat_u))
-                            .clamp(0, umax),
-                        tables
-                            .coordinate(&tables.v0, d, i64::from(flat_v))
-                            .clamp(0, vmax),
-                    ];
+                if let Some(orbit) = &mut orbit {
+                    let start = map.e * yf + map.f;
+                    let (near, data) = (&field.near[..], &luma.data[..]);
+                    // The chroma planes reuse the positions of the even rows.
+                    let keep = (half == 0).then_some(&mut positions[..]);
+                    orbit.row(
+                        simd, start, map.d, &tables.u0, near, data, stride, &mut taps, keep,
+                    );
+                } else {
+                    // First the flat points, fixed, with the depth field's cell (four pixels per
+                    // step with AVX: `flat_points`); then per pixel the nearness there and the
+                    // bend; then the reads.
+                    let row = RowPoints {
+                        start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
+                        step: [map.a, map.d, map.g],
+                        field: (field.width as u32, field.height as u32),
+                    };
+                    row.fill(simd, &mut flats, &mut cells);
+                    tables.bend(field, &flats, &cells, limits, &mut positions);
+                    taps.gather(&luma.data, stride, &positions);
                 }
-                taps.gather(&luma.data, stride, &positions);
                 if half == 0 {
                     // Both chroma planes have the same size: one offset, two gathers.
                     gather_chroma(
@@ -332,6 +365,86 @@ mod tests {
         let top = at(ui, vi) * (1.0 - fu) + at(ui + 1, vi) * fu;
         let bottom = at(ui, vi + 1) * (1.0 - fu) + at(ui + 1, vi + 1) * fu;
         top * (1.0 - fv) + bottom * fv
+    }
+
+    /// The orbit's own path ([`crate::bent_orbit`]) finds the positions of the general path
+    /// (the same u; v at most 1/256 px apart) and reads there, on both orbits, over a landscape and a portrait frame, for every row, at
+    /// the start, middle and end; a dolly (a scale per nearness) does not take it.
+    #[test]
+    fn the_orbit_path_reads_what_the_projective_path_reads() {
+        use super::{OrbitBend, RowPoints, SCALE_BITS, Tables};
+        use crate::taps::Taps;
+        let field = field();
+        let simd = crate::flat_points::simd();
+        for (w, h) in [(96u32, 64u32), (64, 96)] {
+            let (wu, hu) = (w as usize, h as usize);
+            let mut canvas = vec![0u8; wu * hu + wu + 2];
+            for (i, b) in canvas.iter_mut().enumerate() {
+                *b = (i * 7 % 251) as u8;
+            }
+            let limits = [((wu - 1) as i32) << 8, ((hu - 1) as i32) << 8];
+            for motion in [Motion::OrbitLeft, Motion::OrbitRight, Motion::PushIn] {
+                let plan = ClipPlan {
+                    width: w,
+                    height: h,
+                    fps: 30,
+                    frames: 150,
+                    engine: Engine::V25,
+                    motion,
+                    pace: Pace::Engine,
+                };
+                for n in [0, 1, 75, 149] {
+                    let map = Homography::from_corners(plan.window_at(n), w, h);
+                    let tables = Tables::new(&parallax_at(&plan, n));
+                    let orbit = OrbitBend::new(
+                        &map, &tables.s, SCALE_BITS, &tables.v0, &field, wu, limits, simd,
+                    );
+                    if motion == Motion::PushIn {
+                        // One scale only where the dolly has not started.
+                        assert_eq!(orbit.is_some(), n == 0, "frame {n}");
+                        continue;
+                    }
+                    let mut orbit = orbit.expect("an orbit's parallax has one scale");
+                    let (mut flats, mut cells) = (vec![[0i32; 2]; wu], vec![0u32; wu]);
+                    let (mut want, mut got) = (vec![[0i32; 2]; wu], vec![[0i32; 2]; wu]);
+                    let (mut want_taps, mut got_taps) = (Taps::new(wu), Taps::new(wu));
+                    for y in 0..hu {
+                        let yf = y as f64;
+                        let row = RowPoints {
+                            start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
+                            step: [map.a, map.d, map.g],
+                            field: (field.width as u32, field.height as u32),
+                        };
+                        row.fill(simd, &mut flats, &mut cells);
+                        tables.bend(&field, &flats, &cells, limits, &mut want);
+                        let start = map.e * yf + map.f;
+                        let (u0, near) = (&tables.u0, &field.near[..]);
+                        orbit.row(
+                            simd,
+                            start,
+                            map.d,
+                            u0,
+                            near,
+                            &canvas,
+                            w,
+                            &mut got_taps,
+                            Some(&mut got),
+                        );
+                        let what = format!("{w}x{h} {motion:?} frame {n} row {y}");
+                        // The same nearness and u; v rounded once instead of twice.
+                        for (x, (g, e)) in got.iter().zip(&want).enumerate() {
+                            assert!(
+                                g[0] == e[0] && (g[1] - e[1]).abs() <= 1,
+                                "{what} x {x}: {g:?} {e:?}"
+                            );
+                        }
+                        // The reads are those at its positions.
+                        want_taps.gather(&canvas, w, &got);
+                        assert_eq!(got_taps.cells, want_taps.cells, "{what}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -47,40 +47,17 @@ impl RowPoints {
     }
 
     /// The leading multiple of four of [`RowPoints::fill`], with AVX: the same operations in
-    /// the same order; `round` as truncation after adding the largest double below ½ with the
-    /// value's sign (what the compiler emits for it); the saturating casts as NaN → 0 and a
-    /// clamp to the integer's range before truncating. Returns how many it wrote.
+    /// the same order ([`Wide`]). Returns how many it wrote.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     fn fill_wide(&self, simd: Simd, flats: &mut [[i32; 2]], cells: &mut [u32]) -> usize {
         let Some(simd) = simd else { return 0 };
+        let wide = Wide::new(simd, self.field);
         let (avx, sse2, sse4) = (simd.avx, simd.sse2, simd.sse4_1);
         let splat = |value: f64| avx._mm256_set1_pd(value);
         let [nu0, nv0, den0] = self.start.map(splat);
         let [du, dv, dd] = self.step.map(splat);
-        let (width, height) = self.field;
-        let (one, zero, sub, half) = (splat(1.0), splat(0.0), splat(f64::from(SUB)), splat(0.5));
-        let below_half = splat(0.5f64.next_down());
-        let sign = splat(-0.0);
-        let (low, high) = (splat(f64::from(i32::MIN)), splat(f64::from(i32::MAX)));
-        let (last_column, last_row) = (splat(f64::from(width - 1)), splat(f64::from(height - 1)));
-        let field_width = sse2._mm_set1_epi32(width as i32);
-        let round = |value| {
-            let nudge = avx._mm256_or_pd(below_half, avx._mm256_and_pd(value, sign));
-            let rounded = avx._mm256_add_pd(value, nudge);
-            // NaN → 0 (an ordered compare is all ones, else zero), then the i32 range.
-            let ordered = avx._mm256_cmp_pd::<7>(rounded, rounded);
-            let clamped = avx._mm256_min_pd(
-                avx._mm256_max_pd(avx._mm256_and_pd(rounded, ordered), low),
-                high,
-            );
-            avx._mm256_cvttpd_epi32(clamped)
-        };
-        // `(value · ½) as u32` then `min(last)`: `max` with 0 first also sends NaN to 0.
-        let cell = |value, last| {
-            let halved = avx._mm256_mul_pd(value, half);
-            avx._mm256_cvttpd_epi32(avx._mm256_min_pd(avx._mm256_max_pd(halved, zero), last))
-        };
+        let one = splat(1.0);
         let n = flats.len().min(cells.len()) / 4 * 4;
         let blocks = flats[..n]
             .chunks_exact_mut(4)
@@ -91,16 +68,13 @@ impl RowPoints {
             let inv = avx._mm256_div_pd(one, avx._mm256_add_pd(den0, avx._mm256_mul_pd(dd, x)));
             let uf = avx._mm256_mul_pd(avx._mm256_add_pd(nu0, avx._mm256_mul_pd(du, x)), inv);
             let vf = avx._mm256_mul_pd(avx._mm256_add_pd(nv0, avx._mm256_mul_pd(dv, x)), inv);
-            let (u, v) = (
-                round(avx._mm256_mul_pd(uf, sub)),
-                round(avx._mm256_mul_pd(vf, sub)),
-            );
+            let (u, v) = (wide.fixed(uf), wide.fixed(vf));
             let pairs: [[i32; 2]; 4] =
                 pulp::cast([sse2._mm_unpacklo_epi32(u, v), sse2._mm_unpackhi_epi32(u, v)]);
             four_flats.copy_from_slice(&pairs);
             let index = sse2._mm_add_epi32(
-                sse4._mm_mullo_epi32(cell(vf, last_row), field_width),
-                cell(uf, last_column),
+                sse4._mm_mullo_epi32(wide.row(vf), wide.field_width),
+                wide.column(uf),
             );
             four_cells.copy_from_slice(&pulp::cast::<_, [u32; 4]>(index));
         }
@@ -111,6 +85,86 @@ impl RowPoints {
     #[inline(always)]
     fn fill_wide(&self, _: Simd, _: &mut [[i32; 2]], _: &mut [u32]) -> usize {
         0
+    }
+}
+
+/// The conversions of [`RowPoints::point`], four at a time with AVX: `round` as truncation
+/// after adding the largest double below ½ with the value's sign (what the compiler emits for
+/// it); the saturating casts as NaN → 0 and a clamp to the integer's range before truncating.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct Wide {
+    pub(crate) simd: pulp::x86::V3,
+    below_half: std::arch::x86_64::__m256d,
+    sign: std::arch::x86_64::__m256d,
+    low: std::arch::x86_64::__m256d,
+    high: std::arch::x86_64::__m256d,
+    last_column: std::arch::x86_64::__m256d,
+    last_row: std::arch::x86_64::__m256d,
+    pub(crate) field_width: std::arch::x86_64::__m128i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Wide {
+    #[inline(always)]
+    pub(crate) fn new(simd: pulp::x86::V3, (width, height): (u32, u32)) -> Self {
+        let splat = |value: f64| simd.avx._mm256_set1_pd(value);
+        Wide {
+            simd,
+            below_half: splat(0.5f64.next_down()),
+            sign: splat(-0.0),
+            low: splat(f64::from(i32::MIN)),
+            high: splat(f64::from(i32::MAX)),
+            last_column: splat(f64::from(width - 1)),
+            last_row: splat(f64::from(height - 1)),
+            field_width: simd.sse2._mm_set1_epi32(width as i32),
+        }
+    }
+
+    /// `(value · SUB).round() as i32`.
+    #[inline(always)]
+    pub(crate) fn fixed(&self, value: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m128i {
+        self.simd.avx._mm256_cvttpd_epi32(self.rounded(value))
+    }
+
+    /// [`Wide::fixed`] before its conversion: the integer as a double.
+    #[inline(always)]
+    pub(crate) fn rounded(&self, value: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m256d {
+        let avx = self.simd.avx;
+        let value = avx._mm256_mul_pd(value, avx._mm256_set1_pd(f64::from(SUB)));
+        let nudge = avx._mm256_or_pd(self.below_half, avx._mm256_and_pd(value, self.sign));
+        let rounded = avx._mm256_add_pd(value, nudge);
+        // NaN → 0 (an ordered compare is all ones, else zero), then the i32 range.
+        let ordered = avx._mm256_cmp_pd::<7>(rounded, rounded);
+        // Truncated as the conversion would, so the double is the integer it gives.
+        avx._mm256_round_pd::<0b1011>(avx._mm256_min_pd(
+            avx._mm256_max_pd(avx._mm256_and_pd(rounded, ordered), self.low),
+            self.high,
+        ))
+    }
+
+    /// `((value · ½) as u32).min(last)`: `max` with 0 first also sends NaN to 0.
+    #[inline(always)]
+    fn cell(
+        &self,
+        value: std::arch::x86_64::__m256d,
+        last: std::arch::x86_64::__m256d,
+    ) -> std::arch::x86_64::__m128i {
+        let avx = self.simd.avx;
+        let halved = avx._mm256_mul_pd(value, avx._mm256_set1_pd(0.5));
+        avx._mm256_cvttpd_epi32(
+            avx._mm256_min_pd(avx._mm256_max_pd(halved, avx._mm256_setzero_pd()), last),
+        )
+    }
+
+    #[inline(always)]
+    pub(crate) fn row(&self, vf: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m128i {
+        self.cell(vf, self.last_row)
+    }
+
+    #[inline(always)]
+    pub(crate) fn column(&self, uf: std::arch::x86_64::__m256d) -> std::arch::x86_64::__m128i {
+        self.cell(uf, self.last_column)
     }
 }
 

@@ -15,6 +15,7 @@
 //! See `docs/RENDER.md`.
 
 mod bent;
+mod bent_orbit;
 mod blocking;
 pub mod brand;
 pub mod brand_sound;
