@@ -447,6 +447,56 @@ mod tests {
         }
     }
 
+    /// Where a band could read past the canvas's sides (here a table shifted half a frame
+    /// either way), the orbit's path clamps `u` as the general path does; without positions
+    /// it gathers the same reads.
+    #[test]
+    fn the_orbit_path_clamps_reads_past_the_sides() {
+        use super::{OrbitBend, SCALE_BITS, Tables};
+        use crate::taps::Taps;
+        let field = field();
+        let simd = crate::flat_points::simd();
+        let (w, h) = (W as usize, H as usize);
+        let canvas: Vec<u8> = (0..w * h + w + 2).map(|i| (i * 7 % 251) as u8).collect();
+        let limits = [((w - 1) as i32) << 8, ((h - 1) as i32) << 8];
+        let plan = ClipPlan {
+            width: W,
+            height: H,
+            fps: 30,
+            frames: 150,
+            engine: Engine::V25,
+            motion: Motion::OrbitLeft,
+            pace: Pace::Engine,
+        };
+        let map = Homography::from_corners(plan.window_at(120), W, H);
+        let tables = Tables::new(&parallax_at(&plan, 120));
+        let mut orbit = OrbitBend::new(
+            &map, &tables.s, SCALE_BITS, &tables.v0, &field, w, limits, simd,
+        )
+        .expect("an orbit");
+        for shift in [-limits[0] / 2, limits[0] / 2] {
+            let u0 = tables.u0.map(|u| u + shift);
+            let mut positions = vec![[0i32; 2]; w];
+            let (mut taps, mut bare, mut want) = (Taps::new(w), Taps::new(w), Taps::new(w));
+            for y in [0, h / 2, h - 1] {
+                let start = map.e * y as f64 + map.f;
+                let near = &field.near[..];
+                let keep = Some(&mut positions[..]);
+                orbit.row(simd, start, map.d, &u0, near, &canvas, W, &mut taps, keep);
+                orbit.row(simd, start, map.d, &u0, near, &canvas, W, &mut bare, None);
+                assert!(positions.iter().all(|p| (0..=limits[0]).contains(&p[0])));
+                let edge = if shift < 0 { 0 } else { limits[0] };
+                assert!(
+                    positions.iter().any(|p| p[0] == edge),
+                    "shift {shift} row {y}"
+                );
+                want.gather(&canvas, W, &positions);
+                assert_eq!(taps.cells, want.cells, "shift {shift} row {y}");
+                assert_eq!(bare.cells, want.cells, "shift {shift} row {y}");
+            }
+        }
+    }
+
     #[test]
     fn every_luma_pixel_reads_where_the_bend_says() {
         let (canvas, bytes) = canvas();
