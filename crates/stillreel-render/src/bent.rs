@@ -49,6 +49,21 @@ impl Tables {
         }
     }
 
+    /// The orbit's own path through `map` for a band of `width`-pixel rows, when the map and
+    /// these tables allow it ([`OrbitBend::new`]).
+    #[inline(always)]
+    fn orbit(
+        &self,
+        map: &Homography,
+        field: &DepthField,
+        width: usize,
+        limits: [i32; 2],
+        simd: crate::flat_points::Simd,
+    ) -> Option<OrbitBend> {
+        let tables = (&self.s, SCALE_BITS, &self.u0, &self.v0);
+        OrbitBend::new(map, tables, field, width, limits, simd)
+    }
+
     /// One row's luma positions from its flat points and depth field cells
     /// ([`RowPoints::fill`]): per pixel the nearness there and the bend, clamped to
     /// `[0, limits]`.
@@ -169,18 +184,17 @@ pub(crate) fn draw_band(
     let mut orbit = if separable {
         None
     } else {
-        OrbitBend::new(
-            map, &tables.s, SCALE_BITS, &tables.v0, field, w, limits, simd,
-        )
+        tables.orbit(map, field, w, limits, simd)
     };
     // The projective path's luma positions of the row (u, v; kept for the chroma planes, which
     // read every other one); the separable path's u and nearness per column, and the depth
     // field row they were found for (its v comes from per-row tables).
     let projective_width = if separable { 0 } else { w };
     let mut positions = vec![[0i32; 2]; projective_width];
-    // The projective path's flat points (fixed) and depth field cells.
-    let mut flats = vec![[0i32; 2]; projective_width];
-    let mut cells = vec![0u32; projective_width];
+    // The general projective path's flat points (fixed) and depth field cells.
+    let general_width = if orbit.is_some() { 0 } else { projective_width };
+    let mut flats = vec![[0i32; 2]; general_width];
+    let mut cells = vec![0u32; general_width];
     let mut us = vec![0i32; w];
     let mut nears = vec![0u8; w];
     let mut last_depth_row = usize::MAX;
@@ -254,19 +268,12 @@ pub(crate) fn draw_band(
                     let (near, data) = (&field.near[..], &luma.data[..]);
                     // The chroma planes reuse the positions of the even rows.
                     let keep = (half == 0).then_some(&mut positions[..]);
-                    orbit.row(
-                        simd, start, map.d, &tables.u0, near, data, stride, &mut taps, keep,
-                    );
+                    orbit.row(simd, start, map.d, near, data, stride, &mut taps, keep);
                 } else {
                     // First the flat points, fixed, with the depth field's cell (four pixels per
                     // step with AVX: `flat_points`); then per pixel the nearness there and the
                     // bend; then the reads.
-                    let row = RowPoints {
-                        start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
-                        step: [map.a, map.d, map.g],
-                        field: (field.width as u32, field.height as u32),
-                    };
-                    row.fill(simd, &mut flats, &mut cells);
+                    RowPoints::of_row(map, yf, field).fill(simd, &mut flats, &mut cells);
                     tables.bend(field, &flats, &cells, limits, &mut positions);
                     taps.gather(&luma.data, stride, &positions);
                 }
@@ -367,38 +374,44 @@ mod tests {
         top * (1.0 - fv) + bottom * fv
     }
 
+    /// A 5 s engine v25 plan of `w × h` frames.
+    fn plan(w: u32, h: u32, motion: Motion) -> ClipPlan {
+        ClipPlan {
+            width: w,
+            height: h,
+            fps: 30,
+            frames: 150,
+            engine: Engine::V25,
+            motion,
+            pace: Pace::Engine,
+        }
+    }
+
+    /// A luma plane of `w × h` with its padding, every byte different from its neighbours.
+    fn luma_plane(w: usize, h: usize) -> Vec<u8> {
+        (0..w * h + w + 2).map(|i| (i * 7 % 251) as u8).collect()
+    }
+
     /// The orbit's own path ([`crate::bent_orbit`]) finds the positions of the general path
-    /// (the same u; v at most 1/256 px apart) and reads there, on both orbits, over a landscape and a portrait frame, for every row, at
-    /// the start, middle and end; a dolly (a scale per nearness) does not take it.
+    /// (the same u; v at most 1/256 px apart) and reads there, on both orbits, over a landscape
+    /// and a portrait frame, for every row, at the start, middle and end; a dolly (a scale per
+    /// nearness) does not take it.
     #[test]
     fn the_orbit_path_reads_what_the_projective_path_reads() {
-        use super::{OrbitBend, RowPoints, SCALE_BITS, Tables};
+        use super::{RowPoints, Tables};
         use crate::taps::Taps;
         let field = field();
         let simd = crate::flat_points::simd();
         for (w, h) in [(96u32, 64u32), (64, 96)] {
             let (wu, hu) = (w as usize, h as usize);
-            let mut canvas = vec![0u8; wu * hu + wu + 2];
-            for (i, b) in canvas.iter_mut().enumerate() {
-                *b = (i * 7 % 251) as u8;
-            }
+            let canvas = luma_plane(wu, hu);
             let limits = [((wu - 1) as i32) << 8, ((hu - 1) as i32) << 8];
             for motion in [Motion::OrbitLeft, Motion::OrbitRight, Motion::PushIn] {
-                let plan = ClipPlan {
-                    width: w,
-                    height: h,
-                    fps: 30,
-                    frames: 150,
-                    engine: Engine::V25,
-                    motion,
-                    pace: Pace::Engine,
-                };
+                let plan = plan(w, h, motion);
                 for n in [0, 1, 75, 149] {
                     let map = Homography::from_corners(plan.window_at(n), w, h);
                     let tables = Tables::new(&parallax_at(&plan, n));
-                    let orbit = OrbitBend::new(
-                        &map, &tables.s, SCALE_BITS, &tables.v0, &field, wu, limits, simd,
-                    );
+                    let orbit = tables.orbit(&map, &field, wu, limits, simd);
                     if motion == Motion::PushIn {
                         // One scale only where the dolly has not started.
                         assert_eq!(orbit.is_some(), n == 0, "frame {n}");
@@ -410,26 +423,11 @@ mod tests {
                     let (mut want_taps, mut got_taps) = (Taps::new(wu), Taps::new(wu));
                     for y in 0..hu {
                         let yf = y as f64;
-                        let row = RowPoints {
-                            start: [map.b * yf + map.c, map.e * yf + map.f, map.h * yf + 1.0],
-                            step: [map.a, map.d, map.g],
-                            field: (field.width as u32, field.height as u32),
-                        };
-                        row.fill(simd, &mut flats, &mut cells);
+                        RowPoints::of_row(&map, yf, &field).fill(simd, &mut flats, &mut cells);
                         tables.bend(&field, &flats, &cells, limits, &mut want);
                         let start = map.e * yf + map.f;
-                        let (u0, near) = (&tables.u0, &field.near[..]);
-                        orbit.row(
-                            simd,
-                            start,
-                            map.d,
-                            u0,
-                            near,
-                            &canvas,
-                            w,
-                            &mut got_taps,
-                            Some(&mut got),
-                        );
+                        let (near, got_at) = (&field.near[..], Some(&mut got[..]));
+                        orbit.row(simd, start, map.d, near, &canvas, w, &mut got_taps, got_at);
                         let what = format!("{w}x{h} {motion:?} frame {n} row {y}");
                         // The same nearness and u; v rounded once instead of twice.
                         for (x, (g, e)) in got.iter().zip(&want).enumerate() {
@@ -457,33 +455,24 @@ mod tests {
         let field = field();
         let simd = crate::flat_points::simd();
         let (w, h) = (W as usize, H as usize);
-        let canvas: Vec<u8> = (0..w * h + w + 2).map(|i| (i * 7 % 251) as u8).collect();
+        let canvas = luma_plane(w, h);
         let limits = [((w - 1) as i32) << 8, ((h - 1) as i32) << 8];
-        let plan = ClipPlan {
-            width: W,
-            height: H,
-            fps: 30,
-            frames: 150,
-            engine: Engine::V25,
-            motion: Motion::OrbitLeft,
-            pace: Pace::Engine,
-        };
+        let plan = plan(W, H, Motion::OrbitLeft);
         let map = Homography::from_corners(plan.window_at(120), W, H);
         let tables = Tables::new(&parallax_at(&plan, 120));
-        let mut orbit = OrbitBend::new(
-            &map, &tables.s, SCALE_BITS, &tables.v0, &field, w, limits, simd,
-        )
-        .expect("an orbit");
         for shift in [-limits[0] / 2, limits[0] / 2] {
             let u0 = tables.u0.map(|u| u + shift);
+            let shifted = (&tables.s, SCALE_BITS, &u0, &tables.v0);
+            let mut orbit =
+                OrbitBend::new(&map, shifted, &field, w, limits, simd).expect("an orbit");
             let mut positions = vec![[0i32; 2]; w];
             let (mut taps, mut bare, mut want) = (Taps::new(w), Taps::new(w), Taps::new(w));
             for y in [0, h / 2, h - 1] {
                 let start = map.e * y as f64 + map.f;
                 let near = &field.near[..];
                 let keep = Some(&mut positions[..]);
-                orbit.row(simd, start, map.d, &u0, near, &canvas, W, &mut taps, keep);
-                orbit.row(simd, start, map.d, &u0, near, &canvas, W, &mut bare, None);
+                orbit.row(simd, start, map.d, near, &canvas, W, &mut taps, keep);
+                orbit.row(simd, start, map.d, near, &canvas, W, &mut bare, None);
                 assert!(positions.iter().all(|p| (0..=limits[0]).contains(&p[0])));
                 let edge = if shift < 0 { 0 } else { limits[0] };
                 assert!(
@@ -502,15 +491,7 @@ mod tests {
         let (canvas, bytes) = canvas();
         let field = field();
         for motion in [Motion::PushIn, Motion::PushOut, Motion::OrbitLeft] {
-            let plan = ClipPlan {
-                width: W,
-                height: H,
-                fps: 30,
-                frames: 150,
-                engine: Engine::V25,
-                motion,
-                pace: Pace::Engine,
-            };
+            let plan = plan(W, H, motion);
             for n in [0, 40, 149] {
                 let map = Homography::from_corners(plan.window_at(n), W, H);
                 let mut out = vec![0u8; frame_bytes(W, H)];

@@ -28,8 +28,11 @@ pub(crate) struct OrbitBend {
     /// Per column the scaled flat u (`uf·s >> SCALE_BITS`) and the depth field column.
     scaled_u: Vec<i32>,
     columns: Vec<u32>,
-    /// The least and greatest scaled flat u.
-    u_range: (i32, i32),
+    /// The parallax's `u0` over nearness, and whether some read of the band can leave the
+    /// canvas's sides (most cannot: the parallax leaves room for its shift), so `u` needs
+    /// its clamp.
+    u0: [i32; 256],
+    clamp: bool,
     /// `v = v0 + vf·v_scale`, in 1/`SUB` px: the one scale, times `SUB`.
     v_scale: f64,
     v0: i32,
@@ -44,15 +47,12 @@ pub(crate) struct OrbitBend {
 
 impl OrbitBend {
     /// The bend of a band of `width`-pixel rows through `map`, with the parallax's tables
-    /// (`s`: scale with `scale_bits` fractional bits; `v0`), or `None` when the map is no
+    /// (`s`: scale with `scale_bits` fractional bits; `u0`, `v0`), or `None` when the map is no
     /// keystone or the tables scale nearnesses differently (a dolly).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn new(
         map: &Homography,
-        s: &[i64; 256],
-        scale_bits: u32,
-        v0: &[i32; 256],
+        (s, scale_bits, u0, v0): (&[i64; 256], u32, &[i32; 256], &[i32; 256]),
         field: &DepthField,
         width: usize,
         limits: [i32; 2],
@@ -76,14 +76,14 @@ impl OrbitBend {
             .iter()
             .map(|&[flat_u, _]| ((i64::from(flat_u) * s[0]) >> scale_bits) as i32)
             .collect();
-        let u_range = scaled_u
-            .iter()
-            .fold((i32::MAX, i32::MIN), |(lo, hi), &u| (lo.min(u), hi.max(u)));
+        let least = scaled_u.iter().min().copied().unwrap_or(0) + u0.iter().min().unwrap_or(&0);
+        let most = scaled_u.iter().max().copied().unwrap_or(0) + u0.iter().max().unwrap_or(&0);
         Some(OrbitBend {
             inverses: (0..width).map(|x| 1.0 / (1.0 + map.g * x as f64)).collect(),
             scaled_u,
             columns,
-            u_range,
+            u0: *u0,
+            clamp: least < 0 || most > limits[0],
             v_scale: s[0] as f64 * f64::from(SUB) / f64::from(1u32 << scale_bits),
             v0: v0[0],
             limits,
@@ -97,7 +97,7 @@ impl OrbitBend {
     /// The output row whose v numerator is `start + step·x`: its luma reads (`data`, rows
     /// `stride` apart) into `taps`, as `bent`'s general path and [`Taps::gather`] make them,
     /// and, when `positions` is given (the rows the chroma planes reuse), every pixel's
-    /// position. `u0` is the parallax's table over nearness.
+    /// position.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn row(
@@ -105,7 +105,6 @@ impl OrbitBend {
         simd: Simd,
         start: f64,
         step: f64,
-        u0: &[i32; 256],
         near: &[u8],
         data: &[u8],
         stride: u32,
@@ -116,19 +115,11 @@ impl OrbitBend {
         for x in done..self.vs.len() {
             self.fill_one(x, start, step, stride);
         }
-        // Most bands never read past the canvas's sides (the parallax leaves room for its
-        // shift): those skip the clamp.
-        let inside = self.u_range.0 + u0.iter().min().copied().unwrap_or(0) >= 0
-            && self.u_range.1 + u0.iter().max().copied().unwrap_or(0) <= self.limits[0];
-        match (positions, inside) {
-            (Some(positions), true) => {
-                self.gather::<false>(u0, near, data, stride, taps, positions)
-            }
-            (Some(positions), false) => {
-                self.gather::<true>(u0, near, data, stride, taps, positions)
-            }
-            (None, true) => self.gather::<false>(u0, near, data, stride, taps, &mut []),
-            (None, false) => self.gather::<true>(u0, near, data, stride, taps, &mut []),
+        let positions = positions.unwrap_or_default();
+        if self.clamp {
+            self.gather::<true>(near, data, stride, taps, positions);
+        } else {
+            self.gather::<false>(near, data, stride, taps, positions);
         }
     }
 
@@ -137,7 +128,6 @@ impl OrbitBend {
     #[inline(always)]
     fn gather<const CLAMP: bool>(
         &self,
-        u0: &[i32; 256],
         near: &[u8],
         data: &[u8],
         stride: u32,
@@ -151,7 +141,7 @@ impl OrbitBend {
             .enumerate();
         for (x, ((cell, (&depth_cell, &scaled_u)), (&v, &row))) in pixels {
             let d = usize::from(near[depth_cell as usize]);
-            let u = u0[d] + scaled_u;
+            let u = self.u0[d] + scaled_u;
             let u = if CLAMP { u.clamp(0, umax) } else { u };
             if let Some(at) = positions.get_mut(x) {
                 *at = [u, v];

@@ -5,6 +5,8 @@
 //! saturating float-to-integer casts kept the compiler from vectorising the plain loop; the
 //! wide path spells out the same values (`tests`).
 
+use crate::depth::DepthField;
+use crate::homography::Homography;
 use crate::sampling::SUB;
 
 /// One row of the map: the two numerators' and the denominator's values at `x = 0` and
@@ -16,6 +18,15 @@ pub(crate) struct RowPoints {
 }
 
 impl RowPoints {
+    /// Output row `y` of `map`, with `field`'s cells.
+    pub(crate) fn of_row(map: &Homography, y: f64, field: &DepthField) -> Self {
+        RowPoints {
+            start: [map.b * y + map.c, map.e * y + map.f, map.h * y + 1.0],
+            step: [map.a, map.d, map.g],
+            field: (field.width as u32, field.height as u32),
+        }
+    }
+
     /// Pixel `x`'s flat point, fixed, and its depth field cell (index into the field).
     #[inline(always)]
     pub(crate) fn point(&self, x: f64) -> ([i32; 2], u32) {
