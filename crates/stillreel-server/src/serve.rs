@@ -90,6 +90,16 @@ pub async fn serve(
         }
     };
     let maintenance = tokio::spawn(maintain(state.db.clone()));
+    // Once per start: uploads are stored and recorded on a task no client can cancel, so only a
+    // stopped process leaves a stray file (`repo/stray_uploads.rs`).
+    let (sweep_db, sweep_storage) = (state.db.clone(), state.storage.clone());
+    tokio::spawn(async move {
+        match repo::stray_uploads::sweep(&sweep_db, &sweep_storage).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(files = n, "removed uploads no record points at"),
+            Err(err) => tracing::warn!(error = %err, "the stray upload sweep failed"),
+        }
+    });
     let checkpoints = tokio::spawn(checkpoint(state.db.clone()));
     let rate_sweeps = state
         .rate_limiter

@@ -65,6 +65,25 @@ pub async fn open(config: &Config) -> Result<Arc<dyn Storage>, String> {
     }
 }
 
+/// Removes the folders under `prefix` (and `prefix` itself) that hold no file any more, deepest
+/// first, on local storage; an object store has no folders. A folder a file appears in
+/// meanwhile is kept (removing a folder that is not empty fails, which is the point).
+pub fn remove_empty_folders(storage: &dyn Storage, prefix: &str) {
+    fn prune(dir: &std::path::Path) {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    prune(&entry.path());
+                }
+            }
+        }
+        let _ = std::fs::remove_dir(dir);
+    }
+    if let Some(root) = storage.local_path(prefix) {
+        prune(&root);
+    }
+}
+
 /// The public URL of a stored key.
 pub fn public_url(base: &str, key: &str) -> String {
     format!("{base}{FILES_PATH}/{key}")

@@ -20,6 +20,7 @@ pub mod graph;
 pub mod idempotency;
 pub mod orphans;
 pub mod render;
+pub mod stray_uploads;
 pub mod sweep;
 pub mod uploads;
 pub mod videos;

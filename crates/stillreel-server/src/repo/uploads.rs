@@ -4,7 +4,7 @@
 
 use uuid::Uuid;
 
-use crate::db::{Backend, Batch, Db, DbError, on_db};
+use crate::db::{Backend, Batch, Db, DbError, on_db, on_tx};
 use crate::repo::videos::cursor;
 
 /// A stored upload, as recorded.
@@ -184,12 +184,18 @@ pub async fn delete(db: &Db, account: Uuid, id: Uuid) -> Result<DeletedUpload, D
         return Ok(DeletedUpload::InUse);
     }
     let mut tx = db.begin().await?;
-    let mut batch = Batch::new();
-    batch
-        .statement("DELETE FROM uploads WHERE id = ? AND account_id = ?")
-        .bind(id)
-        .bind(account);
-    batch.run(&mut tx).await?;
+    let deleted = on_tx!(&mut tx, conn => sqlx::query(
+        "DELETE FROM uploads WHERE id = $1 AND account_id = $2",
+    )
+    .bind(id)
+    .bind(account)
+    .execute(conn)
+    .await?
+    .rows_affected());
     tx.commit().await?;
+    // Of parallel deletes, only the one whose statement removed the row reports it.
+    if deleted == 0 {
+        return Ok(DeletedUpload::NotFound);
+    }
     Ok(DeletedUpload::Done(key))
 }

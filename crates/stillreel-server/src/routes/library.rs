@@ -225,7 +225,19 @@ pub async fn delete_video(
     JsonBody(body): JsonBody,
 ) -> Result<Json<DeletedVideo>, ApiError> {
     let id = super::uuid_body(&body)?;
-    match videos::delete_video(&state.db, ctx.account_id, id).await? {
+    // Marking the record deleted and removing its files run on a task of their own, so a
+    // client that hangs up cannot leave the record deleted and its files still served.
+    let task = tokio::spawn(delete_video_and_files(state, ctx.account_id, id));
+    task.await
+        .map_err(|e| ApiError::Internal(format!("delete task: {e}")))?
+}
+
+async fn delete_video_and_files(
+    state: AppState,
+    account: Uuid,
+    id: Uuid,
+) -> Result<Json<DeletedVideo>, ApiError> {
+    match videos::delete_video(&state.db, account, id).await? {
         Deleted::NotFound => Err(ApiError::not_found("video")),
         Deleted::Busy => Err(ApiError::Refused {
             status: StatusCode::CONFLICT,
@@ -237,10 +249,15 @@ pub async fn delete_video(
         Deleted::Done(keys) => {
             let storage = state.storage.clone();
             let removed = tokio::task::spawn_blocking(move || {
-                keys.iter()
+                let errors = keys
+                    .iter()
                     .filter_map(|key| storage.delete(key).err())
                     .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>();
+                for folder in videos::folders_of(id) {
+                    crate::storage::remove_empty_folders(storage.as_ref(), &folder);
+                }
+                errors
             })
             .await
             .map_err(|e| ApiError::Internal(format!("delete task: {e}")))?;

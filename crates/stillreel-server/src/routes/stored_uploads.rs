@@ -96,7 +96,19 @@ pub async fn delete_upload(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Deleted>, ApiError> {
     let id = super::uuid_body(&body)?;
-    match uploads::delete(&state.db, ctx.account_id, id).await? {
+    // The row's deletion and the file's removal run on a task of their own, so a client that
+    // hangs up cannot leave the row gone and the file still stored.
+    let task = tokio::spawn(delete_upload_and_file(state, ctx.account_id, id));
+    task.await
+        .map_err(|e| ApiError::Internal(format!("delete task: {e}")))?
+}
+
+async fn delete_upload_and_file(
+    state: AppState,
+    account: Uuid,
+    id: Uuid,
+) -> Result<Json<Deleted>, ApiError> {
+    match uploads::delete(&state.db, account, id).await? {
         DeletedUpload::NotFound => Err(ApiError::not_found_fields(vec![FieldError::new(
             "uuid",
             ErrorCode::NotFound,
@@ -115,8 +127,8 @@ pub async fn delete_upload(
                 .await
                 .map_err(|e| ApiError::Internal(format!("delete task: {e}")))?;
             if let Err(error) = removed {
-                // The record is gone (the quota is freed) either way; a file left behind is
-                // logged for the operator.
+                // The record is gone (the quota is freed) either way; the start-up sweep
+                // removes a file left behind.
                 tracing::warn!(upload = %id, %error, "a deleted upload's file could not be removed");
             }
             Ok(Json(Deleted {

@@ -198,6 +198,7 @@ async fn receive(
     class: MediaClass,
     limit: u64,
     max_pixels: u64,
+    (quota, used): (u64, u64),
 ) -> Result<Received, ApiError> {
     let io = |e: std::io::Error| ApiError::Internal(format!("upload file {}: {e}", path.display()));
     // Written in place, chunk by chunk, with std's file: tokio's file hands every chunk to a
@@ -220,6 +221,11 @@ async fn receive(
         bytes += chunk.len() as u64;
         if bytes > limit {
             return Err(too_large(class, limit));
+        }
+        // A body without a Content-Length is stopped as soon as it cannot fit either (the
+        // recording checks the quota again, with the account locked).
+        if used.saturating_add(bytes) > quota {
+            return Err(over_quota(quota, used, bytes));
         }
         if head.len() < HEAD_BYTES {
             let take = chunk.len().min(HEAD_BYTES - head.len());
@@ -321,7 +327,8 @@ async fn store_upload(
         return Err(over_quota(quota, used, n));
     }
 
-    let id = Uuid::new_v4();
+    // Time-ordered: the orphan sweep reads an unrecorded file's age from its name.
+    let id = Uuid::now_v7();
     let dir = state.config.data_dir.join("uploads-tmp");
     tokio::fs::create_dir_all(&dir)
         .await
@@ -331,7 +338,14 @@ async fn store_upload(
     let deadline = MIN_UPLOAD_DEADLINE.max(state.config.http.body_timeout * 10);
     let received = tokio::time::timeout(
         deadline,
-        receive(stream, &path, class, limit, limits.max_pixels),
+        receive(
+            stream,
+            &path,
+            class,
+            limit,
+            limits.max_pixels,
+            (quota, used),
+        ),
     )
     .await
     .unwrap_or(Err(ApiError::RequestTimeout))?;
@@ -344,14 +358,35 @@ async fn store_upload(
     let upload = NewUpload {
         id,
         account,
-        key: key.clone(),
+        key,
         media_type: media_type(received.format),
         bytes: received.bytes,
         created_at: now_ms(),
     };
+    // Storing, recording (the quota check) and undoing a refused store run on a task of their
+    // own: a client that hangs up drops this handler, and with it any await in progress, but
+    // not a spawned task. Whatever the client does, the file ends up recorded or removed.
+    let finalise = tokio::spawn(finalise(state.clone(), upload, temp));
+    let upload = finalise
+        .await
+        .map_err(|e| ApiError::Internal(format!("upload task: {e}")))??;
+    Ok(super::stored_uploads::record(
+        upload.stored(),
+        &state.config.public_url,
+    ))
+}
+
+/// Moves the received file into storage and records it, or removes it again when the quota
+/// (checked with the account's row locked, `uploads::record`) refuses it or recording fails.
+async fn finalise(
+    state: AppState,
+    upload: NewUpload,
+    temp: TempFile,
+) -> Result<NewUpload, ApiError> {
     let storage = state.storage.clone();
-    let put_key = key.clone();
+    let put_key = upload.key.clone();
     tokio::task::spawn_blocking(move || {
+        let path = temp.0.clone().unwrap_or_default();
         let _temp = temp;
         storage.put(&path, &put_key)
     })
@@ -360,16 +395,19 @@ async fn store_upload(
     .map_err(|e| ApiError::Internal(format!("storing an upload: {e}")))?;
     let recorded = uploads::record(&state.db, &upload).await;
     if !matches!(recorded, Ok(true)) {
-        let _ = state.storage.delete(&key);
+        let storage = state.storage.clone();
+        let key = upload.key.clone();
+        let removed = tokio::task::spawn_blocking(move || storage.delete(&key)).await;
+        if !matches!(removed, Ok(Ok(()))) {
+            // The start-up sweep (`worker/uploads_sweep.rs`) removes it later.
+            tracing::warn!(key = %upload.key, "a refused upload's file could not be removed");
+        }
     }
     if !recorded? {
-        let (quota, used) = uploads::usage(&state.db, account).await?;
-        return Err(over_quota(quota, used, received.bytes));
+        let (quota, used) = uploads::usage(&state.db, upload.account).await?;
+        return Err(over_quota(quota, used, upload.bytes));
     }
-    Ok(super::stored_uploads::record(
-        upload.stored(),
-        &state.config.public_url,
-    ))
+    Ok(upload)
 }
 
 #[cfg(test)]

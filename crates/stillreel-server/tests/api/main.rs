@@ -10,6 +10,7 @@ mod brand_kits;
 mod catalog;
 mod combine;
 mod errors;
+mod hangups;
 mod library;
 mod operations;
 mod projects;

@@ -9,7 +9,7 @@ use stillreel_core::{Status, Video};
 use uuid::Uuid;
 
 use super::read::{self, RECORD_SELECT, VideoRow};
-use crate::db::{Batch, Db, DbError, now_ms, on_db};
+use crate::db::{Db, DbError, now_ms, on_db, on_tx};
 
 /// What `GET /get_videos` asks for.
 #[derive(Debug, Clone, Default)]
@@ -174,14 +174,20 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
     .fetch_all(pool)
     .await?);
     let mut tx = db.begin().await?;
-    let mut batch = Batch::new();
-    batch
-        .statement("UPDATE videos SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")
-        .bind(now_ms())
-        .bind(id);
-    batch.run(&mut tx).await?;
+    let marked = on_tx!(&mut tx, conn => sqlx::query(
+        "UPDATE videos SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL",
+    )
+    .bind(now_ms())
+    .bind(id)
+    .execute(conn)
+    .await?
+    .rows_affected());
     tx.touch(id);
     tx.commit().await?;
+    // Of parallel deletes, only the one whose statement marked the record reports it.
+    if marked == 0 {
+        return Ok(Deleted::NotFound);
+    }
     db.invalidate_pages(account, None);
     let mut keys = Vec::new();
     // The branded sound the stitch made ahead, should the branded render never have taken it.
@@ -191,6 +197,15 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
         keys.push(key);
     }
     Ok(Deleted::Done(keys))
+}
+
+/// The storage folders a video's files live in: the served one (clips, video, branded copy,
+/// stills) and the private one (checked inputs, the branded sound made ahead).
+pub fn folders_of(id: Uuid) -> [String; 2] {
+    [
+        format!("videos/{id}"),
+        format!("{}/videos/{id}", crate::storage::PRIVATE_PREFIX),
+    ]
 }
 
 #[cfg(test)]
