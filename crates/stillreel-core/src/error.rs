@@ -2,6 +2,28 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The most characters of a client's own text (an unknown member's name, a value) that an error
+/// repeats: a longer one is cut there, so an error answer stays small whatever was sent.
+pub const ECHO_MAX_CHARS: usize = 64;
+
+/// `text` cut to its first [`ECHO_MAX_CHARS`] characters, for a field path.
+pub fn clipped(text: &str) -> &str {
+    match text.char_indices().nth(ECHO_MAX_CHARS) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// `text` cut as [`clipped`] does, marked with `…` when it was cut, for a message.
+pub fn echoed(text: &str) -> String {
+    let cut = clipped(text);
+    if cut.len() < text.len() {
+        format!("{cut}…")
+    } else {
+        text.to_owned()
+    }
+}
+
 /// Stable snake_case code of one failing field (docs/API-DESIGN.md#field-error-codes). Clients
 /// switch on these.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
@@ -136,5 +158,22 @@ impl Rejection {
     /// Whether the error list was cut at [`MAX_FIELD_ERRORS`](crate::limits::MAX_FIELD_ERRORS).
     pub fn truncated(&self) -> bool {
         matches!(self, Self::Invalid { errors, total } if *total > errors.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn echoed_text_is_cut_at_the_limit() {
+        let long = "é".repeat(ECHO_MAX_CHARS + 10);
+        assert_eq!(clipped(&long).chars().count(), ECHO_MAX_CHARS);
+        assert_eq!(echoed(&long), format!("{}…", "é".repeat(ECHO_MAX_CHARS)));
+        assert_eq!(echoed("short"), "short");
+        assert_eq!(
+            clipped(&"a".repeat(ECHO_MAX_CHARS)),
+            "a".repeat(ECHO_MAX_CHARS)
+        );
     }
 }

@@ -214,11 +214,13 @@ pub(crate) fn reject_unknown(
 ) {
     for (position, key) in map.keys().enumerate() {
         if !known.contains(&key) {
+            // The name is the client's: repeated only up to `ECHO_MAX_CHARS`.
             errors.push(
-                &path.member(key, position),
+                &path.member(crate::error::clipped(key), position),
                 ErrorCode::UnknownField,
                 format!(
-                    "{key} is not a known field; expected {}",
+                    "{} is not a known field; expected {}",
+                    crate::error::echoed(key),
                     join_or(known.iter().copied())
                 ),
             );

@@ -85,11 +85,13 @@ impl AppState {
             .rate_limit
             .map(|limit| Arc::new(AccountLimiter::new(limit)));
         let auth_cache = Arc::new(AuthCache::new(config.http.auth_failures_per_minute));
+        let upload_slots = crate::upload_slots::UploadSlots::new(config.http.account_uploads);
         AppState::from_api(crate::state::Api {
             services,
             auth_cache,
             videos,
             rate_limiter,
+            upload_slots,
         })
     }
 }
@@ -237,6 +239,7 @@ pub fn router(state: AppState) -> Router {
     let routed = files::with_web(routed, &web_dir, route_not_found);
 
     let layers = ServiceBuilder::new()
+        .layer(middleware::from_fn(crate::headers::drop_unsafe_request_id))
         .layer(SetRequestIdLayer::new(REQUEST_ID, MakeRequestUuid))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &Request| {
             let id = request

@@ -4,7 +4,8 @@
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 //!
 //! Groups of variables with parsing of their own are submodules (`http`, `limits`, `metrics`,
-//! `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here.
+//! `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here; `tools`
+//! checks the ffmpeg a render runs and `urls` the addresses that must agree.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -20,6 +21,8 @@ mod metrics;
 mod rate_limit;
 mod storage;
 mod templates;
+mod tools;
+mod urls;
 mod webhooks;
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
@@ -28,6 +31,8 @@ pub use self::rate_limit::{Period, RateLimit};
 pub use self::storage::StorageConfig;
 use self::storage::storage_config;
 pub use self::templates::load_templates;
+pub use self::tools::check_tools;
+use self::urls::{check_public_url, shares_port};
 pub use self::webhooks::{DEFAULT_RETRY_SCHEDULE, parse_schedule};
 
 /// A variable that is set but cannot be used.
@@ -184,6 +189,7 @@ impl Config {
                         message: format!("{url:?} must start with http:// or https://"),
                     });
                 }
+                check_public_url(&url)?;
                 url.trim_end_matches('/').to_owned()
             }
             None => format!("http://{listen}"),
@@ -288,7 +294,7 @@ impl Config {
                     var: "STILLREEL_METRICS_LISTEN",
                     message: format!("{text:?} is not an address like 127.0.0.1:9464 ({err})"),
                 })?;
-                if addr == listen {
+                if shares_port(addr, listen) {
                     return Err(ConfigError {
                         var: "STILLREEL_METRICS_LISTEN",
                         message: format!(
@@ -565,6 +571,26 @@ mod tests {
                 ][..],
                 "STILLREEL_METRICS_LISTEN",
             ),
+            (
+                // Every address's port 8080 includes the API's.
+                &[
+                    ("STILLREEL_LISTEN", "0.0.0.0:8080"),
+                    ("STILLREEL_METRICS_LISTEN", "127.0.0.1:8080"),
+                ][..],
+                "STILLREEL_METRICS_LISTEN",
+            ),
+            (
+                &[("STILLREEL_PUBLIC_URL", "http://")][..],
+                "STILLREEL_PUBLIC_URL",
+            ),
+            (
+                &[("STILLREEL_PUBLIC_URL", "https://:8080")][..],
+                "STILLREEL_PUBLIC_URL",
+            ),
+            (
+                &[("STILLREEL_PUBLIC_URL", "https://a.example?x=1")][..],
+                "STILLREEL_PUBLIC_URL",
+            ),
         ] {
             let err = config(vars).expect_err(var);
             assert_eq!(err.var, var, "{vars:?}");
@@ -590,6 +616,7 @@ mod tests {
             ("STILLREEL_HTTP_IDLE_TIMEOUT_SECS", "90"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "64"),
             ("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", "5"),
+            ("STILLREEL_HTTP_ACCOUNT_UPLOADS", "2"),
             ("STILLREEL_PROVIDER_URL", "https://provider.example/v1"),
             ("STILLREEL_PROVIDER_TOKEN", "secret"),
             ("STILLREEL_PROVIDER_TIMEOUT_SECS", "30"),
@@ -619,6 +646,7 @@ mod tests {
                 body_timeout: Duration::from_secs(20),
                 max_connections: 64,
                 auth_failures_per_minute: 5,
+                account_uploads: 2,
             }
         );
         for role in [Role::Staging, Role::Lifestyle, Role::Fan] {
@@ -648,6 +676,9 @@ mod tests {
             ("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", "0"),
             ("STILLREEL_HTTP_BODY_TIMEOUT_SECS", "1.5"),
             ("STILLREEL_HTTP_MAX_CONNECTIONS", "0"),
+            ("STILLREEL_HTTP_ACCOUNT_UPLOADS", "0"),
+            ("STILLREEL_HTTP_ACCOUNT_UPLOADS", "many"),
+            ("STILLREEL_PUBLIC_URL", "http://"),
             ("STILLREEL_PROVIDER_URL", "ftp://provider.example/"),
             ("STILLREEL_STAGING_PROVIDER", "dalle"),
             ("STILLREEL_DEPTH_PROVIDER", "openai"),

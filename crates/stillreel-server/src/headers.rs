@@ -61,9 +61,54 @@ pub fn policy_for(path: &str) -> &'static str {
     }
 }
 
+/// The longest `X-Request-Id` a client may choose.
+pub const REQUEST_ID_MAX_CHARS: usize = 64;
+
+/// Whether a client's `X-Request-Id` is taken as the request's id: 1 to
+/// [`REQUEST_ID_MAX_CHARS`] characters of `[A-Za-z0-9._-]`, so it is safe in logs and echoed
+/// back unchanged. Any other value is replaced by a fresh id.
+pub fn is_safe_request_id(value: &[u8]) -> bool {
+    (1..=REQUEST_ID_MAX_CHARS).contains(&value.len())
+        && value
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// Drops a client's `X-Request-Id` that [`is_safe_request_id`] refuses, so the id layer
+/// after this one makes a fresh one.
+pub async fn drop_unsafe_request_id(mut request: Request, next: Next) -> Response {
+    let unsafe_ids = request
+        .headers()
+        .get_all("x-request-id")
+        .iter()
+        .any(|v| !is_safe_request_id(v.as_bytes()));
+    let several = request.headers().get_all("x-request-id").iter().count() > 1;
+    if unsafe_ids || several {
+        request.headers_mut().remove("x-request-id");
+    }
+    next.run(request).await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_short_plain_request_ids_are_kept() {
+        for ok in ["a", "req-1.2_3", &"x".repeat(REQUEST_ID_MAX_CHARS)] {
+            assert!(is_safe_request_id(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "",
+            "has space",
+            "new\nline",
+            "<script>",
+            "é",
+            &"x".repeat(REQUEST_ID_MAX_CHARS + 1),
+        ] {
+            assert!(!is_safe_request_id(bad.as_bytes()), "{bad}");
+        }
+    }
 
     #[test]
     fn each_path_gets_its_policy() {

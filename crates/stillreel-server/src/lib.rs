@@ -22,6 +22,7 @@ pub mod routes;
 pub mod serve;
 pub mod state;
 pub mod storage;
+pub mod upload_slots;
 pub mod webhook;
 pub mod worker;
 

@@ -94,6 +94,13 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The programs a render runs are checked before anything is created, as the variables are.
+    if matches!(cli.command, Command::Serve | Command::Worker)
+        && let Err(err) = stillreel_server::config::check_tools(&config.ffmpeg)
+    {
+        eprintln!("stillreel: configuration: {err}");
+        return ExitCode::from(2);
+    }
     init_logging(&config);
     let result = match cli.command {
         Command::Serve => run_serve(config).await,

@@ -104,6 +104,8 @@ pub struct Api {
     pub videos: videos::Writer,
     /// The per-account rate limit, when `STILLREEL_RATE_LIMIT` sets one.
     pub rate_limiter: Option<Arc<AccountLimiter>>,
+    /// The uploads each account is sending (`STILLREEL_HTTP_ACCOUNT_UPLOADS`).
+    pub upload_slots: Arc<crate::upload_slots::UploadSlots>,
 }
 
 impl std::ops::Deref for Api {

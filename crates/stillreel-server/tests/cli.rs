@@ -391,3 +391,46 @@ fn a_fetch_allow_entry_with_a_port_exits_2_before_anything_is_created() {
     );
     assert!(!data.exists(), "the data folder was created");
 }
+
+/// A variable, its bad value, and other variables it is set with.
+type Case<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+/// Settings that used to fail only after the database was made (or not at all) stop `serve`
+/// with status 2 naming the variable, before the data folder is created: a public URL
+/// without a host, the metrics listener on the API's port of every address, an ffmpeg that
+/// is not there, a memory limit no render fits in.
+#[test]
+fn late_failing_settings_exit_2_before_anything_is_created() {
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let every = format!("0.0.0.0:{port}");
+    let cases: [Case; 5] = [
+        ("STILLREEL_PUBLIC_URL", "http://", &[]),
+        (
+            "STILLREEL_METRICS_LISTEN",
+            &listen,
+            &[("STILLREEL_LISTEN", &every)],
+        ),
+        ("STILLREEL_FFMPEG", "/nonexistent/ffmpeg", &[]),
+        ("STILLREEL_FFMPEG", "/bin/true", &[]),
+        ("STILLREEL_FFMPEG_MAX_MEMORY", "1", &[]),
+    ];
+    for (var, value, also) in cases {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data = dir.path().join("data");
+        let mut cmd = bin();
+        cmd.args(["serve"])
+            .env("STILLREEL_DATA_DIR", &data)
+            .env("STILLREEL_LISTEN", &listen)
+            .env(var, value);
+        for (k, v) in also {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{var}={value}: {stderr}");
+        assert!(stderr.contains(var), "{var}={value}: {stderr}");
+        assert!(out.stdout.is_empty(), "{var}={value}: nothing printed");
+        assert!(!data.exists(), "{var}={value}: the data folder was created");
+    }
+}

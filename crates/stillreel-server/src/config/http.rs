@@ -23,6 +23,10 @@ pub struct HttpLimits {
     /// `STILLREEL_HTTP_AUTH_FAILURES_PER_MIN` (default 30): unknown keys one client address
     /// may send a minute; past it, 429 without a database query.
     pub auth_failures_per_minute: u32,
+    /// `STILLREEL_HTTP_ACCOUNT_UPLOADS` (default 4): uploads one account may be sending at
+    /// once; one more is 429 `too_many_uploads` before its body is read, so one key's slow
+    /// uploads hold at most this many of the `max_connections`.
+    pub account_uploads: usize,
 }
 
 impl Default for HttpLimits {
@@ -33,6 +37,7 @@ impl Default for HttpLimits {
             body_timeout: Duration::from_secs(30),
             max_connections: 1024,
             auth_failures_per_minute: 30,
+            account_uploads: 4,
         }
     }
 }
@@ -85,6 +90,8 @@ impl HttpLimits {
                 1..=1_000_000,
             )?)
             .unwrap_or(30),
+            account_uploads: usize::try_from(whole("STILLREEL_HTTP_ACCOUNT_UPLOADS", 4, 1..=1024)?)
+                .unwrap_or(4),
         })
     }
 }

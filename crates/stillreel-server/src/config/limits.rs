@@ -6,6 +6,10 @@ use std::time::Duration;
 use stillreel_core::limits::{MAX_AUDIO_BYTES, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS};
 use stillreel_render::DEFAULT_FFMPEG_MEMORY_LIMIT;
 
+/// The smallest `STILLREEL_FFMPEG_MAX_MEMORY`: below it every 1080p render fails, so a
+/// smaller value is a mistake to refuse at start-up, not a limit.
+pub const MIN_FFMPEG_MEMORY: u64 = 256 << 20;
+
 use super::ConfigError;
 
 /// What a job may fetch, how long it may take, how ffmpeg is held, and the per-account cap.
@@ -74,10 +78,23 @@ impl JobLimits {
         let ffmpeg_max_memory = match get("STILLREEL_FFMPEG_MAX_MEMORY") {
             None => Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
             Some(text) if text.eq_ignore_ascii_case("off") => None,
-            Some(text) => Some(parse_bytes(&text).map_err(|why| ConfigError {
-                var: "STILLREEL_FFMPEG_MAX_MEMORY",
-                message: format!("{text:?}: {why}; expected off or a size like 1536MiB"),
-            })?),
+            Some(text) => Some(
+                parse_bytes(&text)
+                    .and_then(|n| {
+                        if n < MIN_FFMPEG_MEMORY {
+                            Err(format!(
+                                "under {} MiB, the least an HD render runs in",
+                                MIN_FFMPEG_MEMORY >> 20
+                            ))
+                        } else {
+                            Ok(n)
+                        }
+                    })
+                    .map_err(|why| ConfigError {
+                        var: "STILLREEL_FFMPEG_MAX_MEMORY",
+                        message: format!("{text:?}: {why}; expected off or a size like 1536MiB"),
+                    })?,
+            ),
         };
         let seconds = |var: &'static str, default: u64| match get(var) {
             None => Ok(Duration::from_secs(default)),
@@ -231,6 +248,8 @@ mod tests {
             ("STILLREEL_MEDIA_MAX_BYTES", "-1"),
             ("STILLREEL_MEDIA_MAX_PIXELS", "0"),
             ("STILLREEL_FFMPEG_MAX_MEMORY", "on"),
+            ("STILLREEL_FFMPEG_MAX_MEMORY", "1"),
+            ("STILLREEL_FFMPEG_MAX_MEMORY", "255MiB"),
             ("STILLREEL_FETCH_DEADLINE_SECS", "0"),
             ("STILLREEL_FETCH_RATE_WINDOW_SECS", "3601"),
             ("STILLREEL_FETCH_MIN_RATE", "fast"),

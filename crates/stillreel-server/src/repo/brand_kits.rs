@@ -4,7 +4,7 @@ use sqlx::types::Json;
 use stillreel_core::{BrandKit, BrandKitBody};
 use uuid::Uuid;
 
-use crate::db::{Batch, Db, DbError, Value, now_ms, on_db, rfc3339};
+use crate::db::{Backend, Batch, Db, DbError, Value, now_ms, on_db, rfc3339};
 
 type KitRow = (Uuid, Json<BrandKitBody>, i64, i64);
 
@@ -12,25 +12,49 @@ fn record((id, Json(body), created, updated): KitRow) -> BrandKit {
     BrandKit::new(id, body, rfc3339(created), rfc3339(updated))
 }
 
-/// Saves a new kit for `account`.
-pub async fn create(db: &Db, account: Uuid, body: BrandKitBody) -> Result<BrandKit, DbError> {
+/// The most brand kits an account keeps: enough for an agency's brands, and it bounds
+/// `get_brand_kits` (docs/API-DESIGN.md#brand-kits).
+pub const MAX_BRAND_KITS: i64 = 100;
+
+/// Saves a new kit for `account`; `None` when the account already has [`MAX_BRAND_KITS`].
+///
+/// The count and the insert are one statement, run with the account's row locked on
+/// PostgreSQL (the single writer serialises them on SQLite), so kits created at once never
+/// pass the limit together.
+pub async fn create(
+    db: &Db,
+    account: Uuid,
+    body: BrandKitBody,
+) -> Result<Option<BrandKit>, DbError> {
     let id = Uuid::now_v7();
     let now = now_ms();
     let mut tx = db.begin().await?;
     let mut batch = Batch::new();
     batch
+        .statement_on(
+            Backend::Postgres,
+            "SELECT 1 FROM accounts WHERE id = ? FOR UPDATE",
+        )
+        .bind(account);
+    batch
         .statement(
             "INSERT INTO brand_kits (id, account_id, body, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?)",
+             SELECT ?, a.id, ?, ?, ? FROM accounts a
+             WHERE a.id = ?
+               AND (SELECT COUNT(*) FROM brand_kits k WHERE k.account_id = a.id) < ?",
         )
         .bind(id)
-        .bind(account)
         .bind(Value::json(Some(&body))?)
         .bind(now)
-        .bind(now);
+        .bind(now)
+        .bind(account)
+        .bind(MAX_BRAND_KITS);
     batch.run(&mut tx).await?;
     tx.commit().await?;
-    Ok(BrandKit::new(id, body, rfc3339(now), rfc3339(now)))
+    if get(db, account, id).await?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(BrandKit::new(id, body, rfc3339(now), rfc3339(now))))
 }
 
 /// Replaces kit `id` of `account` with `body`; `None` when the account has no such kit.

@@ -103,8 +103,8 @@ mod tests {
         let v7_at = |ms: i64| {
             let ts = uuid::Timestamp::from_unix(
                 uuid::NoContext,
-                u64::try_from(ms / 1000).unwrap(),
-                u32::try_from(ms % 1000).unwrap() * 1_000_000,
+                u64::try_from(ms / 1000).expect("seconds"),
+                u32::try_from(ms % 1000).expect("millis") * 1_000_000,
             );
             Uuid::new_v7(ts)
         };

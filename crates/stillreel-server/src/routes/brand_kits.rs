@@ -22,6 +22,7 @@ use crate::state::AppState;
     responses(
         (status = 200, description = "The saved kit", body = BrandKit),
         (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 409, description = "The account already keeps the most brand kits it may (`brand_kit_limit`)", body = Envelope),
         (status = 413, description = "Body over 1 MiB", body = Envelope),
         (status = 415, description = "Not a JSON content type", body = Envelope),
         (status = 422, description = "Invalid fields", body = Envelope),
@@ -34,9 +35,18 @@ pub async fn create_brand_kit(
     JsonBody(body): JsonBody,
 ) -> Result<Json<BrandKit>, ApiError> {
     let kit = validate_create_brand_kit(&body, state.templates)?;
-    Ok(Json(
-        brand_kits::create(&state.db, ctx.account_id, kit).await?,
-    ))
+    match brand_kits::create(&state.db, ctx.account_id, kit).await? {
+        Some(kit) => Ok(Json(kit)),
+        None => Err(ApiError::Refused {
+            status: axum::http::StatusCode::CONFLICT,
+            code: "brand_kit_limit",
+            message: format!(
+                "this account already keeps {} brand kits, the most it may; delete one \
+                 (POST /delete_brand_kit) or update one instead",
+                brand_kits::MAX_BRAND_KITS
+            ),
+        }),
+    }
 }
 
 /// The account's brand kits, oldest first.

@@ -62,9 +62,12 @@ pub fn uuid_body(body: &str) -> Result<Uuid, ApiError> {
         .filter(|k| k.as_str() != "uuid")
         .map(|k| {
             FieldError::new(
-                k.as_str(),
+                stillreel_core::error::clipped(k),
                 ErrorCode::UnknownField,
-                format!("{k} is not a field of this body; its only field is uuid"),
+                format!(
+                    "{} is not a field of this body; its only field is uuid",
+                    stillreel_core::error::echoed(k)
+                ),
             )
         })
         .collect();

@@ -10,7 +10,7 @@
 //! directly (`worker/files.rs`), so no allow-list entry is needed for it.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use axum::Json;
@@ -27,6 +27,10 @@ use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::repo::uploads::{self, NewUpload};
 use crate::state::AppState;
+
+mod finalise;
+
+use finalise::{TempFile, finalise};
 
 /// Bytes of the body kept in memory: enough for every format's magic and for an image header
 /// behind large EXIF blocks.
@@ -158,17 +162,6 @@ fn check_image_head(head: &[u8], max_pixels: u64, complete: bool) -> Result<bool
     Ok(true)
 }
 
-/// A file of the upload that is removed when dropped unless it was handed on.
-struct TempFile(Option<PathBuf>);
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if let Some(path) = self.0.take() {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-}
-
 /// What the streamed body turned out to be.
 struct Received {
     format: MediaFormat,
@@ -278,6 +271,7 @@ fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
         (status = 200, description = "The stored file", body = UploadedMedia),
         (status = 408, description = "The body did not arrive in time", body = Envelope),
         (status = 413, description = "Over the media size limit (`media_too_large`) or the account's upload quota (`upload_quota_exceeded`)", body = Envelope),
+        (status = 429, description = "The account is already sending the most uploads it may at once (`too_many_uploads`)", body = Envelope),
         (status = 415, description = "Not a JPEG, PNG or WebP picture or a supported audio format (`unsupported_media`)", body = Envelope),
         (status = 422, description = "A damaged image, or one over the pixel limit (`invalid_media`)", body = Envelope),
     ),
@@ -288,6 +282,19 @@ pub async fn upload_media(
     Auth(ctx): Auth,
     request: Request,
 ) -> Result<Json<UploadedMedia>, ApiError> {
+    // Taken before the body is read and held until the answer: one key's slow uploads hold
+    // at most this many connections.
+    let Some(_slot) = state.upload_slots.try_take(ctx.account_id) else {
+        return Err(refused(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_uploads",
+            format!(
+                "this account is already sending {} uploads, the most it may at once; send \
+                 this one when one of them has finished",
+                state.upload_slots.per_account()
+            ),
+        ));
+    };
     let (parts, body) = request.into_parts();
     let mut stream = body.into_data_stream();
     let answer = store_upload(&state, ctx.account_id, &parts.headers, &mut stream).await;
@@ -374,40 +381,6 @@ async fn store_upload(
         upload.stored(),
         &state.config.public_url,
     ))
-}
-
-/// Moves the received file into storage and records it, or removes it again when the quota
-/// (checked with the account's row locked, `uploads::record`) refuses it or recording fails.
-async fn finalise(
-    state: AppState,
-    upload: NewUpload,
-    temp: TempFile,
-) -> Result<NewUpload, ApiError> {
-    let storage = state.storage.clone();
-    let put_key = upload.key.clone();
-    tokio::task::spawn_blocking(move || {
-        let path = temp.0.clone().unwrap_or_default();
-        let _temp = temp;
-        storage.put(&path, &put_key)
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("upload task: {e}")))?
-    .map_err(|e| ApiError::Internal(format!("storing an upload: {e}")))?;
-    let recorded = uploads::record(&state.db, &upload).await;
-    if !matches!(recorded, Ok(true)) {
-        let storage = state.storage.clone();
-        let key = upload.key.clone();
-        let removed = tokio::task::spawn_blocking(move || storage.delete(&key)).await;
-        if !matches!(removed, Ok(Ok(()))) {
-            // The start-up sweep (`worker/uploads_sweep.rs`) removes it later.
-            tracing::warn!(key = %upload.key, "a refused upload's file could not be removed");
-        }
-    }
-    if !recorded? {
-        let (quota, used) = uploads::usage(&state.db, upload.account).await?;
-        return Err(over_quota(quota, used, upload.bytes));
-    }
-    Ok(upload)
 }
 
 #[cfg(test)]

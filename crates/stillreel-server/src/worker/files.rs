@@ -37,8 +37,11 @@ impl ServerFiles {
                 .flatten();
         }
         if let Some(name) = path.strip_prefix("/samples/") {
-            // The same key rules: plain segments, no `..`, nothing percent-encoded.
-            check_key(name).ok()?;
+            // Exactly what `GET /samples/` serves (a picture directly in the folder), by the
+            // route's own rule: nothing the route refuses can be read through a media URL.
+            if !crate::routes::files::is_sample_path(path) {
+                return None;
+            }
             return Some(self.samples.join(name));
         }
         None
@@ -86,6 +89,10 @@ mod tests {
         for refused in [
             "/samples/../etc/passwd",
             "/samples/a%2Fb.jpg",
+            "/samples/README.md",
+            "/samples/generate.py",
+            "/samples/sub/x.jpg",
+            "/samples/.hidden.jpg",
             "/files/../x",
             "/api/v1/get_video",
             "/samplesx/a.jpg",

@@ -10,6 +10,7 @@ crate::both_backends!(
     brand_kits_are_saved_and_applied,
     brand_kit_errors,
     deleting_a_kit_leaves_its_queued_videos_as_made,
+    an_account_keeps_at_most_the_limit_of_kits,
 );
 
 fn kit() -> serde_json::Value {
@@ -275,4 +276,45 @@ async fn deleting_a_kit_leaves_its_queued_videos_as_made(app: TestApp) {
         r.details(),
         [("uuid".to_owned(), "invalid_uuid".to_owned())]
     );
+}
+
+/// Kits past `MAX_BRAND_KITS` are refused with 409 `brand_kit_limit`, also when the last
+/// places are taken by requests sent at once; a deleted kit frees its place.
+async fn an_account_keeps_at_most_the_limit_of_kits(app: TestApp) {
+    use stillreel_server::repo::brand_kits::MAX_BRAND_KITS;
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let limit = usize::try_from(MAX_BRAND_KITS).expect("limit");
+    for _ in 0..limit - 3 {
+        let r = app.post("/api/v1/create_brand_kit", key, &kit()).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+    }
+    let body = kit();
+    let answers = futures_util::future::join_all(
+        (0..8).map(|_| app.post("/api/v1/create_brand_kit", key, &body)),
+    )
+    .await;
+    let made = answers.iter().filter(|r| r.status == 200).count();
+    assert_eq!(made, 3, "three places were left");
+    for r in answers.iter().filter(|r| r.status != 200) {
+        r.assert_error(409, "brand_kit_limit");
+    }
+    let list = app.get("/api/v1/get_brand_kits", key).await;
+    assert_eq!(
+        list.json["brand_kits"].as_array().map(Vec::len),
+        Some(limit)
+    );
+    let first = list.json["brand_kits"][0]["uuid"].clone();
+    let r = app
+        .post("/api/v1/delete_brand_kit", key, &json!({"uuid": first}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let r = app.post("/api/v1/create_brand_kit", key, &kit()).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    // Another account has its own places.
+    let other = app.account().await;
+    let r = app
+        .post("/api/v1/create_brand_kit", &other.api_key, &kit())
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
 }

@@ -14,6 +14,7 @@ crate::both_backends!(
     combine_video_clips_happy_path,
     combine_video_clips_failures,
     combined_clips_are_paced_through_only_when_made_for_the_ramp,
+    a_combine_whose_source_was_deleted_fails_at_once,
 );
 
 async fn combine_video_clips_happy_path(app: TestApp) {
@@ -266,4 +267,67 @@ async fn combined_clips_are_paced_through_only_when_made_for_the_ramp(app: TestA
     let g = app.get(&url, key).await;
     assert_eq!(g.json["branding"]["status"], "complete");
     assert_eq!(g.json["branding"]["speed_ramp"], false);
+}
+
+/// A combine queued while its clips' video still existed, whose video is then deleted: the
+/// clip's file is gone, so the combine fails on its first attempt, naming the clip.
+async fn a_combine_whose_source_was_deleted_fails_at_once(app: TestApp) {
+    use stillreel_server::worker::{self, WorkerSettings};
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let keep = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    let kept = render_all(&app, keep).await;
+    let source = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    let clips = render_all(&app, source).await;
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine_body(&[kept[0], clips[0]]),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let combined = uuid_of(&r);
+    let r = app
+        .post(
+            "/api/v1/delete_video",
+            key,
+            &json!({"uuid": source.to_string()}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+
+    let renderer = worker::build_renderer(&app.state).expect("renderer");
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 1;
+    settings.idle_poll = std::time::Duration::from_millis(50);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
+    let mut video = serde_json::Value::Null;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        video = app
+            .get(&format!("/api/v1/get_video?uuid={combined}"), key)
+            .await
+            .json;
+        if video["status"] == "error" {
+            break;
+        }
+    }
+    workers.shutdown().await;
+    assert_eq!(video["status"], "error", "{video}");
+    assert_eq!(video["error"]["code"], "media_unreachable", "{video}");
+    assert_eq!(video["error"]["field"], "video_clip_uuids[1]", "{video}");
+    assert!(
+        video["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("deleted")),
+        "{video}"
+    );
+    let attempts: Vec<i32> = queue::graph_of_video(app.db(), combined)
+        .await
+        .expect("jobs")
+        .iter()
+        .map(|j| j.attempts)
+        .collect();
+    assert_eq!(attempts, [1], "one attempt, no retry");
 }

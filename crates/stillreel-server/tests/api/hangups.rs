@@ -22,6 +22,17 @@ crate::both_backends!(
     deletes_cut_off_after_the_body_leave_no_served_file,
 );
 
+crate::both_backends!(
+    mod few_connections, configured by few_connections:
+    one_accounts_slow_uploads_do_not_hold_another_account,
+);
+
+/// A modest connection cap, as a small deployment sets it.
+fn few_connections(config: &mut stillreel_server::Config) {
+    config.http.max_connections = 8;
+    config.http.account_uploads = 4;
+}
+
 fn sample(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../samples")
@@ -231,4 +242,59 @@ async fn deletes_cut_off_after_the_body_leave_no_served_file(app: TestApp) {
             assert!(!folder.exists(), "{}", folder.display());
         }
     }
+}
+
+/// One key trickling uploads holds at most `STILLREEL_HTTP_ACCOUNT_UPLOADS` connections: its
+/// next upload is refused at once with 429, and another account's upload goes through at once.
+async fn one_accounts_slow_uploads_do_not_hold_another_account(app: TestApp) {
+    let slow = app.account().await;
+    let other = app.account().await;
+    let logo = sample("logo.png");
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let mut stream = TcpStream::connect(app.addr).await.expect("connect");
+        let head = format!(
+            "POST /api/v1/upload_media HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
+             Content-Type: image/png\r\nContent-Length: {}\r\n\r\n",
+            slow.api_key,
+            logo.len()
+        );
+        stream.write_all(head.as_bytes()).await.expect("head");
+        // A few bytes, then nothing: a client on a very slow line.
+        stream.write_all(&logo[..16]).await.expect("some body");
+        held.push(stream);
+    }
+    // The four are being received (each has its place) before the next arrives.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = std::time::Instant::now();
+    let r = app
+        .request(
+            axum::http::Method::POST,
+            "/api/v1/upload_media",
+            &[
+                ("authorization", &slow.api_key),
+                ("content-type", "image/png"),
+            ],
+            Some(logo.clone()),
+        )
+        .await;
+    r.assert_error(429, "too_many_uploads");
+    let r = app
+        .request(
+            axum::http::Method::POST,
+            "/api/v1/upload_media",
+            &[
+                ("authorization", &other.api_key),
+                ("content-type", "image/png"),
+            ],
+            Some(logo.clone()),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the other account waited {:?}",
+        started.elapsed()
+    );
+    drop(held);
 }

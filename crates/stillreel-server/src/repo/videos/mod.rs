@@ -13,8 +13,8 @@ mod list;
 mod read;
 mod write;
 
-pub use list::{Deleted, ListQuery, cursor, delete_video, list_videos, parse_cursor};
-pub use read::{StoredClip, clips_of_account, get_video, still_key};
+pub use list::{Deleted, ListQuery, cursor, delete_video, folders_of, list_videos, parse_cursor};
+pub use read::{StoredClip, clips_of_account, deleted_sources, get_video, still_key};
 pub use write::{NewVideo, Source};
 
 use std::sync::Arc;

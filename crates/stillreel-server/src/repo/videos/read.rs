@@ -115,6 +115,25 @@ pub async fn clips_of_account(
     Ok(found)
 }
 
+/// The positions in `ids` of the clips whose video was deleted since (a combine queued before
+/// the delete): their files are gone, so the combine cannot be made.
+pub async fn deleted_sources(db: &Db, ids: &[Uuid]) -> Result<Vec<usize>, DbError> {
+    let mut gone = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let deleted: Option<i32> = on_db!(db, pool => sqlx::query_scalar(
+            "SELECT 1 FROM clips c JOIN videos v ON v.id = c.video_id
+             WHERE c.id = $1 AND v.deleted_at IS NOT NULL",
+        )
+        .bind(*id)
+        .fetch_optional(pool)
+        .await?);
+        if deleted.is_some() {
+            gone.push(i);
+        }
+    }
+    Ok(gone)
+}
+
 #[derive(sqlx::FromRow)]
 pub(crate) struct VideoRow {
     pub(crate) id: Uuid,

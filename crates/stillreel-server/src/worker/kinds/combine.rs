@@ -36,6 +36,18 @@ impl Kind for Combine {
                 "a created video is not combined",
             )));
         };
+        // A source video deleted while this waited took its clip's file: no retry can help.
+        let gone =
+            crate::repo::videos::deleted_sources(ctx.db(), &request.video_clip_uuids).await?;
+        if let Some(&i) = gone.first() {
+            return Err(Failure::Permanent(JobError {
+                code: "media_unreachable".to_owned(),
+                message: "this clip's video was deleted (POST /delete_video) before the combine \
+                          ran, and its file with it"
+                    .to_owned(),
+                field: Some(format!("video_clip_uuids[{i}]")),
+            }));
+        }
         records::start_video(ctx.db(), input.video_id).await?;
         let work = CombineJob {
             key_prefix: token_prefix(input.video_id, job),
