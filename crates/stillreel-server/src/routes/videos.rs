@@ -225,6 +225,14 @@ pub async fn combine_video_clips(
     .await
 }
 
+/// The message for a video's uuid sent in `video_clip_uuids`: where its clips' uuids are.
+fn video_uuid_message(video: &Uuid) -> String {
+    format!(
+        "this is the uuid of a video, not of a clip: combine takes clip uuids, which \
+         GET /api/v1/get_video?uuid={video} lists as video_clips[].uuid"
+    )
+}
+
 /// What a combine is made of: the account's rendered clips it names (unknown, foreign and
 /// not-yet-rendered clips, like an unknown project, are one 404 with every field), checked to
 /// fit together; the project and the video's source.
@@ -236,18 +244,28 @@ async fn combine_source(
     let found =
         videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
     super::library::refuse_deleted_clips(&found, &request.video_clip_uuids)?;
-    // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
+    // Unknown, foreign and not-yet-rendered clips are one case to the client: 404. A uuid of
+    // one of the account's own videos is the usual mistake, and is told as such.
+    let unknown: Vec<Uuid> = request
+        .video_clip_uuids
+        .iter()
+        .filter(|id| !found.contains_key(id))
+        .copied()
+        .collect();
+    let videos = videos::videos_among(&state.db, ctx.account_id, &unknown).await?;
     let missing: Vec<FieldError> = request
         .video_clip_uuids
         .iter()
         .enumerate()
         .filter(|(_, id)| found.get(id).is_none_or(|c| c.clip_key.is_none()))
-        .map(|(i, _)| {
-            FieldError::new(
-                format!("video_clip_uuids[{i}]"),
-                ErrorCode::NotFound,
-                "this clip does not exist, belongs to another account, or is not rendered yet",
-            )
+        .map(|(i, id)| {
+            let message = if videos.contains(id) {
+                video_uuid_message(id)
+            } else {
+                "this clip does not exist, belongs to another account, or is not rendered yet"
+                    .to_owned()
+            };
+            FieldError::new(format!("video_clip_uuids[{i}]"), ErrorCode::NotFound, message)
         })
         .collect();
     let project = match (

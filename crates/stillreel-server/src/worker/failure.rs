@@ -36,6 +36,22 @@ impl Failure {
         }
     }
 
+    /// The render step that failed (`clip 2`, `stitch`, `branding`, ...), for the log line.
+    pub fn step(&self) -> Option<String> {
+        match self {
+            Failure::Job(f) => f.step().map(|step| step.to_string()),
+            _ => None,
+        }
+    }
+
+    /// The tail of ffmpeg's stderr, for the log line only (never the record).
+    pub fn stderr_tail(&self) -> Option<&str> {
+        match self {
+            Failure::Job(f) => f.stderr_tail(),
+            _ => None,
+        }
+    }
+
     pub fn job_error(&self) -> JobError {
         match self {
             Failure::Job(f) => JobError {

@@ -134,8 +134,20 @@ async fn settle_failure(
             },
         );
     }
-    tracing::warn!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), error = %failure, "job failed");
     let error = failure.job_error();
+    // The record names the field and what to do; the log keeps what an operator needs: the
+    // job, the step, the field and code stored, and ffmpeg's own words.
+    tracing::warn!(
+        job = job.id,
+        video = %job.video_id,
+        kind = job.kind.as_str(),
+        step = failure.step().as_deref().unwrap_or("-"),
+        code = %error.code,
+        field = error.field.as_deref().unwrap_or("-"),
+        stderr_tail = failure.stderr_tail().unwrap_or("-"),
+        error = %failure,
+        "job failed"
+    );
     // One transaction: a crash can never leave the job failed and its record `in_progress`.
     let mut tx = db.begin().await?;
     if !queue::fail_for_good_in(&mut tx, job, worker_id, &failure.to_string()).await? {
