@@ -1,14 +1,15 @@
 //! [`JobFailure`]: why a video, combine or branding job failed, as the worker stores it on the
 //! record (docs/API-DESIGN.md#render-failures). Sits above the errors it wraps ([`FetchError`],
 //! [`RenderError`], [`ProviderError`]), so none of them imports it. An input that arrived but
-//! cannot be used is told apart from our own faults by [`crate::blame`].
+//! cannot be used is told apart from our own faults by the `blame` module.
 
 use crate::depth::DepthError;
 use crate::fetch::FetchError;
 use crate::provider::ProviderError;
 use crate::runner::RenderError;
 
-/// What kind of input made a run fail ([`crate::blame`]): it decides the code and the advice.
+/// What kind of input made a run fail (found by the `blame` module): it decides the code and
+/// the advice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputFault {
     /// A picture (`image_url`, a template image) that does not decode.
@@ -51,7 +52,7 @@ pub enum JobFailure {
     Depth { field: String, error: DepthError },
     /// An input arrived but ffmpeg cannot read it: a picture or music that does not decode,
     /// a model's answer that does not, a combined clip whose file is gone or broken
-    /// ([`crate::blame`]). `message` says what to do; `cause` (step, stderr) is for the log.
+    /// (the `blame` module). `message` says what to do; `cause` (step, stderr) is for the log.
     #[error("{field}: {message} ({cause})")]
     Input {
         field: String,

@@ -2,7 +2,8 @@
 //! render) naming that input's field, a code and what to do, through the real server and
 //! worker with real ffmpeg, on SQLite and PostgreSQL: a photo cut short, a photo that does not
 //! decode, music that is not audio, an intro logo that does not decode, a brand kit's broken
-//! headshot, a combine whose clip file is gone and a combine whose music is not audio.
+//! headshot and music (reported at `branding.brand_kit`), a combine whose clip file is gone or
+//! unreadable and a combine whose music is not audio.
 //! docs/API-DESIGN.md#render-failures.
 
 mod common;
@@ -226,6 +227,21 @@ async fn each_broken_input_is_named_on_the_failed_record(app: TestApp) {
     let mut body = photos(&[], 1);
     body["branding"] = json!({"brand_kit": kit.json["uuid"]});
     let kit_video = create(&app, key, &body).await;
+    // A brand kit whose music is not audio, its outro replaced by the request's (fine) one.
+    let kit = app
+        .post(
+            "/api/v1/create_brand_kit",
+            key,
+            &json!({"name": "Noisy", "audio_url": format!("{media}/noise.mp3"),
+                    "outro": {"template": "outro-minimal", "config": {
+                        "brokerage": {"value": "Acme"}}}}),
+        )
+        .await;
+    assert_eq!(kit.status, 200, "{}", kit.json);
+    let mut body = photos(&[], 1);
+    body["branding"] = json!({"brand_kit": kit.json["uuid"], "outro": {
+        "template": "outro-minimal", "config": {"brokerage": {"value": "Acme Realty"}}}});
+    let kit_music = create(&app, key, &body).await;
 
     let failed = wait_final(&app, key, &cut, false).await;
     assert_eq!(failed["status"], "error", "{failed}");
@@ -277,13 +293,31 @@ async fn each_broken_input_is_named_on_the_failed_record(app: TestApp) {
     let branded = wait_final(&app, key, &kit_video, true).await;
     assert_eq!(branded["status"], "complete", "{branded}");
     assert_eq!(branded["branding"]["status"], "error", "{branded}");
+    // The request named only the kit: the kit is the field, its part in the message.
     assert_failure(
         &branded["branding"]["error"],
         "media_unsupported",
-        "branding.outro.config.headshot.url",
-        &["is cut short"],
+        "branding.brand_kit",
+        &[
+            "in the brand kit, at outro.config.headshot.url: ",
+            "is cut short",
+            "update_brand_kit",
+        ],
         &branded,
     );
+
+    let failed = wait_final(&app, key, &kit_music, false).await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    assert_failure(
+        &failed["error"],
+        "media_unsupported",
+        "branding.brand_kit",
+        &["in the brand kit, at audio_url: the music at audio_url could not be decoded as audio"],
+        &failed,
+    );
+    // The branded render fails with the main video, with the same error.
+    assert_eq!(failed["branding"]["status"], "error", "{failed}");
+    assert_eq!(failed["branding"]["error"], failed["error"], "{failed}");
 
     workers.shutdown().await;
     app.stop().await;

@@ -3,6 +3,10 @@
 //! card are encoded (`copy.rs`), with it also the spans around each cut the ramp changes
 //! (`ramp_copy.rs`). When the main video's keyframes or parameter sets do not allow a copy,
 //! one decode and encode of the whole video does it.
+//!
+//! Over 400 lines on purpose: the fetches, the runs and the one place a failed run is blamed
+//! on the user's input (`render_branded`) share the work directory's names and are read
+//! together.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

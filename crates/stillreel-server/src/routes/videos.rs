@@ -158,19 +158,21 @@ pub async fn create_video(
             let engines = state.available_engines();
             let options = rule_options(&state, &ctx, &vfx, &engines);
             let mut request = validate_create_video(&body, &options)?;
-            (request.branding, request.audio_url) = super::brand_kits::resolve(
+            let resolved = super::brand_kits::resolve(
                 &state,
                 ctx.account_id,
                 request.branding.take(),
                 request.audio_url.take(),
             )
             .await?;
+            (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
             let project = project_of(&state, ctx, request.project).await?;
             let video = NewVideo {
                 account: ctx.account_id,
                 project,
                 source: Source::Images(request),
                 idempotency_key: key,
+                from_kit: resolved.from_kit,
             };
             Ok(state.videos.create(video).await?)
         },
@@ -206,19 +208,21 @@ pub async fn combine_video_clips(
         let engines = state.available_engines();
         let options = rule_options(&state, &ctx, &vfx, &engines);
         let mut request = validate_combine_video_clips(&body, &options)?;
-        (request.branding, request.audio_url) = super::brand_kits::resolve(
+        let resolved = super::brand_kits::resolve(
             &state,
             ctx.account_id,
             request.branding.take(),
             request.audio_url.take(),
         )
         .await?;
+        (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
         let (project, source) = combine_source(&state, ctx, request).await?;
         let video = NewVideo {
             account: ctx.account_id,
             project,
             source,
             idempotency_key: key,
+            from_kit: resolved.from_kit,
         };
         Ok(state.videos.create(video).await?)
     })

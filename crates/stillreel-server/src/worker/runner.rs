@@ -154,6 +154,8 @@ async fn settle_failure(
         tracing::warn!(job = job.id, "lease lost while recording a failure");
         return Ok(Failed::LeaseLost);
     }
+    let from_kit = crate::repo::render::kit_fields_in(&mut tx, job.video_id).await?;
+    let error = super::failure::kit_error(error, &from_kit);
     let remove = kind.fail(&mut tx, job, &error).await?;
     tx.touch(job.video_id);
     tx.commit().await?;
