@@ -168,7 +168,7 @@ mod tests {
         let png: &[u8] = b"\x89PNG\r\n\x1a\n....IHDR....IDATdata\x00\x00\x00\x00IEND\xaeB`\x82";
         assert!(!is_cut_short(MediaFormat::Png, png));
         assert!(is_cut_short(MediaFormat::Png, &png[..png.len() - 12]));
-        let webp: &[u8] = b"RIFF\x0c\x00\x00\x00WEBPVP8 ";
+        let webp: &[u8] = b"RIFF\x08\x00\x00\x00WEBPVP8 ";
         assert!(!is_cut_short(MediaFormat::Webp, webp));
         assert!(is_cut_short(MediaFormat::Webp, &webp[..15]));
         assert!(!is_cut_short(MediaFormat::Mp3, b"ID3"));

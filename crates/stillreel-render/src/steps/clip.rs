@@ -316,7 +316,7 @@ fn render_checked(
             }
             encoded?;
             if let Some(e) = still_failed {
-                return Err(e);
+                return Err(e.into());
             }
             with_still
         }
@@ -346,7 +346,7 @@ fn render_checked(
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
     // record the file, and this blocking thread outlives the dropped future.
     if runner.cancel.is_cancelled() {
-        return Err(RenderError::Cancelled { step });
+        return Err(RenderError::Cancelled { step }.into());
     }
     // The still first: once the clip is stored (and recorded), its thumbnail is there too.
     if with_still {
