@@ -296,19 +296,15 @@ fn render_checked(
                 Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
-            // ffmpeg failing on the photo alone (the canvas reads nothing else) is the
-            // photo's fault.
+            // The canvas reads nothing but the photo: when the photo does not decode alone
+            // either (checked without the run's memory limit, which is ours), it is at fault.
             if let Some(e) = canvas_failed {
+                let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
                 return Err(match e {
-                    RenderError::Failed { ref stderr_tail, .. } => {
-                        let reason = blame::reason_from(stderr_tail, &still.path);
-                        let suspect =
-                            Suspect::picture(&task.source_field, &still.path, still.format);
-                        blame::input_failure(&suspect, &reason, e)
+                    RenderError::Failed { .. } => {
+                        blame::blame(&task.ffmpeg, dir, &[suspect], e.into())
                     }
                     RenderError::Rejected { .. } => {
-                        let suspect =
-                            Suspect::picture(&task.source_field, &still.path, still.format);
                         blame::input_failure(&suspect, "no frame could be decoded from it", e)
                     }
                     other => other.into(),
