@@ -24,7 +24,11 @@ pub(crate) struct Suspect {
 }
 
 impl Suspect {
-    pub fn picture(field: impl Into<String>, path: impl Into<PathBuf>, format: MediaFormat) -> Self {
+    pub fn picture(
+        field: impl Into<String>,
+        path: impl Into<PathBuf>,
+        format: MediaFormat,
+    ) -> Self {
         Suspect {
             field: field.into(),
             fault: InputFault::Picture,
@@ -110,7 +114,7 @@ pub fn reason_from(stderr: &str, file: &Path) -> String {
     let from_decoder = lines()
         .find_map(|l| l.strip_prefix('[').and_then(|l| l.split_once("] ")))
         .map(|(_, rest)| rest);
-    let line = from_decoder.or_else(|| lines().last()).unwrap_or("");
+    let line = from_decoder.or_else(|| lines().next_back()).unwrap_or("");
     let line = line.replace(path.as_ref(), "the file");
     let line = line.trim_start_matches("the file: ").trim();
     match line {
@@ -125,7 +129,12 @@ const TAIL_CHARS: usize = 2000;
 
 /// Decodes `suspect` alone (blocking): the failed run when it does not decode. A check that
 /// cannot start is no verdict on the input, so it passes.
-fn decode_alone(ffmpeg: &Path, dir: &Path, suspect: &Suspect, step: Step) -> Result<(), RenderError> {
+fn decode_alone(
+    ffmpeg: &Path,
+    dir: &Path,
+    suspect: &Suspect,
+    step: Step,
+) -> Result<(), RenderError> {
     let Ok(out) = Command::new(ffmpeg)
         .args(decode_args(&suspect.path, suspect.format))
         .stdin(std::process::Stdio::null())
@@ -234,9 +243,21 @@ mod tests {
     #[test]
     fn each_fault_has_its_code_and_advice() {
         let rows = [
-            (InputFault::Picture, "media_unsupported", "upload a complete JPEG, PNG or WebP"),
-            (InputFault::Music, "media_unsupported", "upload an MP3, M4A or OGG"),
-            (InputFault::Clip, "clip_unavailable", "combine the new clip's uuid"),
+            (
+                InputFault::Picture,
+                "media_unsupported",
+                "upload a complete JPEG, PNG or WebP",
+            ),
+            (
+                InputFault::Music,
+                "media_unsupported",
+                "upload an MP3, M4A or OGG",
+            ),
+            (
+                InputFault::Clip,
+                "clip_unavailable",
+                "combine the new clip's uuid",
+            ),
             (InputFault::ModelOutput, "provider_failed", "try again"),
         ];
         for (fault, code, advice) in rows {
@@ -258,7 +279,10 @@ mod tests {
         );
         assert!(joined.ends_with("-f null -"), "{joined}");
         let args = decode_args(Path::new("logo.png"), Some(MediaFormat::Png));
-        assert!(args.join(" ").contains("-f png_pipe -i logo.png -map 0:v:0 -frames:v 1"));
+        assert!(
+            args.join(" ")
+                .contains("-f png_pipe -i logo.png -map 0:v:0 -frames:v 1")
+        );
         let args = decode_args(Path::new("clip-001.mp4"), None);
         assert!(args.join(" ").contains("-f mov -i clip-001.mp4 -map 0:v:0"));
     }
@@ -272,7 +296,10 @@ mod tests {
             "Failed to read frame size: Could not seek to 21023."
         );
         assert_eq!(
-            reason_from("/tmp/job/music.mp3: Invalid data found\n", Path::new("/tmp/job/music.mp3")),
+            reason_from(
+                "/tmp/job/music.mp3: Invalid data found\n",
+                Path::new("/tmp/job/music.mp3")
+            ),
             "Invalid data found"
         );
         let stderr = "[png @ 0x5618] inflate returned error -3\n";

@@ -48,7 +48,10 @@ fn assert_refused(result: Result<stillreel_render::fetch::FetchedMedia, FetchErr
     );
     // The refusal says the two ways around it: an upload, or the operator's allow-list.
     for hint in ["POST /api/v1/upload_media", "STILLREEL_FETCH_ALLOW"] {
-        assert!(err.message.contains(hint), "{url}: {hint} missing from {err}");
+        assert!(
+            err.message.contains(hint),
+            "{url}: {hint} missing from {err}"
+        );
     }
 }
 

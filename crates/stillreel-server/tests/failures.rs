@@ -143,9 +143,8 @@ async fn wait_final(app: &TestApp, key: &str, uuid: &str, branded: bool) -> Valu
         assert_eq!(r.status, 200, "{}", r.json);
         let done = |s: &Value| s == "complete" || s == "error";
         let video_done = done(&r.json["status"]);
-        let branding_done = !branded
-            || r.json["status"] == "error"
-            || done(&r.json["branding"]["status"]);
+        let branding_done =
+            !branded || r.json["status"] == "error" || done(&r.json["branding"]["status"]);
         if video_done && branding_done {
             return r.json;
         }
@@ -344,7 +343,13 @@ async fn a_combine_names_the_clip_or_the_music_that_failed(app: TestApp) {
         .as_array()
         .expect("clips")
         .iter()
-        .map(|c| c["uuid"].as_str().expect("clip uuid").parse().expect("uuid"))
+        .map(|c| {
+            c["uuid"]
+                .as_str()
+                .expect("clip uuid")
+                .parse()
+                .expect("uuid")
+        })
         .collect();
 
     // Music that is not audio, with clips that are fine.
@@ -359,7 +364,10 @@ async fn a_combine_names_the_clip_or_the_music_that_failed(app: TestApp) {
         &failed["error"],
         "media_unsupported",
         "audio_url",
-        &["could not be decoded as audio", "upload an MP3, M4A or OGG file"],
+        &[
+            "could not be decoded as audio",
+            "upload an MP3, M4A or OGG file",
+        ],
         &failed,
     );
 

@@ -160,7 +160,10 @@ mod tests {
         let jpeg: &[u8] = b"\xff\xd8\xff\xe0JFIF\xff\xda\x00\x08scan\xff\x00data\xff\xd9";
         assert!(!is_cut_short(MediaFormat::Jpeg, jpeg));
         // Bytes after the end marker (a camera's padding) are allowed.
-        assert!(!is_cut_short(MediaFormat::Jpeg, &[jpeg, b"\x00\x00"].concat()));
+        assert!(!is_cut_short(
+            MediaFormat::Jpeg,
+            &[jpeg, b"\x00\x00"].concat()
+        ));
         assert!(is_cut_short(MediaFormat::Jpeg, &jpeg[..jpeg.len() - 2]));
         // An EXIF thumbnail's end marker before the main scan does not count.
         let thumb: &[u8] = b"\xff\xd8\xff\xe1\xff\xd8\xff\xda\xff\xd9\xff\xdascan";

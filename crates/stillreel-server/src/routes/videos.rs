@@ -269,7 +269,11 @@ async fn combine_source(
                 "this clip does not exist, belongs to another account, or is not rendered yet"
                     .to_owned()
             };
-            FieldError::new(format!("video_clip_uuids[{i}]"), ErrorCode::NotFound, message)
+            FieldError::new(
+                format!("video_clip_uuids[{i}]"),
+                ErrorCode::NotFound,
+                message,
+            )
         })
         .collect();
     let project = match (

@@ -139,13 +139,29 @@ mod tests {
             "{}",
             moved.message
         );
-        assert!(moved.message.contains("update_brand_kit"), "{}", moved.message);
+        assert!(
+            moved.message.contains("update_brand_kit"),
+            "{}",
+            moved.message
+        );
         let music = kit_error(error(Some("audio_url")), &from_kit);
         assert_eq!(music.field.as_deref(), Some("branding.brand_kit"));
-        assert!(music.message.starts_with("in the brand kit, at audio_url: "));
+        assert!(
+            music
+                .message
+                .starts_with("in the brand kit, at audio_url: ")
+        );
         // The request's own intro, a photo and our own faults stay as they are.
-        for field in [Some("branding.intro.config.logo.url"), Some("image_inputs[0].image_url"), None] {
-            assert_eq!(kit_error(error(field), &from_kit), error(field), "{field:?}");
+        for field in [
+            Some("branding.intro.config.logo.url"),
+            Some("image_inputs[0].image_url"),
+            None,
+        ] {
+            assert_eq!(
+                kit_error(error(field), &from_kit),
+                error(field),
+                "{field:?}"
+            );
         }
         // A prefix that is not a whole member does not match.
         assert_eq!(

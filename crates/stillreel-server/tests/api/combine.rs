@@ -321,7 +321,10 @@ async fn a_video_uuid_among_the_clips_says_where_the_clip_uuids_are(app: TestApp
         messages[0],
         "this clip does not exist, belongs to another account, or is not rendered yet"
     );
-    assert!(messages[1].starts_with("this is the uuid of a video"), "{messages:?}");
+    assert!(
+        messages[1].starts_with("this is the uuid of a video"),
+        "{messages:?}"
+    );
 
     // Another account's video is not told apart from an unknown uuid.
     let other = app.account().await;

@@ -117,11 +117,7 @@ pub async fn clips_of_account(
 
 /// Which of `ids` are the uuids of `account`'s videos (not deleted): sent where a clip's uuid
 /// is wanted, they get a message saying where the clips' uuids are.
-pub async fn videos_among(
-    db: &Db,
-    account: Uuid,
-    ids: &[Uuid],
-) -> Result<HashSet<Uuid>, DbError> {
+pub async fn videos_among(db: &Db, account: Uuid, ids: &[Uuid]) -> Result<HashSet<Uuid>, DbError> {
     let mut found = HashSet::new();
     for id in ids {
         if found.contains(id) {
