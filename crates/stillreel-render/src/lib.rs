@@ -10,12 +10,14 @@
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
 //!   ([`FetchError`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
-//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]).
+//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]), whose
+//!   input at fault [`blame`] finds.
 //!
 //! See `docs/RENDER.md`.
 
 mod bent;
 mod bent_orbit;
+pub mod blame;
 mod blocking;
 pub mod brand;
 pub mod brand_sound;
@@ -63,7 +65,7 @@ pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use depth::{DepthError, DepthInput, DepthPolarity};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
-pub use failure::JobFailure;
+pub use failure::{InputFault, JobFailure};
 pub use fetch::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };

@@ -286,7 +286,10 @@ impl Fetcher {
                 };
                 FetchError::permanent(
                     MediaErrorKind::Unsupported,
-                    format!("{} is not {wanted}", display_host(url)),
+                    format!(
+                        "{} is not {wanted} (its first bytes say so, whatever its name); upload {wanted} file",
+                        display_host(url)
+                    ),
                 )
             })?;
         let (orientation, dimensions) = match class {
@@ -294,7 +297,10 @@ impl Fetcher {
                 let size = imagesize::blob_size(&bytes).map_err(|_| {
                     FetchError::permanent(
                         MediaErrorKind::Unsupported,
-                        format!("the image at {} is damaged", display_host(url)),
+                        format!(
+                            "the image at {} is damaged: its size cannot be read; upload a complete JPEG, PNG or WebP file",
+                            display_host(url)
+                        ),
                     )
                 })?;
                 let dims = (
@@ -302,6 +308,16 @@ impl Fetcher {
                     u32::try_from(size.height).unwrap_or(u32::MAX),
                 );
                 limits.check_pixels(size.width, size.height)?;
+                if sniff::is_cut_short(format, &bytes) {
+                    return Err(FetchError::permanent(
+                        MediaErrorKind::Unsupported,
+                        format!(
+                            "the image at {} is cut short: its end is missing after {} bytes; upload the complete file",
+                            display_host(url),
+                            bytes.len()
+                        ),
+                    ));
+                }
                 if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
                     return Err(FetchError::permanent(
                         MediaErrorKind::Unsupported,
@@ -350,7 +366,7 @@ impl Fetcher {
                     display_host(url.as_str())
                 )));
             }
-            let target = self.checked_target(&url).await?;
+            let target = self.checked_target(&url, Purpose::Media).await?;
             let remaining = self.config.total_timeout.saturating_sub(started.elapsed());
             let mut builder = reqwest::Client::builder()
                 .redirect(Policy::none())
@@ -415,14 +431,17 @@ impl Fetcher {
     }
 
     /// Resolves the URL's host and checks every address; the first is the one to connect to.
-    async fn checked_target(&self, url: &Url) -> Result<Target, FetchError> {
+    async fn checked_target(&self, url: &Url, purpose: Purpose) -> Result<Target, FetchError> {
         // "Not public" reads the same whatever the reason, so the API does not say which kind
         // of internal address a name points at; the log keeps the reason. A name that does
         // not exist at all is told as such (and is final): it is nearly always a typo, and the
         // time to fail already told it apart when it was retried (docs/SECURITY.md).
         let refused = |ip: IpAddr, why: NonPublic| {
             tracing::info!(host = %display_host(url.as_str()), %ip, reason = why.describe(), "media host refused: not a public address");
-            FetchError::permanent(MediaErrorKind::Unreachable, not_reachable_message(url))
+            FetchError::permanent(
+                MediaErrorKind::Unreachable,
+                not_reachable_message(url, purpose),
+            )
         };
         let port = url.port_or_known_default().unwrap_or(80);
         let host = url_host::host(url).ok_or_else(|| {
@@ -757,12 +776,29 @@ fn no_such_name_message(domain: &str) -> String {
     format!("{domain} does not resolve: no such host name (check the spelling of the URL)")
 }
 
-/// The one client-facing message for a host that is not public.
-fn not_reachable_message(url: &Url) -> String {
-    format!(
-        "{} could not be reached as a public address; media is fetched only from public addresses",
-        display_host(url.as_str())
-    )
+/// What a checked connection is for: the refusal of a non-public host says what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Media of a request: the client can upload the file instead.
+    Media,
+    /// A webhook delivery: only the operator can allow the host.
+    Webhook,
+}
+
+/// The one client-facing message for a host that is not public, with the way around it.
+fn not_reachable_message(url: &Url, purpose: Purpose) -> String {
+    let host = display_host(url.as_str());
+    match purpose {
+        Purpose::Media => format!(
+            "{host} could not be reached as a public address; media is fetched only from public addresses: \
+             send the file with POST /api/v1/upload_media and use the url it answers, or ask the operator \
+             to name the host in STILLREEL_FETCH_ALLOW"
+        ),
+        Purpose::Webhook => format!(
+            "{host} could not be reached as a public address; webhooks are delivered only to public addresses \
+             (the operator can name the host in STILLREEL_FETCH_ALLOW)"
+        ),
+    }
 }
 
 #[cfg(test)]
