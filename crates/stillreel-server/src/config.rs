@@ -3,8 +3,9 @@
 //! Every variable is documented in `.env.example` at the repository root and in
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 //!
-//! Groups of variables with parsing of their own are submodules (`http`, `limits`, `metrics`,
-//! `paths`, `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here.
+//! Groups of variables with parsing of their own are submodules (`database`, `http`, `limits`,
+//! `metrics`, `paths`, `rate_limit`, `storage`, `templates`, `webhooks`), their types
+//! re-exported here.
 //!
 //! Every path read here is absolute once read: a relative one (the default `./data`) is joined
 //! to the working folder the process started in (`paths.rs`), so no later step depends on the
@@ -18,6 +19,7 @@ use stillreel_core::{Engine, Template};
 use stillreel_render::ProviderRoles;
 use stillreel_render::fetch::AllowList;
 
+mod database;
 mod http;
 mod limits;
 mod metrics;
@@ -26,6 +28,8 @@ mod rate_limit;
 mod storage;
 mod templates;
 mod webhooks;
+pub use self::database::{DEFAULT_DATABASE_POOL_SIZE, DatabaseConfig};
+use self::database::{database, pool_size};
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
 pub use self::metrics::MetricsToken;
@@ -42,18 +46,6 @@ pub struct ConfigError {
     pub var: &'static str,
     pub message: String,
 }
-
-/// Which database to use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DatabaseConfig {
-    /// A SQLite file (created when missing).
-    Sqlite(PathBuf),
-    /// A PostgreSQL URL (`postgres://` or `postgresql://`).
-    Postgres(String),
-}
-
-/// `STILLREEL_DATABASE_POOL_SIZE` when unset.
-pub const DEFAULT_DATABASE_POOL_SIZE: u32 = 16;
 
 /// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
 pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;
@@ -186,28 +178,7 @@ impl Config {
             paths::absolute(var, Path::new(&given), working_dir)
         };
         let data_dir = path_of("STILLREEL_DATA_DIR", "./data")?;
-        let database = match get("STILLREEL_DATABASE_URL") {
-            None => DatabaseConfig::Sqlite(data_dir.join("stillreel.db")),
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                DatabaseConfig::Postgres(url)
-            }
-            Some(url) => match url
-                .strip_prefix("sqlite://")
-                .or_else(|| url.strip_prefix("sqlite:"))
-            {
-                Some(path) => DatabaseConfig::Sqlite(paths::absolute(
-                    "STILLREEL_DATABASE_URL",
-                    Path::new(path),
-                    working_dir,
-                )?),
-                None => {
-                    return Err(ConfigError {
-                        var: "STILLREEL_DATABASE_URL",
-                        message: "expected postgres://... or sqlite:<file>".to_owned(),
-                    });
-                }
-            },
-        };
+        let database = database(&get, &data_dir, working_dir)?;
         let public_url = match get("STILLREEL_PUBLIC_URL") {
             Some(url) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -228,17 +199,7 @@ impl Config {
                     .collect()
             })
             .unwrap_or_default();
-        let database_pool_size = match get("STILLREEL_DATABASE_POOL_SIZE") {
-            None => DEFAULT_DATABASE_POOL_SIZE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=1000).contains(n))
-                .ok_or_else(|| ConfigError {
-                    var: "STILLREEL_DATABASE_POOL_SIZE",
-                    message: format!("{text:?} is not a whole number from 1 to 1000"),
-                })?,
-        };
+        let database_pool_size = pool_size(&get)?;
         // Checked here, not when the renderer is built: a bad entry stops the start before
         // anything is created or printed.
         AllowList::parse(&fetch_allow.join(",")).map_err(|err| ConfigError {
