@@ -207,6 +207,12 @@ impl Renderer {
         };
         let list = command::concat_list_from(&entries).map_err(|e| io_error(step, e))?;
         std::fs::write(work_dir.join("clips.ffconcat"), list).map_err(|e| io_error(step, e))?;
+        // ffmpeg runs in `work_dir`: the music is named from there, like the clips, so a path
+        // relative to the server's own folder cannot reach it.
+        let music = music.map(|m| MusicInput {
+            path: relative(work_dir, &m.path),
+            format: m.format,
+        });
         let cmd = plan.command(
             Path::new("clips.ffconcat"),
             music.as_ref(),
