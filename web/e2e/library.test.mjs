@@ -184,7 +184,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   assert.equal(await page.$eval('#create-branding .kit-select', (s) => s.value), kits.brand_kits[0].uuid);
   assert.equal(await page.inputValue('#create-branding [data-field="branding.outro.config.brokerage"]'), 'Acme Realty');
 
-  await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
+  await page.waitForSelector('#create-submit[data-ready="true"]');
   await page.click('#create-submit');
   await page.waitForSelector('.result[data-video]');
   const uuid = await page.getAttribute('.result[data-video]', 'data-video');
