@@ -11,6 +11,13 @@ import { TRANSITIONS, errorText, joinedSeconds, statusText, videoName } from './
 
 const PAGE = 12;
 
+/** A clip's still: its thumbnail, else (a clip from before thumbnails) its photo. */
+function clipImage(clip, attrs = {}) {
+  const img = el('img', { src: clip?.thumbnail_url ?? clip?.image_url ?? '', alt: '', ...attrs });
+  img.addEventListener('error', () => { if (clip?.image_url && img.src !== clip.image_url) img.src = clip.image_url; }, { once: true });
+  return img;
+}
+
 export function combineTab(ctx) {
   const root = document.getElementById('panel-combine');
   const $ = (id) => document.getElementById(id);
@@ -71,7 +78,7 @@ export function combineTab(ctx) {
       const path = `video_clip_uuids[${i}]`;
       const move = (to) => { state.selected.splice(i, 1); state.selected.splice(to, 0, id); renderSelected(); };
       return el('li', { 'data-field': path, 'data-clip': id },
-        el('img', { src: clip?.thumbnail_url ?? clip?.image_url ?? '', alt: '' }),
+        clipImage(clip),
         el('span', { class: 'meta', text: clip ? `${i + 1}. ${clip.camera_motion} · ${clip.orientation} · ${clip.resolution} · ${clip.ai_engine}` : id }),
         el('button', { type: 'button', class: 'icon', 'aria-label': 'Move up', text: '↑', disabled: i === 0, onclick: () => move(i - 1) }),
         el('button', { type: 'button', class: 'icon', 'aria-label': 'Move down', text: '↓', disabled: i === state.selected.length - 1, onclick: () => move(i + 1) }),
@@ -108,7 +115,7 @@ export function combineTab(ctx) {
       video.video_clips.length
         ? el('div', { class: 'clips' }, ...video.video_clips.map((clip, i) => el('button', {
           type: 'button', class: 'clip', 'data-clip': clip.uuid, title: 'Add this clip', onclick: () => pick(clip),
-        }, el('img', { src: clip.thumbnail_url ?? clip.image_url, alt: '', loading: 'lazy' }), el('span', { text: `Clip ${i + 1} · ${clip.camera_motion}` }))))
+        }, clipImage(clip, { loading: 'lazy' }), el('span', { text: `Clip ${i + 1} · ${clip.camera_motion}` }))))
         : el('p', { class: 'empty', text: video.status === 'error' ? 'No clips: the render failed.' : 'Clips appear once they are rendered.' }));
   }
 

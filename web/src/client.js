@@ -187,18 +187,18 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       return request('POST', '/create_project', { body, signal });
     },
     getVideo: (uuid, { signal } = {}) => get(`/get_video?uuid=${encodeURIComponent(uuid)}`, signal),
-    getVideos({ q, project, status, limit, cursor, signal } = {}) {
+    getVideos({ project, status, limit, cursor, signal } = {}) {
       const query = new URLSearchParams();
-      for (const [name, value] of Object.entries({ q, project, status, limit, cursor })) {
+      for (const [name, value] of Object.entries({ project, status, limit, cursor })) {
         if (value !== undefined && value !== null) query.set(name, String(value));
       }
       const text = query.toString();
       return get(`/get_videos${text ? `?${text}` : ''}`, signal);
     },
-    async *listVideos({ q, project, status, limit, signal } = {}) {
+    async *listVideos({ project, status, limit, signal } = {}) {
       let cursor;
       do {
-        const page = await client.getVideos({ q, project, status, limit, cursor, signal });
+        const page = await client.getVideos({ project, status, limit, cursor, signal });
         yield* page.videos;
         cursor = page.next_cursor;
       } while (cursor);

@@ -93,8 +93,6 @@ export interface WaitOptions extends RequestOptions {
 
 /** `GET /get_videos` filters and paging. */
 export interface ListOptions extends RequestOptions {
-  /** Words of the title to search for (`GET /get_videos?q=`). */
-  q?: string;
   project?: string;
   status?: Status;
   /** Videos per page, 1 to 100; default 20. */
