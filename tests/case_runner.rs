@@ -26,6 +26,7 @@ pub const CASE_FILES: &[(&str, &str)] = case_files!(
     "image_inputs.json",
     "limits.json",
     "project.json",
+    "title.json",
     "urls.json",
     "vfx.json",
     "word_drop.json",

@@ -98,6 +98,16 @@ function checked(result) {
   return result;
 }
 
+// `?name=value&...` of the members given (undefined and null left out), or '' for none.
+function queryString(params) {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null) query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
 export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, retryDelayMs = 500 } = {}) {
   if (typeof baseUrl !== 'string') throw new TypeError('createClient: baseUrl must be a string');
   if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('createClient: apiKey must be a non-empty string');
@@ -187,23 +197,20 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       return request('POST', '/create_project', { body, signal });
     },
     getVideo: (uuid, { signal } = {}) => get(`/get_video?uuid=${encodeURIComponent(uuid)}`, signal),
-    getVideos({ project, status, limit, cursor, signal } = {}) {
-      const query = new URLSearchParams();
-      for (const [name, value] of Object.entries({ project, status, limit, cursor })) {
-        if (value !== undefined && value !== null) query.set(name, String(value));
-      }
-      const text = query.toString();
-      return get(`/get_videos${text ? `?${text}` : ''}`, signal);
+    getVideos({ project, status, q, limit, cursor, signal } = {}) {
+      return get(`/get_videos${queryString({ project, status, q, limit, cursor })}`, signal);
     },
-    async *listVideos({ project, status, limit, signal } = {}) {
+    async *listVideos({ project, status, q, limit, signal } = {}) {
       let cursor;
       do {
-        const page = await client.getVideos({ project, status, limit, cursor, signal });
+        const page = await client.getVideos({ project, status, q, limit, cursor, signal });
         yield* page.videos;
         cursor = page.next_cursor;
       } while (cursor);
     },
     deleteVideo: (uuid, { signal } = {}) => request('POST', '/delete_video', { body: { uuid }, signal }),
+    getUploads: ({ limit, cursor, signal } = {}) => get(`/get_uploads${queryString({ limit, cursor })}`, signal),
+    deleteUpload: (uuid, { signal } = {}) => request('POST', '/delete_upload', { body: { uuid }, signal }),
     uploadMedia(data, { contentType, signal } = {}) {
       const type = contentType ?? (typeof data?.type === 'string' && data.type !== '' ? data.type : undefined);
       if (type === undefined) {
@@ -220,6 +227,7 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       return request('POST', '/update_brand_kit', { body, signal });
     },
     getBrandKits: ({ signal } = {}) => get('/get_brand_kits', signal),
+    deleteBrandKit: (uuid, { signal } = {}) => request('POST', '/delete_brand_kit', { body: { uuid }, signal }),
     getProjects: ({ signal } = {}) => get('/get_projects', signal),
     getTemplates: ({ signal } = {}) => get('/get_templates', signal),
     getEngines: ({ signal } = {}) => get('/get_engines', signal),

@@ -4,7 +4,7 @@ import type {
   BrandingRequest, ImageInput, CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
   CreateVideoRequest, Engine, EngineInfo, FieldError, Limits, Orientation, Resolution,
   SanitizedText, Template, ValidateOptions, ValidationResult, VfxTypeInfo,
-  BrandKit, BrandKitBody, BrandKitList, UpdateBrandKitRequest, UploadedMedia, VideoList, Status,
+  BrandKit, BrandKitBody, BrandKitList, UpdateBrandKitRequest, UploadedMedia, UploadList, VideoList, Status,
 } from './types/stillreel.js';
 
 export type * from './types/stillreel.js';
@@ -95,7 +95,17 @@ export interface WaitOptions extends RequestOptions {
 export interface ListOptions extends RequestOptions {
   project?: string;
   status?: Status;
+  /** Only videos whose title contains this text, ignoring case (`%` and `_` match themselves); at most 120 characters. */
+  q?: string;
   /** Videos per page, 1 to 100; default 20. */
+  limit?: number;
+  /** A previous page's `next_cursor`. */
+  cursor?: string | null;
+}
+
+/** `GET /get_uploads` paging. */
+export interface UploadListOptions extends RequestOptions {
+  /** Uploads per page, 1 to 100; default 20. */
   limit?: number;
   /** A previous page's `next_cursor`. */
   cursor?: string | null;
@@ -121,16 +131,29 @@ export interface StillreelClient {
   deleteVideo(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
   /**
    * `POST /upload_media`: stores a picture or a soundtrack and resolves with
-   * `{uuid, url, media_type, bytes}`; `url` works as `image_url`, `audio_url` or a template
-   * image. `data` is a Blob or File (its `type` is the content type unless `contentType` is
+   * `{uuid, url, media_type, bytes, created_at}`; `url` works as `image_url`, `audio_url` or a
+   * template image. `data` is a Blob or File (its `type` is the content type unless `contentType` is
    * given), an ArrayBuffer or a typed array. Not retried (each attempt stores a file).
    */
   uploadMedia(data: Blob | ArrayBuffer | ArrayBufferView, options?: UploadOptions): Promise<UploadedMedia>;
+  /**
+   * One page of the account's uploads, newest first: `{uploads, next_cursor}`, each element as
+   * `uploadMedia` resolved. Pass `next_cursor` as `cursor` for the next page.
+   */
+  getUploads(options?: UploadListOptions): Promise<UploadList>;
+  /**
+   * `POST /delete_upload`: the file leaves storage and its bytes no longer count against the
+   * quota. Rejects with status 409 (`upload_in_use`) while a queued or rendering video uses it,
+   * 404 for an upload the account does not have.
+   */
+  deleteUpload(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
   /** Checks `body` (name, intro, outro, speed_ramp, audio_url) with the server's rules, then saves the kit. */
   createBrandKit(body: BrandKitInput, options?: RequestOptions): Promise<BrandKit>;
   /** Replaces kit `body.uuid` with the rest of `body` (members left out are cleared). */
   updateBrandKit(body: BrandKitInput & { uuid: string }, options?: RequestOptions): Promise<BrandKit>;
   getBrandKits(options?: RequestOptions): Promise<BrandKitList>;
+  /** `POST /delete_brand_kit`. Videos already made or queued with the kit keep its branding (a kit is copied into each video). */
+  deleteBrandKit(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
   /** Checks `body` against the deployment's options (a `StillreelValidationError` before any request), then `POST /create_video`. */
   createVideo(body: CreateVideoBody, options?: CreateOptions): Promise<Video>;
   /** Checks `body`'s own rules, then `POST /combine_video_clips` (the clips are checked by the server). */

@@ -379,3 +379,26 @@ test('createVideo checks ai_engine against the engines /get_engines lists', asyn
   const offered = deployment(['v24', 'v25', 'generative']);
   assert.equal((await offered.client.createVideo(request)).uuid, 'u');
 });
+
+test('getVideos, getUploads, deleteUpload and deleteBrandKit send what the API takes', async () => {
+  // An injected fetch that records each request and answers an empty success.
+  const sent = [];
+  const fetch = (url, init) => {
+    const u = new URL(url);
+    sent.push({ method: init.method, path: u.pathname, query: [...u.searchParams], body: init.body && JSON.parse(init.body) });
+    return Promise.resolve(new Response('{"ok":true}', { status: 200 }));
+  };
+  const client = createClient({ baseUrl: 'http://127.0.0.1:9/', apiKey: 'sr_x', fetch });
+  await client.getVideos({ q: '50% off_now', limit: 5, status: undefined, cursor: null });
+  await client.getUploads({ limit: 2, cursor: '17.abc' });
+  await client.getUploads();
+  await client.deleteUpload('u-1');
+  await client.deleteBrandKit('k-1');
+  assert.deepEqual(sent, [
+    { method: 'GET', path: '/api/v1/get_videos', query: [['q', '50% off_now'], ['limit', '5']], body: undefined },
+    { method: 'GET', path: '/api/v1/get_uploads', query: [['limit', '2'], ['cursor', '17.abc']], body: undefined },
+    { method: 'GET', path: '/api/v1/get_uploads', query: [], body: undefined },
+    { method: 'POST', path: '/api/v1/delete_upload', query: [], body: { uuid: 'u-1' } },
+    { method: 'POST', path: '/api/v1/delete_brand_kit', query: [], body: { uuid: 'k-1' } },
+  ]);
+});

@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, StillreelApiError, StillreelValidationError, validateCreateBrandKit } from 'stillreel';
+import {
+  createClient, StillreelApiError, StillreelValidationError, validateCreateBrandKit, validateCreateVideo,
+} from 'stillreel';
 import { target } from '../e2e/target.mjs';
 
 let server;
@@ -117,4 +119,68 @@ test('upload photos, save a brand kit, render with it, list, delete', async (t) 
   assert.deepEqual(await client.deleteVideo(video.uuid), { uuid: video.uuid, deleted: true });
   await assert.rejects(client.getVideo(video.uuid), (err) => err.status === 404);
   assert.equal((await fetch(video.video_url)).status, 404, 'the file left storage');
+});
+
+test('titles: cleaned as the wasm module cleans them, echoed, and found by getVideos({q})', async (t) => {
+  if (skip.skip) return t.skip(skip.skip);
+  const { client } = counted();
+  const front = await client.uploadMedia(new Blob([photo('t.jpg', 'testsrc2')], { type: 'image/jpeg' }));
+  const body = { image_inputs: [{ image_url: front.url }], title: '  50% off\nOak Lane\u202e ' };
+  const local = validateCreateVideo(body);
+  assert.equal(local.ok, true, JSON.stringify(local.errors));
+  const created = await client.createVideo(body);
+  assert.equal(created.title, '50% off Oak Lane');
+  assert.equal(created.title, local.normalized.title, 'the server and the wasm module clean alike');
+  const plain = await client.createVideo({ image_inputs: [{ image_url: front.url }] });
+  assert.equal(plain.title, null);
+
+  const found = (await client.getVideos({ q: 'OAK lane' })).videos.map((v) => v.uuid);
+  assert.deepEqual(found, [created.uuid]);
+  assert.deepEqual((await client.getVideos({ q: '50%' })).videos.map((v) => v.uuid), [created.uuid]);
+  assert.deepEqual((await client.getVideos({ q: '5_%' })).videos, [], '_ is a plain character');
+  const all = [];
+  for await (const v of client.listVideos({ q: 'oak', limit: 1 })) all.push(v.uuid);
+  assert.deepEqual(all, [created.uuid]);
+
+  // Too long: the same details from the wasm module and the server.
+  const long = { image_inputs: [{ image_url: front.url }], title: 'x'.repeat(121) };
+  const refused = validateCreateVideo(long);
+  assert.deepEqual(refused.errors.map((e) => [e.field, e.code]), [['title', 'too_long']]);
+  const raw = await fetch(`${server.url}/api/v1/create_video`, {
+    method: 'POST', headers: { Authorization: server.key, 'Content-Type': 'application/json' }, body: JSON.stringify(long),
+  });
+  assert.equal(raw.status, 422);
+  assert.deepEqual((await raw.json()).error.details, refused.errors);
+  await assert.rejects(client.getVideos({ q: 'x'.repeat(121) }), (err) => {
+    assert.ok(err instanceof StillreelApiError);
+    assert.deepEqual(err.details.map((e) => [e.field, e.code]), [['q', 'too_long']]);
+    return true;
+  });
+});
+
+test('uploads are listed and deleted; a file a queued video uses is kept; kits are deleted', async (t) => {
+  if (skip.skip) return t.skip(skip.skip);
+  const { client } = counted();
+  const first = await client.uploadMedia(photo('l1.jpg', 'testsrc2'), { contentType: 'image/jpeg' });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  const second = await client.uploadMedia(photo('l2.jpg', 'smptehdbars'), { contentType: 'image/jpeg' });
+  const page = await client.getUploads({ limit: 1 });
+  assert.deepEqual(page.uploads, [second], 'newest first, as uploadMedia answered');
+  const rest = await client.getUploads({ limit: 100, cursor: page.next_cursor });
+  assert.equal(rest.uploads[0].uuid, first.uuid);
+
+  assert.deepEqual(await client.deleteUpload(second.uuid), { uuid: second.uuid, deleted: true });
+  assert.equal((await fetch(second.url)).status, 404, 'the file left storage');
+  assert.ok(!(await client.getUploads({ limit: 100 })).uploads.some((u) => u.uuid === second.uuid));
+  await assert.rejects(client.deleteUpload(second.uuid), (err) => err instanceof StillreelApiError && err.status === 404 && err.code === 'not_found');
+
+  const video = await client.createVideo({ image_inputs: [{ image_url: first.url }] });
+  await assert.rejects(client.deleteUpload(first.uuid), (err) => err instanceof StillreelApiError && err.status === 409 && err.code === 'upload_in_use');
+  await client.waitForVideo(video.uuid, { intervalMs: 200 });
+  assert.equal((await client.deleteUpload(first.uuid)).deleted, true, 'free once the video is complete');
+
+  const saved = await client.createBrandKit(kit);
+  assert.deepEqual(await client.deleteBrandKit(saved.uuid), { uuid: saved.uuid, deleted: true });
+  assert.ok(!(await client.getBrandKits()).brand_kits.some((k) => k.uuid === saved.uuid));
+  await assert.rejects(client.deleteBrandKit(saved.uuid), (err) => err instanceof StillreelApiError && err.status === 404);
 });

@@ -57,6 +57,15 @@ async function usage(): Promise<string> {
     const engineIds: string[] = (await client.getEngines()).engines.map((e) => e.id);
     void names; void ids; void engineIds; void limit;
     await client.createProject({ name: 'x' });
+    const titled: Video = await client.createVideo({ image_inputs: [{ image_url: 'https://example.com/a.jpg' }], title: '12 Oak Lane' });
+    const title: string | null = titled.title;
+    const found: Video[] = (await client.getVideos({ q: 'oak', limit: 5 })).videos;
+    const uploads = await client.getUploads({ limit: 10, cursor: null });
+    const sizes: number[] = uploads.uploads.map((u) => u.bytes);
+    const next: string | null = uploads.next_cursor;
+    const gone: boolean = (await client.deleteUpload(uploads.uploads[0].uuid)).deleted;
+    const kitGone: boolean = (await client.deleteBrandKit('kit-uuid')).deleted;
+    void title; void found; void sizes; void next; void gone; void kitGone;
     await client.combineVideoClips({ video_clip_uuids: [], orientation: 'landscape', resolution: '720p' });
   }
 }

@@ -34,6 +34,7 @@ impl CreateVideoBuilder {
                 project: None,
                 branding: None,
                 webhook_url: None,
+                title: None,
             },
         }
     }
@@ -104,6 +105,11 @@ impl CreateVideoBuilder {
         self
     }
 
+    pub fn title(mut self, title: &str) -> Self {
+        self.request.title = Some(title.to_owned());
+        self
+    }
+
     pub fn project(mut self, project: Uuid) -> Self {
         self.request.project = Some(project);
         self
@@ -151,6 +157,7 @@ impl CombineBuilder {
                 project: None,
                 branding: None,
                 webhook_url: None,
+                title: None,
             },
         }
     }
@@ -182,6 +189,11 @@ impl CombineBuilder {
 
     pub fn webhook(mut self, url: &str) -> Self {
         self.request.webhook_url = Some(url.to_owned());
+        self
+    }
+
+    pub fn title(mut self, title: &str) -> Self {
+        self.request.title = Some(title.to_owned());
         self
     }
 

@@ -15,6 +15,10 @@ pub const MAX_URL_CHARS: usize = 2048;
 /// Length of a project name in characters (docs/API-DESIGN.md#records-and-endpoints).
 pub const PROJECT_NAME_MAX_CHARS: usize = 100;
 
+/// Length of a video's `title` in characters after cleaning (docs/API-DESIGN.md#titles): a
+/// line a library lists whole, and the longest search (`get_videos?q=`) worth running.
+pub const TITLE_MAX_CHARS: usize = 120;
+
 /// Longest `Idempotency-Key` header value (docs/API-DESIGN.md#idempotency).
 pub const IDEMPOTENCY_KEY_MAX_CHARS: usize = 255;
 

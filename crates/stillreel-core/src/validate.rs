@@ -28,6 +28,7 @@ const CREATE_FIELDS: &[&str] = &[
     "project",
     "branding",
     "webhook_url",
+    "title",
 ];
 const COMBINE_FIELDS: &[&str] = &[
     "video_clip_uuids",
@@ -38,6 +39,7 @@ const COMBINE_FIELDS: &[&str] = &[
     "project",
     "branding",
     "webhook_url",
+    "title",
 ];
 
 /// Parses and validates a `POST /create_video` body.
@@ -99,6 +101,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
         ),
     };
     let webhook_url = optional_url(map, "webhook_url", &mut errors);
+    let title = optional_title(map, &mut errors);
 
     finish(errors, || {
         Some(CreateVideoRequest {
@@ -111,6 +114,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
             project: project?,
             branding: branding?,
             webhook_url: webhook_url?,
+            title: title?,
         })
     })
 }
@@ -163,6 +167,7 @@ fn combine_video_clips(
         ),
     };
     let webhook_url = optional_url(map, "webhook_url", &mut errors);
+    let title = optional_title(map, &mut errors);
 
     finish(errors, || {
         Some(CombineVideoClipsRequest {
@@ -174,6 +179,7 @@ fn combine_video_clips(
             project: project?,
             branding: branding?,
             webhook_url: webhook_url?,
+            title: title?,
         })
     })
 }
@@ -354,6 +360,22 @@ pub(crate) fn optional_url(
     match get(map, key) {
         None => Some(None),
         Some(v) => rules::image::url(v, &Path::Root.key(key), errors).map(Some),
+    }
+}
+
+/// `title`, cleaned (`rules::title`).
+fn optional_title(map: &Object<'_>, errors: &mut Errors) -> Option<Option<String>> {
+    let path = Path::Root.key("title");
+    let Some(value) = get(map, "title") else {
+        return Some(None);
+    };
+    let text = reader::string(value, &path, errors)?;
+    match rules::title::check(text) {
+        Ok(title) => Some(Some(title)),
+        Err((code, message)) => {
+            errors.push(&path, code, message);
+            None
+        }
     }
 }
 

@@ -240,6 +240,7 @@ fn responses_round_trip() {
         }],
         poster_url: None,
         audio_url: None,
+        title: Some("12 Oak Lane".into()),
         orientation: Orientation::Portrait,
         resolution: Resolution::P1080,
         ai_engine: Engine::V24,

@@ -386,7 +386,8 @@ async fn a_failed_render_sends_video_failed_and_410_stops(app: TestApp) {
     let account = app.account().await;
     let key = account.api_key.as_str();
     let hook = receiver.url("/gone");
-    let body = hooked(&receiver.url("/listing/photo.jpg"), &hook);
+    let mut body = hooked(&receiver.url("/listing/photo.jpg"), &hook);
+    body["title"] = json!(" 12 Oak Lane\n");
     let created = app.post("/api/v1/create_video", key, &body).await;
     assert_eq!(created.status, 200, "{}", created.json);
     let uuid = created.json["uuid"].as_str().expect("uuid").to_owned();
@@ -407,6 +408,8 @@ async fn a_failed_render_sends_video_failed_and_410_stops(app: TestApp) {
     assert_eq!(event["data"]["status"], "error");
     assert_eq!(event["data"]["error"]["code"], "media_unsupported");
     assert_eq!(event["data"]["error"]["field"], "image_inputs[0].image_url");
+    // The payload carries the title as the record does: cleaned.
+    assert_eq!(event["data"]["title"], "12 Oak Lane");
     let metrics = app.get("/metrics", "").await;
     assert_eq!(metric(&String::from_utf8_lossy(&metrics.bytes), "gone"), 1);
     workers.shutdown().await;

@@ -115,6 +115,7 @@ case_file_tests!(
     cases_image_inputs => "image_inputs",
     cases_limits => "limits",
     cases_project => "project",
+    cases_title => "title",
     cases_urls => "urls",
     cases_vfx => "vfx",
     cases_word_drop => "word_drop",

@@ -7,6 +7,7 @@ pub mod image;
 pub mod nfc;
 pub mod project;
 pub mod template_text;
+pub mod title;
 pub mod url;
 pub mod uuid;
 pub mod vfx;

@@ -118,6 +118,12 @@ pub struct CreateVideoRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub webhook_url: Option<String>,
+    /// A name for the library (`get_videos?q=` searches it): control, separator and bidi
+    /// characters are removed, a newline becomes a space, the ends are trimmed; then 1 to 120
+    /// characters. Echoed as cleaned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 120))]
+    pub title: Option<String>,
 }
 
 /// `POST /combine_video_clips` body. Validation fills in every default and turns the boolean
@@ -152,6 +158,12 @@ pub struct CombineVideoClipsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub webhook_url: Option<String>,
+    /// A name for the library (`get_videos?q=` searches it): control, separator and bidi
+    /// characters are removed, a newline becomes a space, the ends are trimmed; then 1 to 120
+    /// characters. Echoed as cleaned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 120))]
+    pub title: Option<String>,
 }
 
 /// `POST /create_project` body.

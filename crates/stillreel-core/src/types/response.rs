@@ -106,6 +106,10 @@ pub struct Video {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schema(required = true))]
     pub audio_url: Option<String>,
+    /// The request's `title` as cleaned; `null` without one.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub title: Option<String>,
     pub orientation: Orientation,
     pub resolution: Resolution,
     pub ai_engine: Engine,
@@ -256,7 +260,7 @@ pub struct BrandKitList {
     pub brand_kits: Vec<BrandKit>,
 }
 
-/// `POST /upload_media`: a stored upload.
+/// `POST /upload_media`: a stored upload (and each element of `GET /get_uploads`).
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UploadedMedia {
@@ -266,7 +270,21 @@ pub struct UploadedMedia {
     /// What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
     /// `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
     pub media_type: String,
+    /// Counted against the account's upload quota until the upload is deleted.
     pub bytes: u64,
+    #[cfg_attr(feature = "schema", schema(format = DateTime))]
+    pub created_at: String,
+}
+
+/// `GET /get_uploads`: one page of the account's uploads.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UploadList {
+    /// Newest first, each as `upload_media` answered it.
+    pub uploads: Vec<UploadedMedia>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub next_cursor: Option<String>,
 }
 
 impl BrandKit {

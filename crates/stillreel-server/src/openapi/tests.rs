@@ -56,12 +56,15 @@ fn document_is_openapi_3_1_with_security_and_every_route() {
             "/api/v1/create_brand_kit",
             "/api/v1/create_project",
             "/api/v1/create_video",
+            "/api/v1/delete_brand_kit",
+            "/api/v1/delete_upload",
             "/api/v1/delete_video",
             "/api/v1/get_account",
             "/api/v1/get_brand_kits",
             "/api/v1/get_engines",
             "/api/v1/get_projects",
             "/api/v1/get_templates",
+            "/api/v1/get_uploads",
             "/api/v1/get_video",
             "/api/v1/get_videos",
             "/api/v1/update_brand_kit",
@@ -114,7 +117,7 @@ fn every_authenticated_operation_has_the_shared_answers() {
             assert_eq!(retry["type"], "integer", "{method} {path}");
         }
     }
-    assert_eq!(seen, 14);
+    assert_eq!(seen, 17);
 }
 
 #[test]
@@ -165,6 +168,14 @@ fn limits_docs_and_defaults_of_the_core_types_reach_the_document() {
     assert_eq!(create["image_inputs"]["minItems"], 1);
     assert_eq!(create["orientation"]["default"], "landscape");
     assert_eq!(create["resolution"]["default"], "720p");
+    for request in ["CreateVideoRequest", "CombineVideoClipsRequest"] {
+        let title = &schema(&doc, request)["properties"]["title"];
+        assert_eq!(
+            (&title["minLength"], &title["maxLength"]),
+            (&1.into(), &120.into()),
+            "{request}"
+        );
+    }
     let image = &schema(&doc, "ImageInput")["properties"];
     assert_eq!(image["image_url"]["maxLength"], 2048);
     assert_eq!(image["camera_motion"]["default"], "auto");
@@ -222,6 +233,8 @@ fn request_members_that_may_be_left_out_may_be_null() {
         ("CombineVideoClipsRequest", "branding"),
         ("BrandingRequest", "brand_kit"),
         ("BrandKitBody", "audio_url"),
+        ("CreateVideoRequest", "title"),
+        ("CombineVideoClipsRequest", "title"),
     ] {
         let s = &schema(&doc, name)["properties"][member];
         assert!(null_ok(s), "{name}.{member}: {s}");

@@ -78,3 +78,20 @@ pub async fn list(db: &Db, account: Uuid) -> Result<Vec<BrandKit>, DbError> {
     .await?);
     Ok(rows.into_iter().map(record).collect())
 }
+
+/// Deletes kit `id` of `account`; `false` when the account has no such kit. Videos made with
+/// it are unaffected: a request's kit is copied into the video when it is created.
+pub async fn delete(db: &Db, account: Uuid, id: Uuid) -> Result<bool, DbError> {
+    if get(db, account, id).await?.is_none() {
+        return Ok(false);
+    }
+    let mut tx = db.begin().await?;
+    let mut batch = Batch::new();
+    batch
+        .statement("DELETE FROM brand_kits WHERE id = ? AND account_id = ?")
+        .bind(id)
+        .bind(account);
+    batch.run(&mut tx).await?;
+    tx.commit().await?;
+    Ok(true)
+}

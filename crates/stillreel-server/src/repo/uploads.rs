@@ -1,9 +1,11 @@
 //! Uploaded files (`POST /upload_media`): one row per stored file, counted against the
-//! account's `upload_quota_bytes`.
+//! account's `upload_quota_bytes`; listed a page at a time and deleted
+//! (`GET /get_uploads`, `POST /delete_upload`).
 
 use uuid::Uuid;
 
-use crate::db::{Backend, Batch, Db, DbError, now_ms, on_db};
+use crate::db::{Backend, Batch, Db, DbError, on_db};
+use crate::repo::videos::cursor;
 
 /// A stored upload, as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +15,8 @@ pub struct NewUpload {
     pub key: String,
     pub media_type: &'static str,
     pub bytes: u64,
+    /// Milliseconds since the Unix epoch.
+    pub created_at: i64,
 }
 
 /// The account's quota and the bytes of uploads it keeps now.
@@ -61,7 +65,7 @@ pub async fn record(db: &Db, upload: &NewUpload) -> Result<bool, DbError> {
         .bind(upload.key.as_str())
         .bind(upload.media_type)
         .bind(bytes)
-        .bind(now_ms())
+        .bind(upload.created_at)
         .bind(upload.account)
         .bind(bytes);
     batch.run(&mut tx).await?;
@@ -73,4 +77,106 @@ pub async fn record(db: &Db, upload: &NewUpload) -> Result<bool, DbError> {
     .fetch_optional(pool)
     .await?);
     Ok(stored.is_some())
+}
+
+/// An upload as listed.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredUpload {
+    pub id: Uuid,
+    pub key: String,
+    pub media_type: String,
+    pub bytes: i64,
+    pub created_at: i64,
+}
+
+/// One page of `account`'s uploads, newest first, after the `(created_at, id)` of the last
+/// one listed, and the next page's cursor (the library's keyset paging,
+/// `repo::videos::list`).
+pub async fn list(
+    db: &Db,
+    account: Uuid,
+    limit: usize,
+    after: Option<(i64, Uuid)>,
+) -> Result<(Vec<StoredUpload>, Option<String>), DbError> {
+    const COLUMNS: &str = "SELECT id, key, media_type, bytes, created_at FROM uploads";
+    const ORDER: &str = "ORDER BY created_at DESC, id DESC";
+    // One more than asked, to know whether a next page exists.
+    let fetch = i64::try_from(limit + 1).unwrap_or(i64::MAX);
+    let mut rows: Vec<StoredUpload> = match after {
+        None => on_db!(db, pool => sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS} WHERE account_id = $1 {ORDER} LIMIT $2"
+        )))
+        .bind(account)
+        .bind(fetch)
+        .fetch_all(pool)
+        .await?),
+        Some((ms, id)) => on_db!(db, pool => sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{COLUMNS} WHERE account_id = $1
+                 AND (created_at < $2 OR (created_at = $2 AND id < $3)) {ORDER} LIMIT $4"
+        )))
+        .bind(account)
+        .bind(ms)
+        .bind(id)
+        .bind(fetch)
+        .fetch_all(pool)
+        .await?),
+    };
+    let next = (rows.len() > limit).then(|| {
+        let last = &rows[limit - 1];
+        cursor(last.created_at, last.id)
+    });
+    rows.truncate(limit);
+    Ok((rows, next))
+}
+
+/// What deleting an upload found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DeletedUpload {
+    /// The row is gone (its bytes no longer count); this stored key is to be removed.
+    Done(String),
+    NotFound,
+    /// A video of the account that is still queued or rendering (or whose branded render is)
+    /// names the file in its request.
+    InUse,
+}
+
+/// Deletes upload `id` of `account` unless a queued or running video of the account uses it.
+///
+/// "Uses" is read from the stored requests, which hold every URL a render fetches (images,
+/// soundtrack and template images, a brand kit's included): the file's key appears in them.
+/// A key is `uploads/<account>/<uuid>.<ext>`, so it holds no LIKE wildcard and is unique.
+pub async fn delete(db: &Db, account: Uuid, id: Uuid) -> Result<DeletedUpload, DbError> {
+    let key: Option<String> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT key FROM uploads WHERE id = $1 AND account_id = $2",
+    )
+    .bind(id)
+    .bind(account)
+    .fetch_optional(pool)
+    .await?);
+    let Some(key) = key else {
+        return Ok(DeletedUpload::NotFound);
+    };
+    let in_use: Option<i32> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT 1 FROM videos v LEFT JOIN brandings b ON b.video_id = v.id
+         WHERE v.account_id = $1 AND v.deleted_at IS NULL
+           AND (v.status IN ('queued', 'in_progress') OR b.status IN ('queued', 'in_progress'))
+           AND CAST(v.request AS TEXT) LIKE $2
+         LIMIT 1",
+    )
+    .bind(account)
+    .bind(format!("%{key}%"))
+    .fetch_optional(pool)
+    .await?);
+    if in_use.is_some() {
+        return Ok(DeletedUpload::InUse);
+    }
+    let mut tx = db.begin().await?;
+    let mut batch = Batch::new();
+    batch
+        .statement("DELETE FROM uploads WHERE id = ? AND account_id = ?")
+        .bind(id)
+        .bind(account);
+    batch.run(&mut tx).await?;
+    tx.commit().await?;
+    Ok(DeletedUpload::Done(key))
 }

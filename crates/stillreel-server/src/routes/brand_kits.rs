@@ -1,5 +1,6 @@
-//! `POST /create_brand_kit`, `GET /get_brand_kits`, `POST /update_brand_kit`, and how a
-//! request's `branding.brand_kit` is resolved (docs/API-DESIGN.md#brand-kits).
+//! `POST /create_brand_kit`, `GET /get_brand_kits`, `POST /update_brand_kit`,
+//! `POST /delete_brand_kit`, and how a request's `branding.brand_kit` is resolved
+//! (docs/API-DESIGN.md#brand-kits).
 
 use axum::Json;
 use axum::extract::State;
@@ -78,6 +79,36 @@ pub async fn update_brand_kit(
         .await?
         .map(Json)
         .ok_or_else(|| kit_not_found("uuid"))
+}
+
+/// Deletes a brand kit. Videos already made or queued with it are unaffected: a request's kit
+/// is copied into the video when the video is created, so no video depends on the saved kit.
+#[utoipa::path(
+    post, path = "/delete_brand_kit", tag = "brand kits",
+    request_body(content = super::stored_uploads::DeleteRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Deleted", body = super::stored_uploads::Deleted),
+        (status = 400, description = "Not JSON or not an object", body = Envelope),
+        (status = 404, description = "No such kit for this account", body = Envelope),
+        (status = 413, description = "Body over 1 MiB", body = Envelope),
+        (status = 415, description = "Not a JSON content type", body = Envelope),
+        (status = 422, description = "Missing or invalid uuid", body = Envelope),
+    ),
+    security(("api_key" = []))
+)]
+pub async fn delete_brand_kit(
+    State(state): State<AppState>,
+    Auth(ctx): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<super::stored_uploads::Deleted>, ApiError> {
+    let id = super::uuid_body(&body)?;
+    if !brand_kits::delete(&state.db, ctx.account_id, id).await? {
+        return Err(kit_not_found("uuid"));
+    }
+    Ok(Json(super::stored_uploads::Deleted {
+        uuid: id,
+        deleted: true,
+    }))
 }
 
 fn kit_not_found(field: &str) -> ApiError {

@@ -9,6 +9,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use stillreel_core::limits::TITLE_MAX_CHARS;
 use stillreel_core::{ErrorCode, FieldError, Status, VideoList};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -21,13 +22,48 @@ use crate::repo::accounts;
 use crate::repo::videos::{self, Deleted, ListQuery, StoredClip};
 use crate::state::AppState;
 
-/// Videos on a page unless `limit` says otherwise.
+/// Videos (or uploads) on a page unless `limit` says otherwise.
 pub const DEFAULT_PAGE: usize = 20;
-/// The most videos on one page.
+/// The most videos (or uploads) on one page.
 pub const MAX_PAGE: usize = 100;
 
-fn invalid(field: &str, code: ErrorCode, message: impl Into<String>) -> ApiError {
-    ApiError::invalid(vec![FieldError::new(field, code, message)])
+/// `limit` and `cursor` of a listing (`get_videos`, `get_uploads`): the page size (default
+/// [`DEFAULT_PAGE`]) and the `(created_at, id)` to continue after. Errors are added to
+/// `errors`; `endpoint` names the listing in the cursor's message.
+pub fn page(
+    query: &QueryPairs,
+    endpoint: &str,
+    errors: &mut Vec<FieldError>,
+) -> (usize, Option<(i64, Uuid)>) {
+    let limit = match query.get("limit") {
+        None => Some(DEFAULT_PAGE),
+        Some(text) => match text.parse::<usize>() {
+            Ok(n) if (1..=MAX_PAGE).contains(&n) => Some(n),
+            _ => {
+                errors.push(FieldError::new(
+                    "limit",
+                    ErrorCode::InvalidValue,
+                    format!("limit must be a whole number from 1 to {MAX_PAGE}"),
+                ));
+                None
+            }
+        },
+    };
+    let after = match query.get("cursor").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(text) => {
+            let parsed = videos::parse_cursor(text);
+            if parsed.is_none() {
+                errors.push(FieldError::new(
+                    "cursor",
+                    ErrorCode::InvalidValue,
+                    format!("cursor must be a next_cursor that {endpoint} answered"),
+                ));
+            }
+            parsed
+        }
+    };
+    (limit.unwrap_or(DEFAULT_PAGE), after)
 }
 
 /// The query of `get_videos`, checked. A member given empty (`project=`) is an error like any
@@ -59,42 +95,31 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
             parsed
         }
     };
-    let limit = match query.get("limit") {
-        None => Some(DEFAULT_PAGE),
-        Some(text) => match text.parse::<usize>() {
-            Ok(n) if (1..=MAX_PAGE).contains(&n) => Some(n),
-            _ => {
-                errors.push(FieldError::new(
-                    "limit",
-                    ErrorCode::InvalidValue,
-                    format!("limit must be a whole number from 1 to {MAX_PAGE}"),
-                ));
-                None
-            }
-        },
-    };
-    let after = match query.get("cursor").filter(|s| !s.is_empty()) {
-        None => None,
-        Some(text) => {
-            let parsed = videos::parse_cursor(text);
-            if parsed.is_none() {
-                errors.push(FieldError::new(
-                    "cursor",
-                    ErrorCode::InvalidValue,
-                    "cursor must be a next_cursor that get_videos answered",
-                ));
-            }
-            parsed
+    let (limit, after) = page(query, "get_videos", &mut errors);
+    // An empty q (a cleared search box) lists everything. Longer than a title can be, it
+    // could match nothing.
+    let title_contains = query.get("q").filter(|s| !s.is_empty()).map(str::to_owned);
+    if let Some(q) = &title_contains {
+        let length = q.chars().count();
+        if length > TITLE_MAX_CHARS {
+            errors.push(FieldError::new(
+                "q",
+                ErrorCode::TooLong,
+                format!(
+                    "q must be at most {TITLE_MAX_CHARS} characters, a title's length; it has {length}"
+                ),
+            ));
         }
-    };
+    }
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
     Ok(ListQuery {
         project,
         status,
-        limit: limit.unwrap_or(DEFAULT_PAGE),
+        limit,
         after,
+        title_contains,
     })
 }
 
@@ -106,11 +131,12 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
         ("status" = Option<String>, Query, description = "Only videos with this status: queued, in_progress, complete or error"),
         ("limit" = Option<u32>, Query, description = "Videos per page, 1 to 100; default 20", minimum = 1, maximum = 100),
         ("cursor" = Option<String>, Query, description = "The previous page's next_cursor"),
+        ("q" = Option<String>, Query, description = "Only videos whose title contains this text, ignoring case (`%` and `_` are plain characters); at most 120 characters; empty means any", max_length = 120),
     ),
     responses(
         (status = 200, description = "One page of videos, each as get_video answers it", body = VideoList),
         (status = 404, description = "The project does not exist or belongs to another account", body = Envelope),
-        (status = 422, description = "Invalid project, status, limit or cursor", body = Envelope),
+        (status = 422, description = "Invalid project, status, limit or cursor, or q too long", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -120,10 +146,11 @@ pub async fn get_videos(
     query: QueryPairs,
 ) -> Result<Response, ApiError> {
     let query = list_query(&query)?;
+    // Searches are not cached: the cache is for the polled pages, and its key has no q.
     let cache = state
         .db
         .page_cache()
-        .filter(|_| state.config.get_video_cache);
+        .filter(|_| state.config.get_video_cache && query.title_contains.is_none());
     let key: PageKey = (
         query.project,
         query.status.map(|s| s.as_str()),
@@ -197,44 +224,7 @@ pub async fn delete_video(
     Auth(ctx): Auth,
     JsonBody(body): JsonBody,
 ) -> Result<Json<DeletedVideo>, ApiError> {
-    let value: serde_json::Value = serde_json::from_str(&body)
-        .map_err(|e| ApiError::MalformedJson(format!("the body is not valid JSON: {e}")))?;
-    let serde_json::Value::Object(map) = value else {
-        return Err(ApiError::MalformedJson(
-            "the body must be a JSON object".to_owned(),
-        ));
-    };
-    let unknown: Vec<FieldError> = map
-        .keys()
-        .filter(|k| k.as_str() != "uuid")
-        .map(|k| {
-            FieldError::new(
-                k.as_str(),
-                ErrorCode::UnknownField,
-                format!("{k} is not a field of this body; its only field is uuid"),
-            )
-        })
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ApiError::invalid(unknown));
-    }
-    let id = match map.get("uuid") {
-        None => return Err(invalid("uuid", ErrorCode::Required, "uuid is required")),
-        Some(serde_json::Value::String(text)) => Uuid::try_parse(text.trim()).map_err(|_| {
-            invalid(
-                "uuid",
-                ErrorCode::InvalidUuid,
-                "uuid must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
-            )
-        })?,
-        Some(_) => {
-            return Err(invalid(
-                "uuid",
-                ErrorCode::InvalidType,
-                "uuid must be a string",
-            ));
-        }
-    };
+    let id = super::uuid_body(&body)?;
     match videos::delete_video(&state.db, ctx.account_id, id).await? {
         Deleted::NotFound => Err(ApiError::not_found("video")),
         Deleted::Busy => Err(ApiError::Refused {

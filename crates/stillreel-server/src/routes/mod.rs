@@ -7,6 +7,7 @@ pub mod files;
 pub mod library;
 pub mod ops;
 pub mod projects;
+pub mod stored_uploads;
 pub mod uploads;
 pub mod videos;
 
@@ -30,14 +31,56 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(library::get_videos))
         .routes(routes!(library::delete_video))
         .routes(routes!(uploads::upload_media))
+        .routes(routes!(stored_uploads::get_uploads))
+        .routes(routes!(stored_uploads::delete_upload))
         .routes(routes!(brand_kits::create_brand_kit))
         .routes(routes!(brand_kits::get_brand_kits))
         .routes(routes!(brand_kits::update_brand_kit))
+        .routes(routes!(brand_kits::delete_brand_kit))
         .routes(routes!(projects::create_project))
         .routes(routes!(projects::get_projects))
         .routes(routes!(catalog::get_templates))
         .routes(routes!(catalog::get_engines))
         .routes(routes!(projects::get_account))
+}
+
+/// The `uuid` of a body that holds only that (the delete endpoints'), with the usual
+/// envelopes: not JSON or not an object is `malformed_json`, any other member `unknown_field`.
+pub fn uuid_body(body: &str) -> Result<Uuid, ApiError> {
+    let invalid = |code: ErrorCode, message: &str| {
+        ApiError::invalid(vec![FieldError::new("uuid", code, message)])
+    };
+    let value: serde_json::Value = serde_json::from_str(body)
+        .map_err(|e| ApiError::MalformedJson(format!("the body is not valid JSON: {e}")))?;
+    let serde_json::Value::Object(map) = value else {
+        return Err(ApiError::MalformedJson(
+            "the body must be a JSON object".to_owned(),
+        ));
+    };
+    let unknown: Vec<FieldError> = map
+        .keys()
+        .filter(|k| k.as_str() != "uuid")
+        .map(|k| {
+            FieldError::new(
+                k.as_str(),
+                ErrorCode::UnknownField,
+                format!("{k} is not a field of this body; its only field is uuid"),
+            )
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Err(ApiError::invalid(unknown));
+    }
+    match map.get("uuid") {
+        None => Err(invalid(ErrorCode::Required, "uuid is required")),
+        Some(serde_json::Value::String(text)) => Uuid::try_parse(text.trim()).map_err(|_| {
+            invalid(
+                ErrorCode::InvalidUuid,
+                "uuid must be a UUID like 67e55044-10b1-426f-9247-bb680e5fe0c8",
+            )
+        }),
+        Some(_) => Err(invalid(ErrorCode::InvalidType, "uuid must be a string")),
+    }
 }
 
 /// The query string as pairs; its errors are field errors named after the parameter.

@@ -22,6 +22,7 @@ use stillreel_render::fetch::sniff::SNIFF_LEN;
 use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
 use uuid::Uuid;
 
+use crate::db::{now_ms, rfc3339};
 use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::repo::uploads::{self, NewUpload};
@@ -347,6 +348,7 @@ async fn store_upload(
         key: key.clone(),
         media_type: media_type(received.format),
         bytes: received.bytes,
+        created_at: now_ms(),
     };
     let storage = state.storage.clone();
     let put_key = key.clone();
@@ -370,6 +372,7 @@ async fn store_upload(
         url: public_url(&state.config.public_url, &key),
         media_type: upload.media_type.to_owned(),
         bytes: received.bytes,
+        created_at: rfc3339(upload.created_at),
     })
 }
 

@@ -6,7 +6,11 @@ use serde_json::json;
 use crate::common::{TestApp, combine_body, create_body};
 use crate::{render_all, uuid_of};
 
-crate::both_backends!(brand_kits_are_saved_and_applied, brand_kit_errors,);
+crate::both_backends!(
+    brand_kits_are_saved_and_applied,
+    brand_kit_errors,
+    deleting_a_kit_leaves_its_queued_videos_as_made,
+);
 
 fn kit() -> serde_json::Value {
     json!({
@@ -200,4 +204,68 @@ async fn brand_kit_errors(app: TestApp) {
             ("uuid".to_owned(), "required".to_owned())
         ]
     );
+}
+
+/// A kit is copied into each video when the video is created, so deleting it is never refused
+/// and changes nothing for videos queued with it; requests that name it afterwards get 404.
+async fn deleting_a_kit_leaves_its_queued_videos_as_made(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let kit_id = uuid_of(&app.post("/api/v1/create_brand_kit", key, &kit()).await);
+    let mut body = create_body(2);
+    body["branding"] = json!({"brand_kit": kit_id.to_string()});
+    let video = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(video.status, 200, "{}", video.json);
+    assert_eq!(video.json["status"], "queued");
+
+    // Another account cannot delete it, and cannot tell it exists.
+    let other = app.account().await;
+    let r = app
+        .post("/api/v1/delete_brand_kit", &other.api_key, &json!({"uuid": kit_id}))
+        .await;
+    r.assert_error(404, "not_found");
+    assert_eq!(r.details(), [("uuid".to_owned(), "not_found".to_owned())]);
+
+    let r = app
+        .post("/api/v1/delete_brand_kit", key, &json!({"uuid": kit_id}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert_eq!(r.json, json!({"uuid": kit_id, "deleted": true}));
+    let list = app.get("/api/v1/get_brand_kits", key).await;
+    assert_eq!(list.json, json!({"brand_kits": []}));
+    // The queued video keeps the kit's branding and music, in its record and in what the
+    // renderer reads.
+    let again = app
+        .get(&format!("/api/v1/get_video?uuid={}", uuid_of(&video)), key)
+        .await;
+    assert_eq!(again.json["branding"], video.json["branding"]);
+    assert_eq!(again.json["audio_url"], "https://cdn.example.com/theme.mp3");
+    let input = stillreel_server::repo::render::render_input(app.db(), uuid_of(&video))
+        .await
+        .expect("input")
+        .expect("exists");
+    let stillreel_server::repo::render::RenderSource::Create { request, .. } = input.source else {
+        panic!("a create video")
+    };
+    assert_eq!(
+        request.branding.and_then(|b| b.outro).map(|s| s.template),
+        Some("outro-contact-card".to_owned())
+    );
+
+    // Gone: naming it again, or deleting it again, is 404.
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    r.assert_error(404, "not_found");
+    assert_eq!(
+        r.details(),
+        [("branding.brand_kit".to_owned(), "not_found".to_owned())]
+    );
+    let r = app
+        .post("/api/v1/delete_brand_kit", key, &json!({"uuid": kit_id}))
+        .await;
+    r.assert_error(404, "not_found");
+    let r = app
+        .post("/api/v1/delete_brand_kit", key, &json!({"uuid": "nope"}))
+        .await;
+    r.assert_error(422, "validation_failed");
+    assert_eq!(r.details(), [("uuid".to_owned(), "invalid_uuid".to_owned())]);
 }

@@ -13,6 +13,8 @@ mod errors;
 mod library;
 mod operations;
 mod projects;
+mod stored_uploads;
+mod titles;
 mod uploads;
 mod videos;
 

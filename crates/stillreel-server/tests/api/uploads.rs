@@ -185,6 +185,7 @@ async fn racing_uploads_never_exceed_the_quota(app: TestApp) {
                     key: format!("uploads/{}/race-{round}-{i}.jpg", acct.account.simple()),
                     media_type: "image/jpeg",
                     bytes: FILE,
+                    created_at: 0,
                 };
                 tokio::spawn(async move { uploads::record(&db, &upload).await })
             })
@@ -241,7 +242,7 @@ async fn racing_uploads_over_http_never_exceed_the_quota(app: TestApp) {
     assert_eq!(files, 1, "{}", dir.display());
 }
 
-async fn set_quota(app: &TestApp, account: uuid::Uuid, bytes: i64) {
+pub async fn set_quota(app: &TestApp, account: uuid::Uuid, bytes: i64) {
     use stillreel_server::db::Db;
     match app.db() {
         Db::Sqlite { write, .. } => {

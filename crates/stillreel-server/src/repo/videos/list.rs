@@ -19,6 +19,24 @@ pub struct ListQuery {
     pub limit: usize,
     /// The last listed video's `(created_at, id)`.
     pub after: Option<(i64, Uuid)>,
+    /// Only videos whose title holds this text, ignoring case (`q`).
+    pub title_contains: Option<String>,
+}
+
+/// The LIKE pattern that finds `text` anywhere in a folded title: lower-cased as titles are
+/// when stored (`title_folded`), with the pattern's own characters escaped so a `%`, `_` or
+/// `\` in the query is matched as itself.
+pub fn title_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }
 
 /// The cursor of a listed video: opaque to clients, `<created_at ms>.<uuid>` inside.
@@ -53,6 +71,9 @@ pub async fn list_videos(
     if query.status.is_some() {
         arg(&mut filter, " AND status = #");
     }
+    if query.title_contains.is_some() {
+        arg(&mut filter, " AND title_folded LIKE # ESCAPE '\\'");
+    }
     if query.after.is_some() {
         // (created_at, id) < (a, b), spelled out: both backends use the index for it.
         n += 1;
@@ -77,6 +98,9 @@ pub async fn list_videos(
         }
         if let Some(status) = query.status {
             q = q.bind(status.as_str());
+        }
+        if let Some(text) = &query.title_contains {
+            q = q.bind(title_pattern(text));
         }
         if let Some((ms, id)) = query.after {
             q = q.bind(ms).bind(id);
@@ -183,6 +207,13 @@ mod tests {
         for bad in ["", "x", "12", "12.", ".abc", "abc.0f1e", "1.not-a-uuid"] {
             assert_eq!(parse_cursor(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn title_patterns_fold_case_and_match_wildcards_literally() {
+        assert_eq!(title_pattern("Oak LANE"), "%oak lane%");
+        assert_eq!(title_pattern("50% off_now\\"), "%50\\% off\\_now\\\\%");
+        assert_eq!(title_pattern("ÉTÉ"), "%été%");
     }
 
     #[test]

@@ -127,6 +127,7 @@ pub(crate) struct VideoRow {
     progress: i32,
     video_key: Option<String>,
     audio_url: Option<String>,
+    title: Option<String>,
     error_code: Option<String>,
     error_message: Option<String>,
     error_field: Option<String>,
@@ -189,7 +190,7 @@ fn job_error(
 /// by the caller) its rendered clips.
 pub(crate) const RECORD_SELECT: &str =
     "SELECT v.id, v.project_id, v.kind, v.orientation, v.resolution, v.engine, v.status, v.progress,
-            v.video_key, v.audio_url, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
+            v.video_key, v.audio_url, v.title, v.error_code, v.error_message, v.error_field, v.created_at, v.updated_at,
             b.templates AS b_templates, b.speed_ramp AS b_speed_ramp, b.status AS b_status, b.progress AS b_progress,
             b.video_key AS b_video_key, b.error_code AS b_error_code,
             b.error_message AS b_error_message, b.error_field AS b_error_field,
@@ -329,6 +330,7 @@ pub(crate) fn record(
         video_clips,
         poster_url: finished.map(|key| public_url(base_url, &still_key(key))),
         audio_url: row.audio_url,
+        title: row.title,
         orientation: parse_enum(&row.orientation, "orientation")?,
         resolution: parse_enum(&row.resolution, "resolution")?,
         ai_engine: parse_enum(&row.engine, "engine")?,

@@ -59,6 +59,10 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         Source::Images(request) => request.audio_url.as_deref(),
         Source::Clips { request, .. } => request.audio_url.as_deref(),
     };
+    let title = match &video.source {
+        Source::Images(request) => request.title.as_deref(),
+        Source::Clips { request, .. } => request.title.as_deref(),
+    };
     let (kind, request_json, webhook_url, o, r, engine, clips, branding, job) = match &video.source
     {
         Source::Images(request) => (
@@ -91,9 +95,9 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
     batch
         .statement(
             "INSERT INTO videos (id, account_id, project_id, kind, request, orientation, resolution,
-                                 engine, status, progress, webhook_url, audio_url, created_at,
-                                 updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?)",
+                                 engine, status, progress, webhook_url, audio_url, title,
+                                 title_folded, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(video.account)
@@ -105,6 +109,8 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .bind(engine.as_str())
         .bind(webhook_url)
         .bind(audio_url)
+        .bind(title)
+        .bind(title.map(str::to_lowercase).as_deref())
         .bind(now)
         .bind(now);
     match &video.source {
@@ -134,6 +140,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         video_clips: clips,
         poster_url: None,
         audio_url: audio_url.map(str::to_owned),
+        title: title.map(str::to_owned),
         orientation: o,
         resolution: r,
         ai_engine: engine,
