@@ -2,7 +2,7 @@
 // newest first, with posters), picked in order, with combine's rules (the body's and the
 // cross-clip one) checked live.
 import { checkCombineClips, validateCombineVideoClips } from './stillreel/src/browser.js';
-import { api } from './session.js';
+import { api, apiKey } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
 import { el, firstInvalid, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
@@ -121,6 +121,10 @@ export function combineTab(ctx) {
 
   /** The account's videos from the server, a page at a time (`more` appends the next page). */
   async function loadLibrary(more = false) {
+    if (!apiKey.get()) {
+      $('library').replaceChildren(el('p', { class: 'empty', text: 'Connect with your API key to see your videos.' }));
+      return;
+    }
     if (!more) {
       cursor = null;
       listed.clear();
