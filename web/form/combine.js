@@ -109,14 +109,15 @@ export function combineTab(ctx) {
         video.poster_url ? el('img', { class: 'mini-poster', src: video.poster_url, alt: '', loading: 'lazy' }) : null,
         el('div', { class: 'grow' },
           el('strong', { class: 'name', text: videoName(video) }),
-          el('span', { class: 'muted', text: ` · ${video.orientation} ${video.resolution} · ${video.ai_engine}` })),
+          el('span', { class: 'muted', text: ` · ${new Date(video.created_at).toLocaleString()} · ${video.orientation} ${video.resolution} · ${video.ai_engine}` })),
         el('span', { class: 'state', text: statusText(video.status, progress) })),
       video.error ? el('p', { class: 'error', text: errorText(video.error) }) : null,
       video.video_clips.length
         ? el('div', { class: 'clips' }, ...video.video_clips.map((clip, i) => el('button', {
           type: 'button', class: 'clip', 'data-clip': clip.uuid, title: 'Add this clip', onclick: () => pick(clip),
         }, clipImage(clip, { loading: 'lazy' }), el('span', { text: `Clip ${i + 1} · ${clip.camera_motion}` }))))
-        : el('p', { class: 'empty', text: video.status === 'error' ? 'No clips: the render failed.' : 'Clips appear once they are rendered.' }));
+        // A failed video without clips says so in its header and error line; nothing to pick.
+        : video.status === 'error' ? null : el('p', { class: 'empty', text: 'Clips appear once they are rendered.' }));
   }
 
   /** The account's videos from the server, a page at a time (`more` appends the next page). */

@@ -23,6 +23,9 @@ export function send(file, onProgress) {
   });
 }
 
+/** "2.4 MB", or "38 KB" for a small file. */
+const size = (bytes) => (bytes >= 1e5 ? `${(bytes / 1e6).toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} KB`);
+
 /** Wires the drop zone; `onUploaded(url, file)` runs for every stored file, in order. */
 export function uploadZone(onUploaded) {
   const zone = document.getElementById('dropzone');
@@ -46,7 +49,7 @@ export function uploadZone(onUploaded) {
       try {
         const stored = await send(file, progress);
         progress(100);
-        note.textContent = `${(stored.bytes / 1e6).toFixed(1)} MB · ${stored.media_type}`;
+        note.textContent = `${size(stored.bytes)} · ${stored.media_type}`;
         item.dataset.url = stored.url;
         item.dataset.state = 'done';
         onUploaded(stored.url, file);
@@ -95,7 +98,7 @@ export function filePicker(input, accept, what) {
       const stored = await send(file, progress);
       progress(100);
       box.dataset.state = 'done';
-      note.textContent = `${file.name} · ${(stored.bytes / 1e6).toFixed(1)} MB · ${stored.media_type}`;
+      note.textContent = `${file.name} · ${size(stored.bytes)} · ${stored.media_type}`;
       input.value = stored.url;
       input.dispatchEvent(new Event('input', { bubbles: true }));
     } catch (err) {

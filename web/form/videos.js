@@ -15,12 +15,10 @@ export function joinedSeconds(clips, transition) {
   return 5 * clips - (transition && transition !== 'cut' ? 0.5 * (clips - 1) : 0);
 }
 
-/** The title the user gave, else a name made from when it was made. */
+/** The title the user gave, else "Untitled video" (every card shows the date beside it). */
 export function videoName(v) {
   const title = typeof v.title === 'string' ? v.title.trim() : '';
-  if (title) return title;
-  const when = v.created_at ? new Date(v.created_at).toLocaleString() : '';
-  return when ? `Untitled video · ${when}` : 'Untitled video';
+  return title || 'Untitled video';
 }
 
 /** "failed", "complete", "rendering · 40%", "queued". */
