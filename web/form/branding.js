@@ -47,7 +47,7 @@ export function renderBranding(card, state, templates, onChange, extra) {
         'data-field': path,
         'aria-label': label,
         type: field.type === 'image' ? 'url' : 'text',
-        placeholder: field.type === 'image' ? 'https://…/logo.png' : '',
+        placeholder: field.type === 'image' ? `https://…/${field.key}.png` : '',
         value: current.values[field.key] ?? '',
         oninput: (e) => { current.values[field.key] = e.target.value; onChange(); },
       });
