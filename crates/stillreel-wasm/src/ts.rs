@@ -108,6 +108,7 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::BrandKit>(),
         decl::<core::BrandKitList>(),
         decl::<core::UploadedMedia>(),
+        decl::<core::UploadList>(),
     ]);
     all
 }

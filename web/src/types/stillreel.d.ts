@@ -203,6 +203,12 @@ export type CreateVideoRequest = {
   orientation: Orientation;
   project?: string;
   resolution: Resolution;
+  /**
+   * A name for the library (`get_videos?q=` searches it): control, separator and bidi
+   * characters are removed, a newline becomes a space, the ends are trimmed; then 1 to 120
+   * characters. Echoed as cleaned.
+   */
+  title?: string;
   /** How consecutive clips meet; a blended transition shortens the video by 0.5 s per join. */
   transition?: Transition;
   /**
@@ -222,6 +228,12 @@ export type CombineVideoClipsRequest = {
   orientation: Orientation;
   project?: string;
   resolution: Resolution;
+  /**
+   * A name for the library (`get_videos?q=` searches it): control, separator and bidi
+   * characters are removed, a newline becomes a space, the ends are trimmed; then 1 to 120
+   * characters. Echoed as cleaned.
+   */
+  title?: string;
   /** How consecutive clips meet; a blended transition shortens the video by 0.5 s per join. */
   transition?: Transition;
   /** The clips to join, in order; at most the account's clip limit. */
@@ -457,6 +469,8 @@ export type Video = {
   project: string;
   resolution: Resolution;
   status: Status;
+  /** The request's `title` as cleaned; `null` without one. */
+  title: string | null;
   updated_at: string;
   uuid: string;
   video_clips: VideoClip[];
@@ -500,9 +514,11 @@ export type BrandKitList = {
   /** Oldest first. */
   brand_kits: BrandKit[];
 };
-/** `POST /upload_media`: a stored upload. */
+/** `POST /upload_media`: a stored upload (and each element of `GET /get_uploads`). */
 export type UploadedMedia = {
+  /** Counted against the account's upload quota until the upload is deleted. */
   bytes: number;
+  created_at: string;
   /**
    * What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
    * `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
@@ -511,4 +527,11 @@ export type UploadedMedia = {
   /** Where the file is served; usable as `image_url`, `audio_url` or a template image. */
   url: string;
   uuid: string;
+};
+/** `GET /get_uploads`: one page of the account's uploads. */
+export type UploadList = {
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  next_cursor: string | null;
+  /** Newest first, each as `upload_media` answered it. */
+  uploads: UploadedMedia[];
 };

@@ -8,7 +8,10 @@ use crate::rules::template_text;
 
 /// The title as stored and echoed: `text` cleaned, on one line and trimmed.
 pub fn clean(text: &str) -> String {
-    template_text::clean(text).replace('\n', " ").trim().to_owned()
+    template_text::clean(text)
+        .replace('\n', " ")
+        .trim()
+        .to_owned()
 }
 
 /// The cleaned title, or the code and message of what is wrong with it. An empty value is
@@ -25,8 +28,7 @@ pub fn check(text: &str) -> Result<String, (ErrorCode, String)> {
     if cleaned.is_empty() {
         return Err((
             ErrorCode::EmptyAfterSanitizing,
-            "title holds only control, separator or bidi characters, which are removed"
-                .to_owned(),
+            "title holds only control, separator or bidi characters, which are removed".to_owned(),
         ));
     }
     let length = cleaned.chars().count();
@@ -45,9 +47,15 @@ mod tests {
 
     #[test]
     fn cleans_to_one_trimmed_line_and_counts_characters() {
-        assert_eq!(check("  12 Oak Lane\nOpen house \u{202E}x ").as_deref(), Ok("12 Oak Lane Open house x"));
+        assert_eq!(
+            check("  12 Oak Lane\nOpen house \u{202E}x ").as_deref(),
+            Ok("12 Oak Lane Open house x")
+        );
         assert_eq!(check(&"é".repeat(120)).map(|t| t.chars().count()), Ok(120));
-        assert_eq!(check(&"é".repeat(121)).map_err(|e| e.0), Err(ErrorCode::TooLong));
+        assert_eq!(
+            check(&"é".repeat(121)).map_err(|e| e.0),
+            Err(ErrorCode::TooLong)
+        );
         // Dropped characters do not count toward the limit.
         let padded = format!("{}{}", "a".repeat(120), "\u{200E}".repeat(5));
         assert_eq!(check(&padded).map(|t| t.len()), Ok(120));

@@ -19,6 +19,19 @@ pub struct NewUpload {
     pub created_at: i64,
 }
 
+impl NewUpload {
+    /// The upload as it is listed once recorded.
+    pub fn stored(&self) -> StoredUpload {
+        StoredUpload {
+            id: self.id,
+            key: self.key.clone(),
+            media_type: self.media_type.to_owned(),
+            bytes: i64::try_from(self.bytes).unwrap_or(i64::MAX),
+            created_at: self.created_at,
+        }
+    }
+}
+
 /// The account's quota and the bytes of uploads it keeps now.
 pub async fn usage(db: &Db, account: Uuid) -> Result<(u64, u64), DbError> {
     let (quota, used): (i64, Option<i64>) = on_db!(db, pool => sqlx::query_as(

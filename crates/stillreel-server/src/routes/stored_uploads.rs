@@ -18,7 +18,8 @@ use crate::repo::uploads::{self, DeletedUpload, StoredUpload};
 use crate::state::AppState;
 use crate::storage::public_url;
 
-fn record(upload: StoredUpload, base_url: &str) -> UploadedMedia {
+/// An upload's record, as `upload_media` answers it and `get_uploads` lists it.
+pub fn record(upload: StoredUpload, base_url: &str) -> UploadedMedia {
     UploadedMedia {
         uuid: upload.id,
         url: public_url(base_url, &upload.key),

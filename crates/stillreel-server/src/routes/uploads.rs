@@ -9,6 +9,7 @@
 //! The stored file is served at `/files/uploads/…`, which the renderer reads from storage
 //! directly (`worker/files.rs`), so no allow-list entry is needed for it.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,18 +17,16 @@ use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
-use std::io::Write;
 use stillreel_core::UploadedMedia;
 use stillreel_render::fetch::sniff::SNIFF_LEN;
 use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
 use uuid::Uuid;
 
-use crate::db::{now_ms, rfc3339};
+use crate::db::now_ms;
 use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::repo::uploads::{self, NewUpload};
 use crate::state::AppState;
-use crate::storage::public_url;
 
 /// Bytes of the body kept in memory: enough for every format's magic and for an image header
 /// behind large EXIF blocks.
@@ -367,13 +366,10 @@ async fn store_upload(
         let (quota, used) = uploads::usage(&state.db, account).await?;
         return Err(over_quota(quota, used, received.bytes));
     }
-    Ok(UploadedMedia {
-        uuid: id,
-        url: public_url(&state.config.public_url, &key),
-        media_type: upload.media_type.to_owned(),
-        bytes: received.bytes,
-        created_at: rfc3339(upload.created_at),
-    })
+    Ok(super::stored_uploads::record(
+        upload.stored(),
+        &state.config.public_url,
+    ))
 }
 
 #[cfg(test)]

@@ -221,7 +221,11 @@ async fn deleting_a_kit_leaves_its_queued_videos_as_made(app: TestApp) {
     // Another account cannot delete it, and cannot tell it exists.
     let other = app.account().await;
     let r = app
-        .post("/api/v1/delete_brand_kit", &other.api_key, &json!({"uuid": kit_id}))
+        .post(
+            "/api/v1/delete_brand_kit",
+            &other.api_key,
+            &json!({"uuid": kit_id}),
+        )
         .await;
     r.assert_error(404, "not_found");
     assert_eq!(r.details(), [("uuid".to_owned(), "not_found".to_owned())]);
@@ -267,5 +271,8 @@ async fn deleting_a_kit_leaves_its_queued_videos_as_made(app: TestApp) {
         .post("/api/v1/delete_brand_kit", key, &json!({"uuid": "nope"}))
         .await;
     r.assert_error(422, "validation_failed");
-    assert_eq!(r.details(), [("uuid".to_owned(), "invalid_uuid".to_owned())]);
+    assert_eq!(
+        r.details(),
+        [("uuid".to_owned(), "invalid_uuid".to_owned())]
+    );
 }

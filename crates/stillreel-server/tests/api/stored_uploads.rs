@@ -74,7 +74,11 @@ async fn uploads_are_listed_newest_first_a_page_at_a_time(app: TestApp) {
     assert_eq!(first.status, 200, "{}", first.json);
     // Each element is what upload_media answered, created_at included.
     assert_eq!(first.json["uploads"], json!([made[2], made[1]]));
-    assert!(made[0]["created_at"].as_str().is_some_and(|t| t.ends_with('Z')));
+    assert!(
+        made[0]["created_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
     let cursor = first.json["next_cursor"].as_str().expect("a next page");
     let second = app
         .get(&format!("/api/v1/get_uploads?limit=2&cursor={cursor}"), key)
@@ -111,11 +115,17 @@ async fn deleting_an_upload_frees_its_quota_and_its_file(app: TestApp) {
     // Another account cannot delete it, and cannot tell it exists.
     let other = app.account().await;
     let r = app
-        .post("/api/v1/delete_upload", &other.api_key, &json!({"uuid": id}))
+        .post(
+            "/api/v1/delete_upload",
+            &other.api_key,
+            &json!({"uuid": id}),
+        )
         .await;
     r.assert_error(404, "not_found");
     assert_eq!(r.details(), [("uuid".to_owned(), "not_found".to_owned())]);
-    let served = app.request(Method::GET, path_of(&app, &url), &[], None).await;
+    let served = app
+        .request(Method::GET, path_of(&app, &url), &[], None)
+        .await;
     assert_eq!(served.status, 200, "still stored");
 
     let r = app
@@ -125,7 +135,9 @@ async fn deleting_an_upload_frees_its_quota_and_its_file(app: TestApp) {
     assert_eq!(r.json, json!({"uuid": id, "deleted": true}));
     // The bytes no longer count, the file is gone, and the listing forgets it.
     assert_eq!(usage(&app, acct.account).await, 0);
-    let served = app.request(Method::GET, path_of(&app, &url), &[], None).await;
+    let served = app
+        .request(Method::GET, path_of(&app, &url), &[], None)
+        .await;
     assert_eq!(served.status, 404, "the stored object is removed");
     let list = app.get("/api/v1/get_uploads", key).await;
     assert_eq!(list.json["uploads"], json!([]));
@@ -187,7 +199,11 @@ async fn an_upload_a_queued_video_uses_is_kept(app: TestApp) {
     let unused = upload(&app, key, "image/png", sample("logo.png")).await;
 
     // The photo as an image, the logo in the branding's intro.
-    let mut body = json_body(&CreateVideoBuilder::new().image_urls([photo_url.as_str()]).build());
+    let mut body = json_body(
+        &CreateVideoBuilder::new()
+            .image_urls([photo_url.as_str()])
+            .build(),
+    );
     body["branding"] = json!({"intro": {"template": "intro-lower-third",
         "config": {"address": {"value": "12 Oak Lane"}, "logo": {"url": logo["url"]}}}});
     let video = app.post("/api/v1/create_video", key, &body).await;
@@ -195,7 +211,9 @@ async fn an_upload_a_queued_video_uses_is_kept(app: TestApp) {
     let video_id = uuid_of(&video);
 
     let delete = |upload: &Value| json!({"uuid": upload["uuid"]});
-    let r = app.post("/api/v1/delete_upload", key, &delete(&photo)).await;
+    let r = app
+        .post("/api/v1/delete_upload", key, &delete(&photo))
+        .await;
     r.assert_error(409, "upload_in_use");
     let r = app.post("/api/v1/delete_upload", key, &delete(&logo)).await;
     r.assert_error(409, "upload_in_use");
@@ -204,7 +222,9 @@ async fn an_upload_a_queued_video_uses_is_kept(app: TestApp) {
         .await;
     assert_eq!(served.status, 200, "kept while in use");
     // A file no video uses goes at once.
-    let r = app.post("/api/v1/delete_upload", key, &delete(&unused)).await;
+    let r = app
+        .post("/api/v1/delete_upload", key, &delete(&unused))
+        .await;
     assert_eq!(r.status, 200, "{}", r.json);
 
     // The main video complete, its branded render still queued: the logo is still needed.
@@ -214,8 +234,14 @@ async fn an_upload_a_queued_video_uses_is_kept(app: TestApp) {
     assert!(render::start_branding(app.db(), video_id).await.expect("b"));
     assert!(records::complete_branding(app.db(), video_id, "videos/v/branded.mp4", false).await);
     for upload in [&photo, &logo] {
-        let r = app.post("/api/v1/delete_upload", key, &delete(upload)).await;
-        assert_eq!(r.status, 200, "settled videos no longer hold it: {}", r.json);
+        let r = app
+            .post("/api/v1/delete_upload", key, &delete(upload))
+            .await;
+        assert_eq!(
+            r.status, 200,
+            "settled videos no longer hold it: {}",
+            r.json
+        );
     }
     assert_eq!(usage(&app, acct.account).await, 0);
 }

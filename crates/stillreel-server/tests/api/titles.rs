@@ -50,9 +50,7 @@ async fn titles_are_cleaned_and_echoed_on_every_record(app: TestApp) {
     assert_eq!(created.status, 200, "{}", created.json);
     assert_eq!(created.json["title"], "12 Oak Lane Open house");
     let id = uuid_of(&created);
-    let got = app
-        .get(&format!("/api/v1/get_video?uuid={id}"), key)
-        .await;
+    let got = app.get(&format!("/api/v1/get_video?uuid={id}"), key).await;
     assert_eq!(got.json["title"], "12 Oak Lane Open house");
     let listed = app.get("/api/v1/get_videos", key).await;
     assert_eq!(listed.json["videos"][0]["title"], "12 Oak Lane Open house");
@@ -61,7 +59,12 @@ async fn titles_are_cleaned_and_echoed_on_every_record(app: TestApp) {
     let plain = app.post("/api/v1/create_video", key, &create_body(1)).await;
     assert_eq!(plain.status, 200, "{}", plain.json);
     assert_eq!(plain.json["title"], Value::Null);
-    assert!(plain.json.as_object().is_some_and(|o| o.contains_key("title")));
+    assert!(
+        plain
+            .json
+            .as_object()
+            .is_some_and(|o| o.contains_key("title"))
+    );
 
     // A combine takes one too.
     let clips = render_all(&app, id).await;
@@ -71,7 +74,10 @@ async fn titles_are_cleaned_and_echoed_on_every_record(app: TestApp) {
     assert_eq!(combined.status, 200, "{}", combined.json);
     assert_eq!(combined.json["title"], "Oak Lane, the tour");
     let got = app
-        .get(&format!("/api/v1/get_video?uuid={}", uuid_of(&combined)), key)
+        .get(
+            &format!("/api/v1/get_video?uuid={}", uuid_of(&combined)),
+            key,
+        )
         .await;
     assert_eq!(got.json["title"], "Oak Lane, the tour");
 
@@ -98,7 +104,10 @@ async fn titles_are_cleaned_and_echoed_on_every_record(app: TestApp) {
     body["title"] = json!(["not", "text"]);
     let r = app.post("/api/v1/combine_video_clips", key, &body).await;
     r.assert_error(422, "validation_failed");
-    assert_eq!(r.details(), [("title".to_owned(), "invalid_type".to_owned())]);
+    assert_eq!(
+        r.details(),
+        [("title".to_owned(), "invalid_type".to_owned())]
+    );
 }
 
 /// The titles `get_videos?q=<q>` lists.
@@ -127,11 +136,18 @@ async fn q_finds_titles_ignoring_case_and_wildcards(app: TestApp) {
     app.post("/api/v1/create_video", key, &create_body(1)).await;
     // Another account's matching title never shows.
     let other = app.account().await;
-    app.post("/api/v1/create_video", &other.api_key, &titled("Oak cottage"))
-        .await;
+    app.post(
+        "/api/v1/create_video",
+        &other.api_key,
+        &titled("Oak cottage"),
+    )
+    .await;
 
     // Case-insensitive, newest first; videos without a title never match.
-    assert_eq!(search(&app, key, "oak").await, ["OAK manor", "50% off Oak Lane"]);
+    assert_eq!(
+        search(&app, key, "oak").await,
+        ["OAK manor", "50% off Oak Lane"]
+    );
     assert_eq!(search(&app, key, "OAK LANE").await, ["50% off Oak Lane"]);
     // Beyond ASCII too, on both backends.
     assert_eq!(search(&app, key, "ÉTÉ").await, ["Été à Paris"]);
@@ -152,7 +168,10 @@ async fn q_finds_titles_ignoring_case_and_wildcards(app: TestApp) {
     assert_eq!(titles(&first.json), ["500 off Elm Street"]);
     let cursor = first.json["next_cursor"].as_str().expect("a next page");
     let second = app
-        .get(&format!("/api/v1/get_videos?q=OFF&limit=1&cursor={cursor}"), key)
+        .get(
+            &format!("/api/v1/get_videos?q=OFF&limit=1&cursor={cursor}"),
+            key,
+        )
         .await;
     assert_eq!(titles(&second.json), ["50% off Oak Lane"]);
     assert_eq!(second.json["next_cursor"], Value::Null);
