@@ -166,13 +166,20 @@ test('music, logo and headshot upload through their pickers; title, transition a
   await page.waitForSelector(`${musicPicker}[data-state="error"]`);
   assert.match(await page.textContent(`${musicPicker} .upload-note`), /^notes\.mp3: .+/);
   assert.equal(await page.inputValue('#audio'), '');
+  // The upload slowed to 40 kB/s through the DevTools protocol, so the bar is seen between 0
+  // and 100 (the file is about 65 kB).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 40e3 });
   await page.setInputFiles(`${musicPicker} .file-chooser`, music);
   await page.waitForSelector(`${musicPicker}[data-state="done"]`, { timeout: 30000 });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   const musicUrl = await page.inputValue('#audio');
   assert.ok(musicUrl.startsWith(`${site.url}/files/uploads/`), musicUrl);
   assert.match(await page.textContent(`${musicPicker} .upload-note`), /music\.mp3 · .* · audio\/mpeg/);
   const values = await page.evaluate(() => window.pickerProgress);
   assert.equal(values.at(-1), 100, `progress ends at 100 (${values})`);
+  assert.ok(values.some((v) => v > 0 && v < 100), `progress between 0 and 100 was shown (${values})`);
   assert.deepEqual(values.slice(values.lastIndexOf(0)), [...values.slice(values.lastIndexOf(0))].sort((a, b) => a - b), 'progress never goes back');
   assert.equal(await page.textContent('[data-error-for="audio_url"]'), '', 'the uploaded URL is a valid audio_url');
 
