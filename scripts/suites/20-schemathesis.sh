@@ -53,8 +53,8 @@ curl -sf "$base/readyz" >/dev/null || { echo "schemathesis: server did not start
 # - positive_data_acceptance: a body the schema allows can still be refused by rules a JSON
 #   schema cannot express (unknown template ids, word-drop text after sanitizing, projects
 #   that do not exist, the account's clip limit): those are 4xx by design;
-# - the stateful checks (use_after_free, ensure_resource_availability): the API has no
-#   delete and the document declares no links.
+# - the stateful checks (use_after_free, ensure_resource_availability): the document
+#   declares no links between operations for them to follow.
 set +e
 # Run from the temp dir: hypothesis keeps its example database in the working directory.
 (cd "$work" && "$st" run "$base/api/v1/openapi.json" --url "$base" \

@@ -14,6 +14,13 @@ pub fn clean(text: &str) -> String {
         .to_owned()
 }
 
+/// What of a search (`get_videos?q=`) a title can hold: the characters a title never keeps
+/// dropped and a newline as a space, but not trimmed (a space in a search is part of it).
+/// Such characters could match nothing, and PostgreSQL refuses a NUL in text outright.
+pub fn search_text(q: &str) -> String {
+    template_text::clean(q).replace('\n', " ")
+}
+
 /// The cleaned title, or the code and message of what is wrong with it. An empty value is
 /// `empty` (leave `title` out for none); one that only held dropped characters is
 /// `empty_after_sanitizing`.
@@ -60,6 +67,7 @@ mod tests {
         let padded = format!("{}{}", "a".repeat(120), "\u{200E}".repeat(5));
         assert_eq!(check(&padded).map(|t| t.len()), Ok(120));
         assert_eq!(check(" \t ").map_err(|e| e.0), Err(ErrorCode::Empty));
+        assert_eq!(search_text(" oak\0\u{202E}\nlane "), " oak lane ");
         assert_eq!(
             check("\u{202E}\u{0}").map_err(|e| e.0),
             Err(ErrorCode::EmptyAfterSanitizing)

@@ -98,8 +98,8 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
     let (limit, after) = page(query, "get_videos", &mut errors);
     // An empty q (a cleared search box) lists everything. Longer than a title can be, it
     // could match nothing.
-    let title_contains = query.get("q").filter(|s| !s.is_empty()).map(str::to_owned);
-    if let Some(q) = &title_contains {
+    let q = query.get("q").filter(|s| !s.is_empty());
+    if let Some(q) = q {
         let length = q.chars().count();
         if length > TITLE_MAX_CHARS {
             errors.push(FieldError::new(
@@ -117,9 +117,9 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
     Ok(ListQuery {
         project,
         status,
+        title_contains: q.map(stillreel_core::rules::title::search_text),
         limit,
         after,
-        title_contains,
     })
 }
 
@@ -131,7 +131,7 @@ fn list_query(query: &QueryPairs) -> Result<ListQuery, ApiError> {
         ("status" = Option<String>, Query, description = "Only videos with this status: queued, in_progress, complete or error"),
         ("limit" = Option<u32>, Query, description = "Videos per page, 1 to 100; default 20", minimum = 1, maximum = 100),
         ("cursor" = Option<String>, Query, description = "The previous page's next_cursor"),
-        ("q" = Option<String>, Query, description = "Only videos whose title contains this text, ignoring case (`%` and `_` are plain characters); at most 120 characters; empty means any", max_length = 120),
+        ("q" = Option<String>, Query, description = "Only videos whose title contains this text, ignoring case (`%` and `_` are plain characters; characters a title cannot hold, such as control characters, are dropped); at most 120 characters; empty means any", max_length = 120),
     ),
     responses(
         (status = 200, description = "One page of videos, each as get_video answers it", body = VideoList),

@@ -159,6 +159,12 @@ async fn q_finds_titles_ignoring_case_and_wildcards(app: TestApp) {
     assert_eq!(search(&app, key, "_").await, ["Sunny_Side"]);
     assert!(search(&app, key, "\\").await.is_empty());
     assert!(search(&app, key, "cottage").await.is_empty());
+    // Characters a title cannot hold are dropped from the search (a NUL included, which
+    // PostgreSQL would refuse in a text parameter).
+    assert_eq!(
+        search(&app, key, "oak\0 m\u{202E}anor").await,
+        ["OAK manor"]
+    );
     // An empty q lists everything.
     let all = app.get("/api/v1/get_videos?q=", key).await;
     assert_eq!(all.json["videos"].as_array().map(Vec::len), Some(7));
