@@ -2,6 +2,7 @@
 //! ffprobe.
 #![allow(dead_code)]
 
+pub mod heic;
 pub mod procs;
 
 use std::collections::HashMap;

@@ -6,6 +6,8 @@
 //! read. The rules are the fetched media's: the byte limits of `STILLREEL_MEDIA_MAX_BYTES`,
 //! the pixel cap of `STILLREEL_MEDIA_MAX_PIXELS` (checked as soon as the header has arrived)
 //! and at most 16384 pixels a side; the format by magic bytes, never by the declared type.
+//! A HEIC picture is kept as it was sent (its header must read); the renderer decodes it to
+//! JPEG when a request uses it, as for a fetched one.
 //! The stored file is served at `/files/uploads/…`, which the renderer reads from storage
 //! directly (`worker/files.rs`), so no allow-list entry is needed for it.
 
@@ -20,6 +22,7 @@ use std::io::Write;
 use stillreel_core::UploadedMedia;
 use stillreel_render::fetch::sniff::SNIFF_LEN;
 use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
+use stillreel_render::heif::{HeifHeader, is_heic};
 use uuid::Uuid;
 
 use crate::error::{ApiError, Envelope};
@@ -64,8 +67,8 @@ fn declared_class(content_type: Option<&str>) -> Result<MediaClass, ApiError> {
         Err(refused(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media",
-            "send the file as the body with its Content-Type: image/jpeg, image/png or \
-             image/webp for a picture, audio/* for a soundtrack",
+            "send the file as the body with its Content-Type: image/jpeg, image/png, \
+             image/webp or image/heic for a picture, audio/* for a soundtrack",
         ))
     }
 }
@@ -82,6 +85,32 @@ pub fn media_type(format: MediaFormat) -> &'static str {
         MediaFormat::Wav => "audio/wav",
         MediaFormat::Ogg => "audio/ogg",
         MediaFormat::Flac => "audio/flac",
+    }
+}
+
+/// What an upload is kept as: a format the renderer reads as it is, or a HEIC picture, which
+/// the renderer decodes to JPEG when a request uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    Media(MediaFormat),
+    Heic,
+}
+
+impl Kept {
+    /// The stored file's extension.
+    fn extension(self) -> &'static str {
+        match self {
+            Kept::Media(format) => format.extension(),
+            Kept::Heic => "heic",
+        }
+    }
+
+    /// The media type answered.
+    fn media_type(self) -> &'static str {
+        match self {
+            Kept::Media(format) => media_type(format),
+            Kept::Heic => "image/heic",
+        }
     }
 }
 
@@ -171,7 +200,7 @@ impl Drop for TempFile {
 
 /// What the streamed body turned out to be.
 struct Received {
-    format: MediaFormat,
+    format: Kept,
     bytes: u64,
 }
 
@@ -241,13 +270,29 @@ async fn receive(
     if !header_checked {
         check_image_head(&head, max_pixels, true)?;
     }
+    if format == Kept::Heic {
+        // The decoder's own header (the primary picture and its size) must read now, not
+        // first when a video uses the file.
+        HeifHeader::read(&head).map_err(|damage| {
+            refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_media",
+                format!("the image is damaged: {damage}"),
+            )
+        })?;
+    }
     Ok(Received { format, bytes })
 }
 
 /// The format of the body's first bytes, which must be of the declared class.
-fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
-    match sniff(head) {
-        Some(format) if format.class() == class => Ok(format),
+fn sniffed(head: &[u8], class: MediaClass) -> Result<Kept, ApiError> {
+    let kept = match sniff(head) {
+        Some(format) => Some((Kept::Media(format), format.class())),
+        None if is_heic(head) => Some((Kept::Heic, MediaClass::Image)),
+        None => None,
+    };
+    match kept {
+        Some((kept, of)) if of == class => Ok(kept),
         Some(_) => Err(refused(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media",
@@ -257,7 +302,7 @@ fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media",
             match class {
-                MediaClass::Image => "the file is not a JPEG, PNG or WebP image",
+                MediaClass::Image => "the file is not a JPEG, PNG, WebP or HEIC image",
                 MediaClass::Audio => "the file is not MP3, AAC, M4A, WAV, Ogg or FLAC audio",
             },
         )),
@@ -267,12 +312,12 @@ fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
 /// Stores a picture or a soundtrack; answers its URL.
 #[utoipa::path(
     post, path = "/upload_media", tag = "uploads",
-    request_body(content = Vec<u8>, description = "The file itself, with its Content-Type (image/jpeg, image/png, image/webp or audio/*). The format is decided by the file's first bytes.", content_type = "application/octet-stream"),
+    request_body(content = Vec<u8>, description = "The file itself, with its Content-Type (image/jpeg, image/png, image/webp, image/heic or audio/*). The format is decided by the file's first bytes; a HEIC picture is kept as sent and decoded to JPEG when a video uses it.", content_type = "application/octet-stream"),
     responses(
         (status = 200, description = "The stored file", body = UploadedMedia),
         (status = 408, description = "The body did not arrive in time", body = Envelope),
         (status = 413, description = "Over the media size limit (`media_too_large`) or the account's upload quota (`upload_quota_exceeded`)", body = Envelope),
-        (status = 415, description = "Not a JPEG, PNG or WebP picture or a supported audio format (`unsupported_media`)", body = Envelope),
+        (status = 415, description = "Not a JPEG, PNG, WebP or HEIC picture or a supported audio format (`unsupported_media`)", body = Envelope),
         (status = 422, description = "A damaged image, or one over the pixel limit (`invalid_media`)", body = Envelope),
     ),
     security(("api_key" = []))
@@ -345,7 +390,7 @@ async fn store_upload(
         id,
         account,
         key: key.clone(),
-        media_type: media_type(received.format),
+        media_type: received.format.media_type(),
         bytes: received.bytes,
     };
     let storage = state.storage.clone();
