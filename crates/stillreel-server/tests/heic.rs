@@ -137,10 +137,22 @@ fn assert_upright(video: &Path, n: u32, what: &str) {
 async fn heic_uploaded_or_fetched_renders_upright_and_damage_is_named(app: TestApp) {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();
-    let iphone = std::fs::read(heic::two_bands(d, "iphone.heic", 480, 640, Stored::IrotTurned))
-        .expect("read");
-    let exif = std::fs::read(heic::two_bands(d, "exif.heic", 480, 640, Stored::ExifTurned))
-        .expect("read");
+    let iphone = std::fs::read(heic::two_bands(
+        d,
+        "iphone.heic",
+        480,
+        640,
+        Stored::IrotTurned,
+    ))
+    .expect("read");
+    let exif = std::fs::read(heic::two_bands(
+        d,
+        "exif.heic",
+        480,
+        640,
+        Stored::ExifTurned,
+    ))
+    .expect("read");
     let cut = heic::with_data_cut(&exif);
     let server = TestServer::start(
         "127.0.0.1",
@@ -178,7 +190,9 @@ async fn heic_uploaded_or_fetched_renders_upright_and_damage_is_named(app: TestA
     let done = wait_final(&app, &key, &id).await;
     assert_eq!(done["status"], "complete", "{done}");
     let url = done["video_url"].as_str().expect("video_url");
-    let video = app.get(url.strip_prefix(&app.base).expect("ours"), "").await;
+    let video = app
+        .get(url.strip_prefix(&app.base).expect("ours"), "")
+        .await;
     assert_eq!(video.status, 200);
     let path = d.join("video.mp4");
     std::fs::write(&path, &video.bytes).expect("write video");
@@ -193,7 +207,11 @@ async fn heic_uploaded_or_fetched_renders_upright_and_damage_is_named(app: TestA
     let duration = media::num(&probe["format"]["duration"]);
     assert!((duration - 10.0).abs() <= 0.1, "{duration}");
     assert_upright(&path, 0, "uploaded iPhone-style HEIC, first frame");
-    assert_upright(&path, 160, "fetched EXIF-turned HEIC, its clip's 10th frame");
+    assert_upright(
+        &path,
+        160,
+        "fetched EXIF-turned HEIC, its clip's 10th frame",
+    );
 
     // Damaged: the picture data ends half way. The video fails on the field, saying why.
     let id = create(&app, &key, &[&fetched, &server.url("/cut.heic")]).await;
@@ -227,8 +245,8 @@ async fn heic_uploaded_or_fetched_renders_upright_and_damage_is_named(app: TestA
 async fn heic_over_the_pixel_cap_is_refused_as_a_png_is(app: TestApp) {
     let dir = tempfile::tempdir().expect("temp dir");
     let d = dir.path();
-    let heic = std::fs::read(heic::two_bands(d, "big.heic", 480, 640, Stored::IrotTurned))
-        .expect("read");
+    let heic =
+        std::fs::read(heic::two_bands(d, "big.heic", 480, 640, Stored::IrotTurned)).expect("read");
     let png = std::fs::read(media::picture(d, "big.png", 480, 640)).expect("read");
     let server = TestServer::start(
         "127.0.0.1",

@@ -7,6 +7,7 @@ pub mod files;
 pub mod library;
 pub mod ops;
 pub mod projects;
+mod upload_kind;
 pub mod uploads;
 pub mod videos;
 

@@ -20,11 +20,12 @@ use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
 use std::io::Write;
 use stillreel_core::UploadedMedia;
+use stillreel_render::fetch::MediaClass;
 use stillreel_render::fetch::sniff::SNIFF_LEN;
-use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
-use stillreel_render::heif::{HeifHeader, is_heic};
+use stillreel_render::heif::HeifHeader;
 use uuid::Uuid;
 
+use super::upload_kind::{Kept, declared_class, sniffed};
 use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::repo::uploads::{self, NewUpload};
@@ -47,70 +48,6 @@ fn refused(status: StatusCode, code: &'static str, message: impl Into<String>) -
         status,
         code,
         message: message.into(),
-    }
-}
-
-/// What the declared `Content-Type` says the file is.
-fn declared_class(content_type: Option<&str>) -> Result<MediaClass, ApiError> {
-    let essence = content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if essence.starts_with("image/") {
-        Ok(MediaClass::Image)
-    } else if essence.starts_with("audio/") {
-        Ok(MediaClass::Audio)
-    } else {
-        Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            "send the file as the body with its Content-Type: image/jpeg, image/png, \
-             image/webp or image/heic for a picture, audio/* for a soundtrack",
-        ))
-    }
-}
-
-/// The media type answered for a stored format.
-pub fn media_type(format: MediaFormat) -> &'static str {
-    match format {
-        MediaFormat::Jpeg => "image/jpeg",
-        MediaFormat::Png => "image/png",
-        MediaFormat::Webp => "image/webp",
-        MediaFormat::Mp3 => "audio/mpeg",
-        MediaFormat::Aac => "audio/aac",
-        MediaFormat::M4a => "audio/mp4",
-        MediaFormat::Wav => "audio/wav",
-        MediaFormat::Ogg => "audio/ogg",
-        MediaFormat::Flac => "audio/flac",
-    }
-}
-
-/// What an upload is kept as: a format the renderer reads as it is, or a HEIC picture, which
-/// the renderer decodes to JPEG when a request uses it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kept {
-    Media(MediaFormat),
-    Heic,
-}
-
-impl Kept {
-    /// The stored file's extension.
-    fn extension(self) -> &'static str {
-        match self {
-            Kept::Media(format) => format.extension(),
-            Kept::Heic => "heic",
-        }
-    }
-
-    /// The media type answered.
-    fn media_type(self) -> &'static str {
-        match self {
-            Kept::Media(format) => media_type(format),
-            Kept::Heic => "image/heic",
-        }
     }
 }
 
@@ -284,31 +221,6 @@ async fn receive(
     Ok(Received { format, bytes })
 }
 
-/// The format of the body's first bytes, which must be of the declared class.
-fn sniffed(head: &[u8], class: MediaClass) -> Result<Kept, ApiError> {
-    let kept = match sniff(head) {
-        Some(format) => Some((Kept::Media(format), format.class())),
-        None if is_heic(head) => Some((Kept::Heic, MediaClass::Image)),
-        None => None,
-    };
-    match kept {
-        Some((kept, of)) if of == class => Ok(kept),
-        Some(_) => Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            "the file is not what its Content-Type says (a picture sent as audio or the reverse)",
-        )),
-        None => Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            match class {
-                MediaClass::Image => "the file is not a JPEG, PNG, WebP or HEIC image",
-                MediaClass::Audio => "the file is not MP3, AAC, M4A, WAV, Ogg or FLAC audio",
-            },
-        )),
-    }
-}
-
 /// Stores a picture or a soundtrack; answers its URL.
 #[utoipa::path(
     post, path = "/upload_media", tag = "uploads",
@@ -416,28 +328,4 @@ async fn store_upload(
         media_type: upload.media_type.to_owned(),
         bytes: received.bytes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_declared_type_picks_the_class_and_anything_else_is_415() {
-        assert_eq!(
-            declared_class(Some("image/jpeg")).ok(),
-            Some(MediaClass::Image)
-        );
-        assert_eq!(
-            declared_class(Some("Audio/MPEG; x=y")).ok(),
-            Some(MediaClass::Audio)
-        );
-        for other in [None, Some("application/json"), Some("text/plain")] {
-            let err = declared_class(other).expect_err("refused");
-            assert_eq!(
-                err.status_and_code(),
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media")
-            );
-        }
-    }
 }
