@@ -1,5 +1,5 @@
 //! Test helpers: a tiny HTTP server that counts its connections, media made with ffmpeg,
-//! ffprobe.
+//! ffprobe; HEIC fixtures made with heif-enc (`heic`).
 #![allow(dead_code)]
 
 pub mod heic;
