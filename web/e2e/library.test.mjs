@@ -162,7 +162,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   execFileSync('sh', ['-c', `echo 'not a picture' > ${bogus}`]);
   await page.setInputFiles('#upload-input', [bogus]);
   await page.waitForSelector('.uploads li[data-state="error"]');
-  assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG or WebP/);
+  assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG, WebP or HEIC/);
   await shoot(page, 'form-uploads.png');
 
   // A brand kit saved from the branding card, then picked.

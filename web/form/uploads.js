@@ -4,13 +4,20 @@
 import { apiKey } from './session.js';
 import { el } from './fields.js';
 
+/** The file's type; browsers that know no type for HEIC give '', so its name decides then
+ * (the server goes by the file's bytes either way). */
+function contentType(file) {
+  if (file.type) return file.type;
+  return /\.hei[cf]$/i.test(file.name) ? 'image/heic' : 'application/octet-stream';
+}
+
 /** Sends one file; resolves with the upload record, rejects with the server's message. */
 export function send(file, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `${location.origin}/api/v1/upload_media`);
     xhr.setRequestHeader('Authorization', `Bearer ${apiKey.get()}`);
-    xhr.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
+    xhr.setRequestHeader('Content-Type', contentType(file));
     xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(Math.round((100 * e.loaded) / e.total)); };
     xhr.onload = () => {
       let data = null;

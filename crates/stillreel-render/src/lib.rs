@@ -6,9 +6,9 @@
 //!
 //! - pure: [`clip_plan`] (one clip's motion math), [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
 //!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
-//!   the pure halves of [`probe`], [`keyframes`] and [`fetch`];
+//!   the pure halves of [`probe`], [`keyframes`], [`fetch`] and [`heif`];
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
-//!   ([`FetchError`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
+//!   ([`FetchError`]; HEIC pictures decoded to JPEG by [`heif`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
 //!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]), whose
 //!   input at fault [`blame`] finds.
@@ -33,6 +33,7 @@ pub mod fetch;
 mod files;
 mod flat_points;
 pub mod generated;
+pub mod heif;
 pub mod homography;
 pub mod job;
 pub mod keyframes;

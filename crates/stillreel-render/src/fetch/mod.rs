@@ -22,6 +22,7 @@ pub mod address;
 pub mod allow;
 mod config;
 mod error;
+mod heic;
 pub mod orient;
 pub mod post;
 pub mod sniff;
@@ -277,55 +278,39 @@ impl Fetcher {
             min_rate: self.config.min_rate,
         };
         let bytes = self.download(url, &limits).await?;
-        let format = sniff(&bytes)
-            .filter(|f| f.class() == class)
-            .ok_or_else(|| {
+        let host = display_host(url);
+        // HEIC is no format the renderer reads: it is decoded to a JPEG below.
+        let heic = class == MediaClass::Image && crate::heif::is_heic(&bytes);
+        let format = match sniff(&bytes).filter(|f| f.class() == class) {
+            Some(format) => format,
+            None if heic => MediaFormat::Jpeg,
+            None => {
                 let wanted = match class {
-                    MediaClass::Image => "a JPEG, PNG or WebP image",
+                    MediaClass::Image => "a JPEG, PNG, WebP or HEIC image",
                     MediaClass::Audio => "MP3, AAC, M4A, WAV, Ogg or FLAC audio",
                 };
-                FetchError::permanent(
+                return Err(FetchError::permanent(
                     MediaErrorKind::Unsupported,
                     format!(
-                        "{} is not {wanted} (its first bytes say so, whatever its name); upload {wanted} file",
-                        display_host(url)
+                        "{host} is not {wanted} (its first bytes say so, whatever its name); upload {wanted} file"
                     ),
-                )
-            })?;
+                ));
+            }
+        };
+        if heic {
+            limits.check_image(&bytes, &host)?;
+            return heic::decode(&self.config.heif, &bytes, dir, stem, &host, &limits).await;
+        }
         let (orientation, dimensions) = match class {
             MediaClass::Image => {
-                let size = imagesize::blob_size(&bytes).map_err(|_| {
-                    FetchError::permanent(
-                        MediaErrorKind::Unsupported,
-                        format!(
-                            "the image at {} is damaged: its size cannot be read; upload a complete JPEG, PNG or WebP file",
-                            display_host(url)
-                        ),
-                    )
-                })?;
-                let dims = (
-                    u32::try_from(size.width).unwrap_or(u32::MAX),
-                    u32::try_from(size.height).unwrap_or(u32::MAX),
-                );
-                limits.check_pixels(size.width, size.height)?;
+                let dims = limits.check_image(&bytes, &host)?;
+                // ffmpeg decodes a truncated picture with a grey lower part and exits 0.
                 if sniff::is_cut_short(format, &bytes) {
                     return Err(FetchError::permanent(
                         MediaErrorKind::Unsupported,
                         format!(
-                            "the image at {} is cut short: its end is missing after {} bytes; upload the complete file",
-                            display_host(url),
+                            "the image at {host} is cut short: its end is missing after {} bytes; upload the complete file",
                             bytes.len()
-                        ),
-                    ));
-                }
-                if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
-                    return Err(FetchError::permanent(
-                        MediaErrorKind::Unsupported,
-                        format!(
-                            "the image at {} is {}×{} pixels; at most 16384 per side",
-                            display_host(url),
-                            dims.0,
-                            dims.1
                         ),
                     ));
                 }
@@ -634,6 +619,35 @@ impl Limits<'_> {
                 mebibytes(self.max_bytes)
             ),
         ))
+    }
+
+    /// An image's stored size from its header (`image` may be any format `imagesize` reads),
+    /// refused over the pixel cap or 16384 pixels a side; `host` names the image in messages
+    /// about its form.
+    fn check_image(&self, image: &[u8], host: &str) -> Result<(u32, u32), FetchError> {
+        let size = imagesize::blob_size(image).map_err(|_| {
+            FetchError::permanent(
+                MediaErrorKind::Unsupported,
+                format!(
+                    "the image at {host} is damaged: its size cannot be read; upload a complete JPEG, PNG, WebP or HEIC file"
+                ),
+            )
+        })?;
+        let dims = (
+            u32::try_from(size.width).unwrap_or(u32::MAX),
+            u32::try_from(size.height).unwrap_or(u32::MAX),
+        );
+        self.check_pixels(size.width, size.height)?;
+        if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
+            return Err(FetchError::permanent(
+                MediaErrorKind::Unsupported,
+                format!(
+                    "the image at {host} is {}×{} pixels; at most 16384 per side",
+                    dims.0, dims.1
+                ),
+            ));
+        }
+        Ok(dims)
     }
 
     /// Refuses an image whose header declares more than `max_pixels`.

@@ -81,8 +81,10 @@ impl MediaFormat {
     }
 }
 
-/// Bytes needed to decide; a shorter file is judged on what it has.
-pub const SNIFF_LEN: usize = 16;
+/// Bytes needed to decide; a shorter file is judged on what it has. Enough for a HEIC
+/// file's `ftyp` box with its compatible brands ([`crate::heif::is_heic`]), which this
+/// module's [`sniff`] leaves to the HEIF decoding.
+pub const SNIFF_LEN: usize = 64;
 
 /// The format of a file starting with `head`, if it is one we accept.
 pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
