@@ -20,6 +20,10 @@ python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 have npm           || need_apt+=(npm)
 # prlimit runs ffmpeg under its memory limit (STILLREEL_FFMPEG_MAX_MEMORY).
 have prlimit       || need_apt+=(util-linux)
+# HEIC photos: heif-convert decodes them at run time (ffmpeg 5.1 cannot), heif-enc makes the
+# tests' HEIC files. Both are libheif's examples; Debian 12's libheif1 has its HEVC decoder
+# (libde265) and encoder (x265) built in, so no plugin package is needed.
+{ have heif-convert && have heif-enc; } || need_apt+=(libheif-examples)
 # The two fonts of drawn text (docs/EFFECTS.md "Fonts"): the body font, DejaVu Sans Bold, and
 # the display font of titles, names and word-drop, League Spartan Bold (SIL OFL 1.1). Without
 # the display font the renderer draws everything in the body font.

@@ -97,7 +97,7 @@ describe('form without a render', () => {
     }
     const count = sanitizeWordDropText(text);
     assert.equal(await page.textContent('[data-counter="image_inputs[0].vfx.config.text"]'), `${count.length} / ${count.max}`);
-    assert.ok(await page.isDisabled('#create-submit'), 'submit is disabled while invalid');
+    assert.equal(await page.getAttribute('#create-submit', 'data-ready'), 'false', 'submit is not ready while invalid');
     assert.match(await page.textContent('#create-summary'), /3 fields need attention/);
 
     // The engine limits the motions on offer.
@@ -105,8 +105,8 @@ describe('form without a render', () => {
     const motions = await page.$$eval('.f-motion option', (o) => o.map((x) => x.value));
     assert.deepEqual(motions, ['push-in', 'push-out', 'auto']);
 
-    // Clicking the disabled button, and pressing Enter in a field, send nothing.
-    await page.click('#create-submit', { force: true });
+    // Pressing Create while invalid, and pressing Enter in a field, send nothing.
+    await page.click('#create-submit');
     await page.press('.f-url', 'Enter');
     await page.waitForTimeout(300);
     assert.deepEqual(sent, [], 'no request left the page');
@@ -116,7 +116,7 @@ describe('form without a render', () => {
     await page.fill('.f-url', 'https://example.com/front.jpg');
     await page.fill('[data-field="image_inputs[0].vfx.config.text"]', 'Just listed');
     await page.fill('#audio', '');
-    await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
+    await page.waitForSelector('#create-submit[data-ready="true"]');
     assert.equal(await errorText(page, 'image_inputs[0].image_url'), '');
     assert.match(await page.textContent('#create-summary'), /Ready to send/);
     assert.deepEqual(problems, []);
@@ -129,16 +129,17 @@ describe('form without a render', () => {
     await page.selectOption('[data-field="branding.outro.template"]', 'outro-contact-card');
     const keys = await page.$$eval('[data-field^="branding.outro.config."]', (els) => els.map((e) => e.dataset.field.split('.').pop()));
     assert.deepEqual(keys, ['agent_name', 'phone', 'email', 'brokerage', 'headshot', 'logo']);
-    await page.click('#create-show');
+    // Pressing Create shows every issue, also of fields not touched yet.
+    await page.click('#create-submit');
     const required = await errorText(page, 'branding.outro.config.agent_name');
     assert.ok(required.length > 0, 'a required template field without a value is reported');
-    assert.ok(await page.isDisabled('#create-submit'));
+    assert.equal(await page.getAttribute('#create-submit', 'data-ready'), 'false');
     await page.fill('[data-field="branding.outro.config.agent_name"]', 'Dana Reyes');
     await page.fill('[data-field="branding.outro.config.phone"]', '+1 555 0100');
     await page.fill('[data-field="branding.outro.config.logo"]', 'not a url');
     assert.ok((await errorText(page, 'branding.outro.config.logo')).length > 0);
     await page.fill('[data-field="branding.outro.config.logo"]', '');
-    await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
+    await page.waitForSelector('#create-submit[data-ready="true"]');
     await shoot(page, 'form-phone.png');
     assert.deepEqual(sent, []);
     await page.close();
@@ -178,7 +179,7 @@ describe('form against a server', () => {
     await page.selectOption('[data-field="branding.outro.template"]', 'outro-minimal');
     await page.fill('[data-field="branding.outro.config.brokerage"]', 'Elm Realty');
     await page.check('#create-branding input[type="checkbox"]');
-    await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
+    await page.waitForSelector('#create-submit[data-ready="true"]');
     // Every value the bar shows is recorded in the page as it changes: sampling from here
     // could miss steps (a poll can land between reading the bar and reading the status).
     await page.evaluate(() => {
@@ -228,7 +229,7 @@ describe('form against a server', () => {
 
   test('the combine tab combines clips of an earlier video', { skip: needsRender }, async () => {
     assert.ok(created, 'needs the video of the previous tests');
-    // Same page and origin: the form remembered the video in localStorage.
+    // The combine tab lists the account's videos from the server.
     await page.click('#tab-combine');
     await page.waitForSelector(`.video-card[data-video="${created}"] .clip`);
     const clips = await page.$$(`.video-card[data-video="${created}"] .clip`);
@@ -237,9 +238,9 @@ describe('form against a server', () => {
     // A frame the clips do not have is a mismatch, shown on each clip.
     await page.click('#c-orientation label:nth-child(2)');
     assert.ok((await errorText(page, 'video_clip_uuids[0]')).length > 0);
-    assert.ok(await page.isDisabled('#combine-submit'));
+    assert.equal(await page.getAttribute('#combine-submit', 'data-ready'), 'false');
     await page.click('#c-orientation label:nth-child(1)');
-    await page.waitForFunction(() => !document.getElementById('combine-submit').disabled);
+    await page.waitForSelector('#combine-submit[data-ready="true"]');
     const response = page.waitForResponse((r) => r.url().endsWith('/api/v1/combine_video_clips'));
     await page.click('#combine-submit');
     assert.equal((await response).status(), 200);

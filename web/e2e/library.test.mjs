@@ -162,7 +162,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   execFileSync('sh', ['-c', `echo 'not a picture' > ${bogus}`]);
   await page.setInputFiles('#upload-input', [bogus]);
   await page.waitForSelector('.uploads li[data-state="error"]');
-  assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG or WebP/);
+  assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG, WebP or HEIC/);
   await shoot(page, 'form-uploads.png');
 
   // A brand kit saved from the branding card, then picked.
@@ -184,7 +184,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   assert.equal(await page.$eval('#create-branding .kit-select', (s) => s.value), kits.brand_kits[0].uuid);
   assert.equal(await page.inputValue('#create-branding [data-field="branding.outro.config.brokerage"]'), 'Acme Realty');
 
-  await page.waitForFunction(() => !document.getElementById('create-submit').disabled);
+  await page.waitForSelector('#create-submit[data-ready="true"]');
   await page.click('#create-submit');
   await page.waitForSelector('.result[data-video]');
   const uuid = await page.getAttribute('.result[data-video]', 'data-video');
@@ -201,7 +201,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   await page.waitForSelector(`${card}[data-status="complete"] .poster img`, { timeout: 30000 });
   await page.waitForFunction((s) => document.querySelector(s).naturalWidth > 0, `${card} .poster img`);
   assert.equal(await page.$eval(`${card} .poster img`, (img) => img.naturalWidth), 640, 'the poster JPEG loads');
-  assert.match(await page.textContent(`${card} .meta`), /complete · 100% · 2 clip\(s\)/);
+  assert.match(await page.textContent(`${card} .meta`), /^complete · 2 clip\(s\) · branded complete · /);
   const href = await page.getAttribute(`${card} a.download`, 'href');
   const file = await fetch(href);
   assert.equal(file.status, 200);

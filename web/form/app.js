@@ -1,12 +1,12 @@
 // The stillreel form: loads the wasm rules, the deployment's catalogs (with the API key), and
-// wires the two tabs. No framework: a few small modules under this directory.
+// wires the three tabs. No framework: a few small modules under this directory.
 import { StillreelApiError, builtinTemplates, engines, vfxTypes } from './stillreel/src/browser.js';
 import { api, apiKey } from './session.js';
 import { combineTab } from './combine.js';
 import { createTab } from './create.js';
 import { libraryTab } from './library.js';
 import { loadKits } from './kits.js';
-import { uploadZone } from './uploads.js';
+import { filePicker, uploadZone } from './uploads.js';
 import { el, showErrors } from './fields.js';
 
 // What the deployment knows; the built-in defaults until the server answers.
@@ -159,6 +159,10 @@ window.stillreel = await import('./stillreel/src/browser.js');
 tabs();
 newProjectBox();
 uploadZone((url) => create.addImageUrl(url));
+// "Upload music…" beside the music URL fields: the uploaded file's URL fills the field.
+for (const slot of document.querySelectorAll('[data-picker-for]')) {
+  slot.replaceWith(filePicker(document.getElementById(slot.dataset.pickerFor), slot.dataset.accept, slot.dataset.what));
+}
 create.refresh();
 combine.refresh();
 connect();

@@ -2,6 +2,7 @@
 // from the template listing, and the speed ramp.
 import { el } from './fields.js';
 import { gallery, templatePreview } from './previews.js';
+import { filePicker } from './uploads.js';
 
 export function newBranding() {
   return { intro: { template: '', values: {} }, outro: { template: '', values: {} }, speed_ramp: false };
@@ -44,16 +45,19 @@ export function renderBranding(card, state, templates, onChange, extra) {
       const label = field.key.replace(/_/g, ' ');
       const input = el(field.max_length && field.max_length > 80 ? 'textarea' : 'input', {
         'data-field': path,
+        'aria-label': label,
         type: field.type === 'image' ? 'url' : 'text',
-        placeholder: field.type === 'image' ? 'https://…/logo.png' : '',
+        placeholder: field.type === 'image' ? `https://…/${field.key}.png` : '',
         value: current.values[field.key] ?? '',
         oninput: (e) => { current.values[field.key] = e.target.value; onChange(); },
       });
       if (input.tagName === 'TEXTAREA') input.value = current.values[field.key] ?? '';
-      const hint = field.max_length ? `up to ${field.max_length} characters` : field.type === 'image' ? 'image URL' : '';
-      return el('label', { class: 'field' },
+      const hint = field.max_length ? `up to ${field.max_length} characters` : field.type === 'image' ? 'image URL, or upload one' : '';
+      // An image field (logo, headshot) takes a URL or a picture uploaded from this computer.
+      return el(field.type === 'image' ? 'div' : 'label', { class: 'field' },
         el('span', {}, `${label[0].toUpperCase()}${label.slice(1)} `, el('em', { text: field.required ? '' : 'optional' })),
         input,
+        field.type === 'image' ? filePicker(input, 'image/jpeg,image/png,image/webp', label) : null,
         el('small', { class: 'hint', text: hint }),
         el('small', { class: 'err', 'data-error-for': path }));
     });

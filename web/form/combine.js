@@ -1,11 +1,22 @@
-// The "Combine clips" tab: clips of the account's earlier videos (remembered by this browser),
-// picked in order, with combine's rules (the body's and the cross-clip one) checked live.
+// The "Combine clips" tab: clips of the account's videos (GET /get_videos, a page at a time,
+// newest first, with posters), picked in order, with combine's rules (the body's and the
+// cross-clip one) checked live.
 import { checkCombineClips, validateCombineVideoClips } from './stillreel/src/browser.js';
-import { api, history } from './session.js';
+import { api, apiKey } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
-import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
+import { el, firstInvalid, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
 import { kitBox } from './kits.js';
+import { TRANSITIONS, errorText, joinedSeconds, statusText, videoName } from './videos.js';
+
+const PAGE = 12;
+
+/** A clip's still: its thumbnail, else (a clip from before thumbnails) its photo. */
+function clipImage(clip, attrs = {}) {
+  const img = el('img', { src: clip?.thumbnail_url ?? clip?.image_url ?? '', alt: '', ...attrs });
+  img.addEventListener('error', () => { if (clip?.image_url && img.src !== clip.image_url) img.src = clip.image_url; }, { once: true });
+  return img;
+}
 
 export function combineTab(ctx) {
   const root = document.getElementById('panel-combine');
@@ -13,7 +24,11 @@ export function combineTab(ctx) {
   const touched = new Set();
   let showAll = false;
   const clips = new Map(); // clip uuid → clip record
+  const listed = new Set(); // video uuids on the page
+  let cursor = null;
   const state = {
+    title: '',
+    transition: 'cut',
     selected: [], // clip uuids, in play order
     orientation: 'landscape',
     resolution: '720p',
@@ -25,6 +40,8 @@ export function combineTab(ctx) {
 
   function body() {
     const out = { video_clip_uuids: state.selected, orientation: state.orientation, resolution: state.resolution };
+    if (state.title.trim()) out.title = state.title.trim();
+    if (state.transition !== 'cut') out.transition = state.transition;
     if (state.audio.trim()) out.audio_url = state.audio.trim();
     if (state.webhook.trim()) out.webhook_url = state.webhook.trim();
     if (state.project) out.project = state.project;
@@ -41,12 +58,17 @@ export function combineTab(ctx) {
     if (result.ok && facts.length === state.selected.length) {
       errors = checkCombineClips(state.orientation, state.resolution, facts).errors;
     }
-    const homeless = showErrors(root, errors, touched, showAll || state.selected.length > 0);
-    summary($('combine-summary'), errors);
-    $('combine-show').hidden = errors.length === 0 || showAll;
-    $('combine-submit').disabled = errors.length > 0 || ctx.busy;
+    const acted = showAll || touched.size > 0 || state.selected.length > 0;
+    const homeless = showErrors(root, acted ? errors : [], touched, acted);
+    summary($('combine-summary'), errors, acted);
+    $('combine-submit').dataset.ready = String(errors.length === 0);
+    $('combine-submit').disabled = ctx.busy;
     if (showAll && homeless.length) ctx.banner(homeless.map((e) => `${e.field}: ${e.message}`).join('\n'));
     $('clip-count').textContent = `${state.selected.length} / ${ctx.options().clip_limit ?? 20} clips`;
+    $('c-title-count').textContent = `${[...state.title.trim()].length} / 120`;
+    const seconds = joinedSeconds(state.selected.length, state.transition);
+    $('c-transition-hint').textContent = `${TRANSITIONS.find((t) => t.value === state.transition)?.hint ?? ''}`
+      + (state.selected.length ? ` ${state.selected.length} clip(s): ${seconds.toFixed(1)} s.` : '');
     return errors;
   }
 
@@ -56,7 +78,7 @@ export function combineTab(ctx) {
       const path = `video_clip_uuids[${i}]`;
       const move = (to) => { state.selected.splice(i, 1); state.selected.splice(to, 0, id); renderSelected(); };
       return el('li', { 'data-field': path, 'data-clip': id },
-        el('img', { src: clip?.image_url ?? '', alt: '' }),
+        clipImage(clip),
         el('span', { class: 'meta', text: clip ? `${i + 1}. ${clip.camera_motion} · ${clip.orientation} · ${clip.resolution} · ${clip.ai_engine}` : id }),
         el('button', { type: 'button', class: 'icon', 'aria-label': 'Move up', text: '↑', disabled: i === 0, onclick: () => move(i - 1) }),
         el('button', { type: 'button', class: 'icon', 'aria-label': 'Move down', text: '↓', disabled: i === state.selected.length - 1, onclick: () => move(i + 1) }),
@@ -78,46 +100,77 @@ export function combineTab(ctx) {
     renderSelected();
   }
 
-  async function loadLibrary() {
-    const known = history.list();
-    if (!known.length) {
-      $('library').replaceChildren(el('p', { class: 'empty', text: 'No videos yet. Create one on the first tab; its clips show up here.' }));
+  /** One video of the account: poster, name, status and its clips to pick. */
+  function videoCard(video) {
+    for (const clip of video.video_clips) clips.set(clip.uuid, clip);
+    const progress = video.status === 'complete' ? 100 : (video.progress ?? 0);
+    return el('article', { class: 'video-card pick-card', 'data-video': video.uuid, 'data-status': video.status },
+      el('header', {},
+        video.poster_url ? el('img', { class: 'mini-poster', src: video.poster_url, alt: '', loading: 'lazy' }) : null,
+        el('div', { class: 'grow' },
+          el('strong', { class: 'name', text: videoName(video) }),
+          el('span', { class: 'muted', text: ` · ${new Date(video.created_at).toLocaleString()} · ${video.orientation} ${video.resolution} · ${video.ai_engine}` })),
+        el('span', { class: 'state', text: statusText(video.status, progress) })),
+      video.error ? el('p', { class: 'error', text: errorText(video.error) }) : null,
+      video.video_clips.length
+        ? el('div', { class: 'clips' }, ...video.video_clips.map((clip, i) => el('button', {
+          type: 'button', class: 'clip', 'data-clip': clip.uuid, title: 'Add this clip', onclick: () => pick(clip),
+        }, clipImage(clip, { loading: 'lazy' }), el('span', { text: `Clip ${i + 1} · ${clip.camera_motion}` }))))
+        // A failed video without clips says so in its header and error line; nothing to pick.
+        : video.status === 'error' ? null : el('p', { class: 'empty', text: 'Clips appear once they are rendered.' }));
+  }
+
+  /** The account's videos from the server, a page at a time (`more` appends the next page). */
+  async function loadLibrary(more = false) {
+    if (!apiKey.get()) {
+      $('library').replaceChildren(el('p', { class: 'empty', text: 'Connect with your API key to see your videos.' }));
       return;
     }
-    $('library').replaceChildren(el('p', { class: 'empty', text: 'Loading…' }));
-    const videos = await Promise.all(known.slice(0, 20).map((v) => api().getVideo(v.uuid).catch(() => null)));
-    const cards = videos.filter(Boolean).map((video) => {
-      for (const clip of video.video_clips) clips.set(clip.uuid, clip);
-      return el('article', { class: 'video-card', 'data-video': video.uuid },
-        el('header', {},
-          el('span', { text: `${new Date(video.created_at).toLocaleString()} · ${video.orientation} ${video.resolution} · ${video.ai_engine}` }),
-          el('span', { text: video.status.replace('_', ' ') })),
-        video.video_clips.length
-          ? el('div', { class: 'clips' }, ...video.video_clips.map((clip, i) => el('button', {
-            type: 'button', class: 'clip', 'data-clip': clip.uuid, title: 'Add this clip', onclick: () => pick(clip),
-          }, el('img', { src: clip.image_url, alt: '', loading: 'lazy' }), el('span', { text: `Clip ${i + 1} · ${clip.camera_motion}` }))))
-          : el('p', { class: 'empty', text: 'Clips appear once they are rendered.' }));
-    });
-    $('library').replaceChildren(...(cards.length ? cards : [el('p', { class: 'empty', text: 'Your earlier videos could not be loaded (check the API key).' })]));
+    if (!more) {
+      cursor = null;
+      listed.clear();
+      $('library').replaceChildren(el('p', { class: 'empty', text: 'Loading…' }));
+    }
+    try {
+      const page = await api().getVideos({ limit: PAGE, cursor: cursor ?? undefined });
+      if (!more) $('library').replaceChildren();
+      const fresh = page.videos.filter((v) => !listed.has(v.uuid));
+      for (const v of fresh) listed.add(v.uuid);
+      $('library').append(...fresh.map(videoCard));
+      cursor = page.next_cursor;
+      $('combine-more').hidden = !cursor;
+      if (!listed.size) {
+        $('library').replaceChildren(el('p', { class: 'empty', text: 'No videos yet. Create one on the first tab; its clips show up here.' }));
+      }
+    } catch (err) {
+      $('library').replaceChildren(el('p', { class: 'empty', text: `Your videos could not be loaded: ${err.message}` }));
+    }
     renderSelected();
   }
 
   function renderSettings() {
     segmented($('c-orientation'), 'c-orientation', ['landscape', 'portrait'], state.orientation, (v) => { state.orientation = v; validate(); });
     segmented($('c-resolution'), 'c-resolution', ['720p', '1080p'], state.resolution, (v) => { state.resolution = v; validate(); });
+    segmented($('c-transition'), 'c-transition', TRANSITIONS.map((t) => t.value), state.transition, (v) => { state.transition = v; validate(); },
+      Object.fromEntries(TRANSITIONS.map((t) => [t.value, t.label])));
+    $('c-title').oninput = () => { state.title = $('c-title').value; };
     $('c-audio').oninput = () => { state.audio = $('c-audio').value; };
     $('c-webhook').oninput = () => { state.webhook = $('c-webhook').value; };
     $('c-project').onchange = () => { state.project = $('c-project').value; };
   }
 
   async function submit() {
-    if (validate().length) return;
+    if (validate().length) {
+      showAll = true;
+      validate();
+      firstInvalid(root)?.focus();
+      return;
+    }
     ctx.busy = true;
     $('combine-submit').disabled = true;
     $('combine-submit').textContent = 'Sending…';
     try {
       const video = await api().combineVideoClips(body());
-      history.add(video.uuid);
       ctx.banner('');
       trackVideo($('combine-result'), video);
     } catch (err) {
@@ -131,8 +184,8 @@ export function combineTab(ctx) {
 
   trackTouched(root, touched, validate);
   $('combine-submit').addEventListener('click', submit);
-  $('combine-show').addEventListener('click', () => { showAll = true; validate(); });
-  $('reload-videos').addEventListener('click', loadLibrary);
+  $('reload-videos').addEventListener('click', () => loadLibrary(false));
+  $('combine-more').addEventListener('click', () => loadLibrary(true));
 
   return {
     refresh() {
@@ -141,7 +194,7 @@ export function combineTab(ctx) {
         (rerender) => kitBox(ctx, state.branding, rerender, validate));
       renderSelected();
     },
-    load: loadLibrary,
+    load: () => loadLibrary(false),
     setProjects(projects) { ctx.fillProjects($('c-project'), projects, state.project); },
   };
 }

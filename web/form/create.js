@@ -1,13 +1,14 @@
 // The "Create video" tab: photo rows, video settings, branding; validated on every keystroke
 // by the wasm module, sent only when the module finds nothing wrong.
 import { cameraMotions, sanitizeWordDropText, validateCreateVideo } from './stillreel/src/browser.js';
-import { api, history } from './session.js';
+import { api } from './session.js';
 import { brandingBody, newBranding, renderBranding } from './branding.js';
-import { el, segmented, showErrors, summary, trackTouched } from './fields.js';
+import { el, firstInvalid, segmented, showErrors, summary, trackTouched } from './fields.js';
 import { trackVideo } from './results.js';
 import { kitBox } from './kits.js';
 import { drafts, results } from './drafts.js';
 import { gallery, vfxPreview } from './previews.js';
+import { TRANSITIONS, joinedSeconds } from './videos.js';
 
 export function createTab(ctx) {
   const root = document.getElementById('panel-create');
@@ -20,6 +21,8 @@ export function createTab(ctx) {
     orientation: 'landscape',
     resolution: '720p',
     engine: '',
+    title: '',
+    transition: 'cut',
     audio: '',
     webhook: '',
     project: '',
@@ -48,6 +51,8 @@ export function createTab(ctx) {
       return input;
     });
     const out = { image_inputs, orientation: state.orientation, resolution: state.resolution };
+    if (state.title.trim()) out.title = state.title.trim();
+    if (state.transition !== 'cut') out.transition = state.transition;
     if (state.engine) out.ai_engine = state.engine;
     if (state.audio.trim()) out.audio_url = state.audio.trim();
     if (state.webhook.trim()) out.webhook_url = state.webhook.trim();
@@ -60,12 +65,18 @@ export function createTab(ctx) {
   function validate() {
     drafts.save(state);
     last = validateCreateVideo(body(), ctx.options());
-    const homeless = showErrors(root, last.errors, touched, showAll);
-    summary($('create-summary'), last.errors);
-    $('create-show').hidden = last.ok || showAll;
-    $('create-submit').disabled = !last.ok || ctx.busy;
+    // Nothing is called wrong before the user has done something: typed, or pressed Create.
+    const acted = showAll || touched.size > 0;
+    const homeless = showErrors(root, acted ? last.errors : [], touched, showAll);
+    summary($('create-summary'), last.errors, acted);
+    $('create-submit').dataset.ready = String(last.ok);
+    $('create-submit').disabled = ctx.busy;
     if (showAll && homeless.length) ctx.banner(homeless.map((e) => `${e.field}: ${e.message}`).join('\n'));
     $('image-count').textContent = `${state.images.length} / ${ctx.options().clip_limit ?? 20} photos`;
+    $('title-count').textContent = `${[...state.title.trim()].length} / 120`;
+    const seconds = joinedSeconds(state.images.length, state.transition);
+    $('transition-hint').textContent = `${TRANSITIONS.find((t) => t.value === state.transition)?.hint ?? ''} `
+      + `${state.images.length} photo(s): ${seconds.toFixed(1)} s.`;
     return last;
   }
 
@@ -167,6 +178,10 @@ export function createTab(ctx) {
   function renderSettings() {
     segmented($('orientation'), 'orientation', ['landscape', 'portrait'], state.orientation, (v) => { state.orientation = v; validate(); });
     segmented($('resolution'), 'resolution', ['720p', '1080p'], state.resolution, (v) => { state.resolution = v; validate(); });
+    segmented($('transition'), 'transition', TRANSITIONS.map((t) => t.value), state.transition, (v) => { state.transition = v; validate(); },
+      Object.fromEntries(TRANSITIONS.map((t) => [t.value, t.label])));
+    $('title').value = state.title;
+    $('title').oninput = () => { state.title = $('title').value; };
     const engines = ctx.engines();
     if (!state.engine) state.engine = engines.find((e) => e.default)?.id ?? engines[0]?.id ?? '';
     $('engine').replaceChildren(...engines.map((e) => el('option', {
@@ -191,13 +206,18 @@ export function createTab(ctx) {
 
   async function submit() {
     const result = validate();
-    if (!result.ok) return;
+    if (!result.ok) {
+      // Pressing Create on an unfinished form shows every issue, and sends nothing.
+      showAll = true;
+      validate();
+      firstInvalid(root)?.focus();
+      return;
+    }
     ctx.busy = true;
     $('create-submit').disabled = true;
     $('create-submit').textContent = 'Sending…';
     try {
       const video = await api().createVideo(body());
-      history.add(video.uuid);
       results.add(video.uuid);
       ctx.banner('');
       trackVideo($('create-result'), video);
@@ -214,7 +234,6 @@ export function createTab(ctx) {
   trackTouched(root, touched, validate);
   $('add-image').addEventListener('click', () => { state.images.push(newImage()); renderImages(); });
   $('create-submit').addEventListener('click', submit);
-  $('create-show').addEventListener('click', () => { showAll = true; validate(); });
 
   return {
     refresh() { renderSettings(); renderImages(); },

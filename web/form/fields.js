@@ -44,12 +44,17 @@ export function trackTouched(root, touched, onChange) {
   root.addEventListener('change', mark);
 }
 
-export function summary(el, errors) {
-  el.classList.toggle('bad', errors.length > 0);
+/** "Ready to send" or "n fields need attention"; nothing until the user has `acted`. */
+export function summary(el, errors, acted = true) {
+  el.classList.toggle('bad', acted && errors.length > 0);
   el.classList.toggle('good', errors.length === 0);
-  el.textContent = errors.length === 0
-    ? 'Ready to send'
-    : `${errors.length} ${errors.length === 1 ? 'field needs' : 'fields need'} attention`;
+  if (errors.length === 0) el.textContent = 'Ready to send';
+  else el.textContent = acted ? `${errors.length} ${errors.length === 1 ? 'field needs' : 'fields need'} attention` : '';
+}
+
+/** The first input showing an error, to move the focus to. */
+export function firstInvalid(root) {
+  return root.querySelector('input.invalid, select.invalid, textarea.invalid, .invalid input, .invalid select, .invalid button');
 }
 
 export function el(tag, attrs = {}, ...children) {
@@ -65,9 +70,9 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A row of radio buttons styled as a segmented control. */
-export function segmented(container, name, values, current, onPick) {
+/** A row of radio buttons styled as a segmented control; `labels` maps a value to its text. */
+export function segmented(container, name, values, current, onPick, labels = {}) {
   container.replaceChildren(...values.map((value) => el('label', {},
     el('input', { type: 'radio', name, value, checked: value === current, onchange: () => onPick(value) }),
-    value)));
+    labels[value] ?? value)));
 }

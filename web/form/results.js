@@ -1,8 +1,9 @@
 // After a submit: a progress bar while polling GET /get_video, then players for the main and
-// the branded video.
+// the branded video, each with a download link and a copy-link button.
 import { StillreelJobError } from './stillreel/src/browser.js';
 import { api } from './session.js';
 import { el } from './fields.js';
+import { errorText, fileName, linkActions, statusText, videoName } from './videos.js';
 
 // First polling interval; the client backs off from it.
 const POLL_MS = 1000;
@@ -11,25 +12,30 @@ export function trackVideo(container, video, onDone) {
   const bar = el('div');
   const status = el('p', { class: 'status' });
   const players = el('div', { class: 'players' });
+  const title = el('h3');
   // The branded render has its own bar: the video's reaches 100 % before the branding starts.
   const brandBar = el('div');
   const brandBox = el('div', { class: 'brand-progress', hidden: !video.branding },
     el('small', { text: 'Branded video' }),
     el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': 'branded render' }, brandBar));
   const card = el('div', { class: 'result', 'data-video': video.uuid },
-    el('h3', { text: `Video ${video.uuid}` }),
+    title, el('small', { class: 'muted uuid', text: video.uuid }),
     el('small', { text: 'Video' }),
     el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-label': 'video render' }, bar),
     brandBox, status, players);
   container.prepend(card);
   const shown = new Set();
-  const player = (key, title, url) => {
+  const player = (key, caption, url, v) => {
     if (shown.has(key) || !url) return;
     shown.add(key);
-    players.append(el('figure', {}, el('figcaption', { text: title }),
-      el('video', { src: url, controls: true, playsinline: true, preload: 'metadata', 'data-kind': key })));
+    const note = el('small', { class: 'copy-note', role: 'status' });
+    players.append(el('figure', { 'data-kind': key }, el('figcaption', { text: caption }),
+      el('video', { src: url, controls: true, playsinline: true, preload: 'metadata', 'data-kind': key }),
+      el('div', { class: 'actions' }, ...linkActions(url, fileName(v, key === 'branded' ? '-branded' : ''), note)),
+      note));
   };
   const show = (v) => {
+    title.textContent = videoName(v);
     const progress = v.status === 'complete' ? 100 : (v.progress ?? 0);
     bar.style.width = `${progress}%`;
     bar.parentElement.setAttribute('aria-valuenow', String(progress));
@@ -39,25 +45,24 @@ export function trackVideo(container, video, onDone) {
       brandBar.style.width = `${branded}%`;
       brandBar.parentElement.setAttribute('aria-valuenow', String(branded));
     }
-    const parts = [el('b', { text: v.status.replace('_', ' ') }), ` · ${progress}% · ${v.video_clips.length} clip(s)`];
-    if (v.branding) parts.push(` · branded: `, el('b', { text: v.branding.status.replace('_', ' ') }));
+    const parts = [el('b', { text: statusText(v.status, progress) }), ` · ${v.video_clips.length} clip(s)`];
+    if (v.branding) parts.push(' · branded: ', el('b', { text: statusText(v.branding.status, v.branding.progress) }));
     if (v.error) {
-      // A failing photo is named by its number and highlighted in the create tab.
+      parts.push(el('br'), el('span', { class: 'job-error', text: errorText(v.error) }));
+      // A failing photo is highlighted in the create tab.
       const photo = /^image_inputs\[(\d+)\]/.exec(v.error.field ?? '');
-      const which = photo ? `Photo ${Number(photo[1]) + 1}: ` : '';
-      parts.push(el('br'), el('span', { class: 'job-error', text: `Error: ${which}${v.error.message}` }));
       if (photo) {
         const row = document.querySelector(`#images .image-row[data-index="${photo[1]}"]`);
         row?.classList.add('failed');
         row?.setAttribute('title', v.error.message);
       }
     }
-    if (v.branding?.error) parts.push(el('br'), `Branding error: ${v.branding.error.message}`);
+    if (v.branding?.error) parts.push(el('br'), el('span', { class: 'job-error', text: `Branding: ${errorText(v.branding.error)}` }));
     status.replaceChildren(...parts);
     card.dataset.status = v.status;
     card.dataset.brandingStatus = v.branding?.status ?? '';
-    if (v.status === 'complete') player('main', 'Main video', v.video_url);
-    if (v.branding?.status === 'complete') player('branded', 'Branded video', v.branding.video_url);
+    if (v.status === 'complete') player('main', 'Main video', v.video_url, v);
+    if (v.branding?.status === 'complete') player('branded', 'Branded video', v.branding.video_url, v);
   };
   show(video);
   const finished = (v) => ['complete', 'error'].includes(v.status) && (!v.branding || ['complete', 'error'].includes(v.branding.status));

@@ -1,9 +1,8 @@
-// What this browser keeps: the API key and the videos it created. Every API call goes through
-// the package's client (`createClient`), made for the key in use.
+// What this browser keeps: the API key. Every API call goes through the package's client
+// (`createClient`), made for the key in use.
 import { createClient } from './stillreel/src/browser.js';
 
 const KEY = 'stillreel.apiKey';
-const VIDEOS = 'stillreel.videos';
 
 let cached = null;
 
@@ -27,15 +26,3 @@ export function api() {
   if (cached?.key !== key) cached = { key, client: createClient({ baseUrl: location.origin, apiKey: key || 'none' }) };
   return cached.client;
 }
-
-// The API has no "list my videos", so this browser remembers the videos it created.
-export const history = {
-  list: () => {
-    try { return JSON.parse(localStorage.getItem(VIDEOS) ?? '[]'); } catch { return []; }
-  },
-  add: (uuid) => {
-    const list = history.list().filter((v) => v.uuid !== uuid);
-    list.unshift({ uuid, added_at: new Date().toISOString() });
-    localStorage.setItem(VIDEOS, JSON.stringify(list.slice(0, 50)));
-  },
-};

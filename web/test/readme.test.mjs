@@ -1,9 +1,11 @@
 // The README's npm steps, run as written against a started server: its shell block from the
-// repository root (after `npm ci` and `npm run build`, which this suite has already done; the
-// rest of the line, `npm pack`, runs as written), into a fresh folder of its own, with the
-// README's example saved as demo.mjs in a folder whose package.json (from `npm init -y`) does
-// not say "type": "module". Its branding request, and the one in docs/API-DESIGN.md, pass the
-// package's validator.
+// repository root, every command as the README prints it, on a checkout prepared as
+// `scripts/run.sh` prepares one (`npm ci` and `npm run build` done, which this suite has done
+// before the tests: the README's `npm pack` packs that build, and refuses a missing or stale
+// one), into a fresh folder of its own (the only change: /tmp/reel-demo becomes a temp folder,
+// and the key is this server's), with the README's example saved as demo.mjs in a folder whose
+// package.json (from `npm init -y`) does not say "type": "module". Its branding request, and
+// the one in docs/API-DESIGN.md, pass the package's validator.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -42,13 +44,8 @@ test('the README npm steps run as written and the example prints a playable vide
   assert.ok(demo, 'the README has the demo.mjs example');
   assert.match(steps, /node demo\.mjs/);
   const folder = join(dir, 'reel-demo');
-  const lines = steps.split('\n').filter((l) => l.trim()).map((line) => {
-    if (line.startsWith('(cd web && npm ci && npm run build && npm pack)')) {
-      // Installed and built by this suite before the tests ran: only the pack is left to do.
-      return line.replace('npm ci && npm run build && ', '');
-    }
-    return line.replaceAll('/tmp/reel-demo', folder).replace('STILLREEL_KEY=sr_...', `STILLREEL_KEY=${server.key}`);
-  });
+  const lines = steps.split('\n').filter((l) => l.trim()).map((line) =>
+    line.replaceAll('/tmp/reel-demo', folder).replace('STILLREEL_KEY=sr_...', `STILLREEL_KEY=${server.key}`));
   execFileSync('mkdir', ['-p', folder]);
   // The example as the README prints it, pointed at this test's server instead of :8080.
   writeFileSync(join(folder, 'demo.mjs'), demo.replaceAll('http://127.0.0.1:8080', server.url));

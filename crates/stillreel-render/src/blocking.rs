@@ -10,14 +10,15 @@ use crate::runner::{RenderError, Step};
 /// Runs `work` on a blocking thread, handing it a callback for frames done; each report is
 /// passed to `on_frames` on this task. Dropping the returned future does not stop `work`: the
 /// caller holds a [`crate::runner::CancelOnDrop`] for that.
-pub(crate) async fn run_blocking<T, W>(
+pub(crate) async fn run_blocking<T, E, W>(
     step: Step,
     work: W,
     on_frames: impl Fn(u32),
-) -> Result<T, RenderError>
+) -> Result<T, E>
 where
     T: Send + 'static,
-    W: FnOnce(&mut dyn FnMut(u32)) -> Result<T, RenderError> + Send + 'static,
+    E: From<RenderError> + Send + 'static,
+    W: FnOnce(&mut dyn FnMut(u32)) -> Result<T, E> + Send + 'static,
 {
     let (tx, mut rx) = mpsc::unbounded_channel::<u32>();
     let mut handle = tokio::task::spawn_blocking(move || {
@@ -31,5 +32,5 @@ where
             result = &mut handle => break result,
         }
     };
-    result.map_err(|e| io_error(step, e))?
+    result.map_err(|e| E::from(io_error(step, e)))?
 }

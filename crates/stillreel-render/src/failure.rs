@@ -1,11 +1,37 @@
 //! [`JobFailure`]: why a video, combine or branding job failed, as the worker stores it on the
 //! record (docs/API-DESIGN.md#render-failures). Sits above the errors it wraps ([`FetchError`],
-//! [`RenderError`], [`ProviderError`]), so none of them imports it.
+//! [`RenderError`], [`ProviderError`]), so none of them imports it. An input that arrived but
+//! cannot be used is told apart from our own faults by the `blame` module.
 
 use crate::depth::DepthError;
 use crate::fetch::FetchError;
 use crate::provider::ProviderError;
 use crate::runner::RenderError;
+
+/// What kind of input made a run fail (found by the `blame` module): it decides the code and
+/// the advice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFault {
+    /// A picture (`image_url`, a template image) that does not decode.
+    Picture,
+    /// Music (`audio_url`) that does not decode as audio.
+    Music,
+    /// A combined clip whose stored file is gone or cannot be read.
+    Clip,
+    /// A model provider's answer (a clip, a picture) that does not decode.
+    ModelOutput,
+}
+
+impl InputFault {
+    /// The wire code (docs/API-DESIGN.md#render-failures).
+    pub const fn code(self) -> &'static str {
+        match self {
+            InputFault::Picture | InputFault::Music => "media_unsupported",
+            InputFault::Clip => "clip_unavailable",
+            InputFault::ModelOutput => "provider_failed",
+        }
+    }
+}
 
 /// Why a video (or combine) job failed, ready to store as the record's `error`
 /// (`{code, message, field}`) plus what the queue needs to decide on a retry.
@@ -24,6 +50,16 @@ pub enum JobFailure {
     /// than the photo's); `field` is `image_inputs[i]`. The clip fails rather than move wrongly.
     #[error("{field}: {error}")]
     Depth { field: String, error: DepthError },
+    /// An input arrived but ffmpeg cannot read it: a picture or music that does not decode,
+    /// a model's answer that does not, a combined clip whose file is gone or broken
+    /// (the `blame` module). `message` says what to do; `cause` (step, stderr) is for the log.
+    #[error("{field}: {message} ({cause})")]
+    Input {
+        field: String,
+        fault: InputFault,
+        message: String,
+        cause: RenderError,
+    },
 }
 
 impl JobFailure {
@@ -32,6 +68,7 @@ impl JobFailure {
         match self {
             JobFailure::Media { error, .. } => error.code(),
             JobFailure::Provider { error, .. } => error.code(),
+            JobFailure::Input { fault, .. } => fault.code(),
             JobFailure::Render(_) | JobFailure::Depth { .. } => "render_failed",
         }
     }
@@ -41,8 +78,25 @@ impl JobFailure {
         match self {
             JobFailure::Media { field, .. }
             | JobFailure::Provider { field, .. }
-            | JobFailure::Depth { field, .. } => Some(field),
+            | JobFailure::Depth { field, .. }
+            | JobFailure::Input { field, .. } => Some(field),
             JobFailure::Render(_) => None,
+        }
+    }
+
+    /// The step that failed, when a render step did (for the log line).
+    pub fn step(&self) -> Option<crate::runner::Step> {
+        match self {
+            JobFailure::Render(e) | JobFailure::Input { cause: e, .. } => Some(e.step()),
+            _ => None,
+        }
+    }
+
+    /// The tail of ffmpeg's stderr, when ffmpeg ran (for the log line, never the record).
+    pub fn stderr_tail(&self) -> Option<&str> {
+        match self {
+            JobFailure::Render(e) | JobFailure::Input { cause: e, .. } => e.stderr_tail(),
+            _ => None,
         }
     }
 
@@ -57,6 +111,7 @@ impl JobFailure {
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
             JobFailure::Provider { error, .. } => error.to_string(),
             JobFailure::Depth { error, .. } => error.to_string(),
+            JobFailure::Input { message, .. } => message.clone(),
         }
     }
 
@@ -73,7 +128,7 @@ impl JobFailure {
             ) => true,
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),
-            JobFailure::Depth { .. } => false,
+            JobFailure::Depth { .. } | JobFailure::Input { .. } => false,
         }
     }
 }

@@ -6,16 +6,18 @@
 //!
 //! - pure: [`clip_plan`] (one clip's motion math), [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
 //!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
-//!   the pure halves of [`probe`], [`keyframes`] and [`fetch`];
+//!   the pure halves of [`probe`], [`keyframes`], [`fetch`] and [`heif`];
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
-//!   ([`FetchError`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
+//!   ([`FetchError`]; HEIC pictures decoded to JPEG by [`heif`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
-//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]).
+//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]), whose
+//!   input at fault [`blame`] finds.
 //!
 //! See `docs/RENDER.md`.
 
 mod bent;
 mod bent_orbit;
+pub mod blame;
 mod blocking;
 pub mod brand;
 pub mod brand_sound;
@@ -31,6 +33,7 @@ pub mod fetch;
 mod files;
 mod flat_points;
 pub mod generated;
+pub mod heif;
 pub mod homography;
 pub mod job;
 pub mod keyframes;
@@ -63,7 +66,7 @@ pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
 pub use depth::{DepthError, DepthInput, DepthPolarity};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
-pub use failure::JobFailure;
+pub use failure::{InputFault, JobFailure};
 pub use fetch::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };

@@ -315,6 +315,7 @@ fn content_type(path: &ObjectPath) -> Option<&'static str> {
         "jpg" | "jpeg" => "image/jpeg",
         "png" => "image/png",
         "webp" => "image/webp",
+        "heic" => "image/heic",
         "mp3" => "audio/mpeg",
         "m4a" => "audio/mp4",
         "aac" => "audio/aac",

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::stream::{self, StreamExt};
 
-use crate::failure::JobFailure;
+use crate::blame::{self, Suspect, blame_async};
+use crate::failure::{InputFault, JobFailure};
 use crate::files::{get, make_dir};
 use crate::job::{CombineJob, StoredClip, StoredVideo, VideoJob};
 use crate::observer::{ClipShare, RenderObserver, Share};
@@ -183,10 +184,24 @@ impl Renderer {
         let bar = Progress::new(&sink);
         make_dir(work_dir, Step::Prepare)?;
         let mut names = Vec::new();
+        let mut suspects = Vec::new();
         for (index, key) in job.clip_keys.iter().enumerate() {
             let name = format!("clip-{index:03}.mp4");
-            get(&self.storage, key, &work_dir.join(&name), Step::Combine).await?;
+            let field = format!("video_clip_uuids[{index}]");
+            let suspect = Suspect::video(field, InputFault::Clip, &name);
+            if let Err(e) = get(&self.storage, key, &work_dir.join(&name), Step::Combine).await {
+                // A file that is not there is the clip's fault, for good; a store that did
+                // not answer is ours, and retried.
+                return Err(match self.stored_size(key).await {
+                    Ok(None) => blame::input_failure(&suspect, "its stored file is gone", e),
+                    _ => e.into(),
+                });
+            }
+            // A clip ffmpeg cannot open is skipped by the join, which still succeeds: the
+            // combined video would silently lack it.
+            self.check_clip(&suspect, work_dir).await?;
             names.push(name);
+            suspects.push(suspect);
         }
         let music = match job.audio_url.as_deref() {
             Some(url) => {
@@ -199,6 +214,7 @@ impl Renderer {
                         field: request.field,
                         error,
                     })?;
+                suspects.push(Suspect::music("audio_url", &media.path, media.format));
                 Some(crate::command::MusicInput {
                     path: media.path,
                     format: media.format,
@@ -208,7 +224,7 @@ impl Renderer {
         };
         bar.report(progress::FETCH_SHARE);
         let key = format!("{}/video.mp4", job.key_prefix);
-        let video = self
+        let joined = self
             .stitch(
                 Step::Combine,
                 &names,
@@ -219,10 +235,42 @@ impl Renderer {
                 &bar,
                 progress::FETCH_SHARE,
             )
-            .await?;
+            .await;
+        // Another video's clips and the music are what a combine reads of the user's.
+        let video = match joined {
+            Ok(video) => video,
+            Err(e) => return Err(blame_async(&self.config.ffmpeg, work_dir, suspects, e).await),
+        };
         self.poster(Step::Combine, job.clip_keys.first(), work_dir, &key)
             .await?;
         bar.report(100.0);
         Ok(video)
+    }
+
+    /// Fails unless the combined clip `suspect` (in `work_dir`) reads as a video.
+    async fn check_clip(&self, suspect: &Suspect, work_dir: &Path) -> Result<(), JobFailure> {
+        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let path = work_dir.join(&suspect.path);
+        let probed = tokio::task::spawn_blocking(move || {
+            crate::probe::run_ffprobe(&ffprobe, &path, Step::Combine)
+        })
+        .await
+        .map_err(|e| JobFailure::Render(crate::files::io_error(Step::Combine, e)))?;
+        match probed {
+            Ok(_) => Ok(()),
+            Err(e @ (RenderError::Spawn { .. } | RenderError::Cancelled { .. })) => Err(e.into()),
+            Err(e) => {
+                let reason = blame::reason_of(&e, &work_dir.join(&suspect.path));
+                Err(blame::input_failure(suspect, &reason, e))
+            }
+        }
+    }
+
+    /// The size of stored `key`, `None` when it is not there.
+    async fn stored_size(&self, key: &str) -> Result<Option<u64>, crate::storage::StorageError> {
+        let (storage, key) = (Arc::clone(&self.storage), key.to_owned());
+        tokio::task::spawn_blocking(move || storage.size(&key))
+            .await
+            .map_err(|e| crate::storage::StorageError(format!("storage task failed: {e}")))?
     }
 }

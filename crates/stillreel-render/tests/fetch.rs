@@ -46,6 +46,13 @@ fn assert_refused(result: Result<stillreel_render::fetch::FetchedMedia, FetchErr
             .contains("could not be reached as a public address"),
         "{url}: {err}"
     );
+    // The refusal says the two ways around it: an upload, or the operator's allow-list.
+    for hint in ["POST /api/v1/upload_media", "STILLREEL_FETCH_ALLOW"] {
+        assert!(
+            err.message.contains(hint),
+            "{url}: {hint} missing from {err}"
+        );
+    }
 }
 
 #[tokio::test]

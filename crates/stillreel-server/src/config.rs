@@ -3,27 +3,36 @@
 //! Every variable is documented in `.env.example` at the repository root and in
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 //!
-//! Groups of variables with parsing of their own are submodules (`http`, `limits`, `metrics`,
-//! `rate_limit`, `storage`, `templates`, `webhooks`), their types re-exported here; `tools`
-//! checks the ffmpeg a render runs and `urls` the addresses that must agree.
+//! Groups of variables with parsing of their own are submodules (`database`, `http`, `limits`,
+//! `metrics`, `paths`, `rate_limit`, `storage`, `templates`, `webhooks`), their types
+//! re-exported here; `tools` checks the ffmpeg a render runs and `urls` the addresses that
+//! must agree.
+//!
+//! Every path read here is absolute once read: a relative one (the default `./data`) is joined
+//! to the working folder the process started in (`paths.rs`), so no later step depends on the
+//! folder it runs in (ffmpeg runs in each job's own folder).
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
 use stillreel_render::ProviderRoles;
 use stillreel_render::fetch::AllowList;
 
+mod database;
 mod http;
 mod limits;
 mod metrics;
+mod paths;
 mod rate_limit;
 mod storage;
 mod templates;
 mod tools;
 mod urls;
 mod webhooks;
+pub use self::database::{DEFAULT_DATABASE_POOL_SIZE, DatabaseConfig};
+use self::database::{database, pool_size};
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
 pub use self::metrics::MetricsToken;
@@ -42,18 +51,6 @@ pub struct ConfigError {
     pub var: &'static str,
     pub message: String,
 }
-
-/// Which database to use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DatabaseConfig {
-    /// A SQLite file (created when missing).
-    Sqlite(PathBuf),
-    /// A PostgreSQL URL (`postgres://` or `postgresql://`).
-    Postgres(String),
-}
-
-/// `STILLREEL_DATABASE_POOL_SIZE` when unset.
-pub const DEFAULT_DATABASE_POOL_SIZE: u32 = 16;
 
 /// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
 pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;
@@ -142,14 +139,34 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads the configuration from the process environment.
+    /// Reads the configuration from the process environment; relative paths are taken from
+    /// the process's working folder.
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
 
-    /// Reads the configuration through `lookup` (the environment, or a map in tests).
-    /// Empty values count as unset.
+    /// Reads the configuration through `lookup` (the environment, or a map in tests), relative
+    /// paths taken from the process's working folder. Empty values count as unset.
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        match std::env::current_dir() {
+            Ok(dir) => Self::read(lookup, Ok(&dir)),
+            Err(err) => Self::read(lookup, Err(&err.to_string())),
+        }
+    }
+
+    /// [`Config::from_lookup`] with relative paths taken from `working_dir`.
+    pub fn from_lookup_in(
+        lookup: impl Fn(&str) -> Option<String>,
+        working_dir: &Path,
+    ) -> Result<Self, ConfigError> {
+        Self::read(lookup, Ok(working_dir))
+    }
+
+    /// `working_dir`: `Err` with the reason when the process cannot read its own.
+    fn read(
+        lookup: impl Fn(&str) -> Option<String>,
+        working_dir: Result<&Path, &str>,
+    ) -> Result<Self, ConfigError> {
         let get = |name: &str| {
             lookup(name)
                 .map(|v| v.trim().to_owned())
@@ -161,26 +178,12 @@ impl Config {
             var: "STILLREEL_LISTEN",
             message: format!("{listen_text:?} is not an address like 127.0.0.1:8080 ({err})"),
         })?;
-        let data_dir =
-            PathBuf::from(get("STILLREEL_DATA_DIR").unwrap_or_else(|| "./data".to_owned()));
-        let database = match get("STILLREEL_DATABASE_URL") {
-            None => DatabaseConfig::Sqlite(data_dir.join("stillreel.db")),
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                DatabaseConfig::Postgres(url)
-            }
-            Some(url) => match url
-                .strip_prefix("sqlite://")
-                .or_else(|| url.strip_prefix("sqlite:"))
-            {
-                Some(path) => DatabaseConfig::Sqlite(PathBuf::from(path)),
-                None => {
-                    return Err(ConfigError {
-                        var: "STILLREEL_DATABASE_URL",
-                        message: "expected postgres://... or sqlite:<file>".to_owned(),
-                    });
-                }
-            },
+        let path_of = |var: &'static str, default: &str| {
+            let given = get(var).unwrap_or_else(|| default.to_owned());
+            paths::absolute(var, Path::new(&given), working_dir)
         };
+        let data_dir = path_of("STILLREEL_DATA_DIR", "./data")?;
+        let database = database(&get, &data_dir, working_dir)?;
         let public_url = match get("STILLREEL_PUBLIC_URL") {
             Some(url) => {
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -202,17 +205,7 @@ impl Config {
                     .collect()
             })
             .unwrap_or_default();
-        let database_pool_size = match get("STILLREEL_DATABASE_POOL_SIZE") {
-            None => DEFAULT_DATABASE_POOL_SIZE,
-            Some(text) => text
-                .parse()
-                .ok()
-                .filter(|n| (1..=1000).contains(n))
-                .ok_or_else(|| ConfigError {
-                    var: "STILLREEL_DATABASE_POOL_SIZE",
-                    message: format!("{text:?} is not a whole number from 1 to 1000"),
-                })?,
-        };
+        let database_pool_size = pool_size(&get)?;
         // Checked here, not when the renderer is built: a bad entry stops the start before
         // anything is created or printed.
         AllowList::parse(&fetch_allow.join(",")).map_err(|err| ConfigError {
@@ -239,9 +232,12 @@ impl Config {
                     message: format!("{text:?} is not v24 or v25"),
                 })?,
         };
-        let ffmpeg = PathBuf::from(get("STILLREEL_FFMPEG").unwrap_or_else(|| "ffmpeg".to_owned()));
-        let web_dir =
-            PathBuf::from(get("STILLREEL_WEB_DIR").unwrap_or_else(|| "./web/dist".to_owned()));
+        let ffmpeg = paths::program(
+            "STILLREEL_FFMPEG",
+            Path::new(&get("STILLREEL_FFMPEG").unwrap_or_else(|| "ffmpeg".to_owned())),
+            working_dir,
+        )?;
+        let web_dir = path_of("STILLREEL_WEB_DIR", "./web/dist")?;
         let get_video_cache = match get("STILLREEL_GET_VIDEO_CACHE").as_deref() {
             None | Some("on") => true,
             Some("off") => false,
@@ -252,8 +248,7 @@ impl Config {
                 });
             }
         };
-        let samples_dir =
-            PathBuf::from(get("STILLREEL_SAMPLES_DIR").unwrap_or_else(|| "./samples".to_owned()));
+        let samples_dir = path_of("STILLREEL_SAMPLES_DIR", "./samples")?;
         let job_lease_secs = match get("STILLREEL_JOB_LEASE_SECS") {
             None => 30,
             Some(text) => text
@@ -310,7 +305,8 @@ impl Config {
         let extra_templates = match get("STILLREEL_TEMPLATES_DIR") {
             None => Vec::new(),
             Some(dir) => {
-                load_templates(std::path::Path::new(&dir)).map_err(|message| ConfigError {
+                let dir = paths::absolute("STILLREEL_TEMPLATES_DIR", Path::new(&dir), working_dir)?;
+                load_templates(&dir).map_err(|message| ConfigError {
                     var: "STILLREEL_TEMPLATES_DIR",
                     message,
                 })?
@@ -408,26 +404,29 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        Config::from_lookup(|name| map.get(name).cloned())
+        Config::from_lookup_in(|name| map.get(name).cloned(), Path::new(HERE))
     }
+
+    /// The working folder the tests' configurations are read in.
+    const HERE: &str = "/srv/reel";
 
     #[test]
     fn defaults_follow_the_contract() {
         let c = config(&[]).expect("defaults are valid");
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
-        assert_eq!(c.data_dir, PathBuf::from("./data"));
+        assert_eq!(c.data_dir, PathBuf::from("/srv/reel/data"));
         assert_eq!(
             c.database,
-            DatabaseConfig::Sqlite(PathBuf::from("./data/stillreel.db"))
+            DatabaseConfig::Sqlite(PathBuf::from("/srv/reel/data/stillreel.db"))
         );
         assert_eq!(c.public_url, "http://127.0.0.1:8080");
         assert!(c.fetch_allow.is_empty());
         assert_eq!(c.workers, DEFAULT_WORKERS);
         assert_eq!(c.default_engine, Engine::V25);
         assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
-        assert_eq!(c.web_dir, PathBuf::from("./web/dist"));
+        assert_eq!(c.web_dir, PathBuf::from("/srv/reel/web/dist"));
         assert!(c.get_video_cache);
-        assert_eq!(c.samples_dir, PathBuf::from("./samples"));
+        assert_eq!(c.samples_dir, PathBuf::from("/srv/reel/samples"));
         assert_eq!(c.job_lease_secs, 30);
         assert_eq!(c.rate_limit, None);
         assert_eq!(
@@ -436,7 +435,7 @@ mod tests {
         );
         assert_eq!(
             c.storage,
-            StorageConfig::Local(PathBuf::from("./data/media"))
+            StorageConfig::Local(PathBuf::from("/srv/reel/data/media"))
         );
         assert_eq!(c.worker_listen, None);
         assert_eq!(c.http, HttpLimits::default());
@@ -447,6 +446,43 @@ mod tests {
         assert_eq!(c.metrics_token, None);
         assert_eq!(c.log_filter, "info,sqlx=warn");
         assert!(!c.log_json);
+    }
+
+    /// ffmpeg runs in each job's own folder: every path the configuration gives out is
+    /// absolute, whatever was configured, so it names the same file from any folder.
+    #[test]
+    fn relative_paths_are_made_absolute_against_the_working_folder() {
+        let c = config(&[
+            ("STILLREEL_DATA_DIR", "var/reel"),
+            ("STILLREEL_WEB_DIR", "./web/./dist"),
+            ("STILLREEL_SAMPLES_DIR", "../shared/samples"),
+            ("STILLREEL_FFMPEG", "bin/ffmpeg"),
+        ])
+        .expect("valid");
+        assert_eq!(c.data_dir, PathBuf::from("/srv/reel/var/reel"));
+        assert_eq!(
+            c.database,
+            DatabaseConfig::Sqlite(PathBuf::from("/srv/reel/var/reel/stillreel.db"))
+        );
+        assert_eq!(
+            c.storage,
+            StorageConfig::Local(PathBuf::from("/srv/reel/var/reel/media"))
+        );
+        assert_eq!(c.web_dir, PathBuf::from("/srv/reel/web/dist"));
+        assert_eq!(c.samples_dir, PathBuf::from("/srv/reel/../shared/samples"));
+        assert_eq!(c.ffmpeg, PathBuf::from("/srv/reel/bin/ffmpeg"));
+        let c = config(&[("STILLREEL_DATABASE_URL", "sqlite:db/reel.db")]).expect("valid");
+        assert_eq!(
+            c.database,
+            DatabaseConfig::Sqlite(PathBuf::from("/srv/reel/db/reel.db"))
+        );
+        // Read in the process's own folder, the default data dir is that folder's `data`.
+        let here = std::env::current_dir().expect("working folder");
+        let c = Config::from_lookup(|_| None).expect("defaults");
+        assert_eq!(c.data_dir, here.join("data"));
+        for path in [&c.data_dir, &c.web_dir, &c.samples_dir, &c.media_dir()] {
+            assert!(path.is_absolute(), "{}", path.display());
+        }
     }
 
     #[test]

@@ -109,12 +109,13 @@ impl ApiError {
         }
     }
 
-    /// A 404 for ids that came from the body, one detail per field.
+    /// A 404 for ids that came from the body, one detail per field. The message repeats the
+    /// detail's own when there is one (the two never disagree), else counts them.
     pub fn not_found_fields(details: Vec<FieldError>) -> Self {
         let message = match details.as_slice() {
-            [one] => format!("{} does not exist or belongs to another account", one.field),
+            [one] => format!("{}: {}", one.field, one.message),
             many => format!(
-                "{} referenced resources do not exist or belong to another account",
+                "{} ids in the body were not found; each detail says why",
                 many.len()
             ),
         };

@@ -41,6 +41,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use stillreel_render::heif::HeifDecoder;
 use stillreel_render::{
     AllowList, FetchConfig, Fetcher, MinRate, Providers, RenderConfig, Renderer,
 };
@@ -148,6 +149,11 @@ pub fn build_renderer(state: &Services) -> Result<Renderer, WorkerError> {
                 window: limits.fetch_rate_window,
             },
             concurrency: limits.fetch_concurrency,
+            // The HEIF decoder parses untrusted pictures as ffmpeg does: the same memory limit.
+            heif: HeifDecoder {
+                memory_limit: limits.ffmpeg_max_memory,
+                ..HeifDecoder::default()
+            },
             ..FetchConfig::default()
         },
         Some(Arc::new(own)),

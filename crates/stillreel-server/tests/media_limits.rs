@@ -81,6 +81,41 @@ async fn wait_final(app: &TestApp, key: &str, uuid: &str, limit: Duration) -> Va
     }
 }
 
+/// Waits (at most 120 s) for the other account's video `lone` to be final, checking all along
+/// that the busy account's third video `third` is not tried before it. Its turn comes right
+/// after the busy account's first job, not after all three (oldest first would run them all
+/// before it).
+///
+/// Checked while it happens, not once `lone` is seen final: the moment it completes its slot is
+/// free, and with the busy account's first two videos waiting out their retry back-off the
+/// third is its only runnable job, rightly claimed at once, often before a poll can see `lone`
+/// final. Each round reads the third video's jobs first and `lone` second: a status never goes
+/// back, so a third video tried while `lone` is still not final was tried before it completed.
+/// That attempt lasts the 8 s fetch deadline, so a 50 ms round cannot miss it.
+async fn lone_before_third(app: &TestApp, key: &str, lone: &str, third: Uuid) -> Value {
+    let started = Instant::now();
+    loop {
+        let jobs = queue::graph_of_video(app.db(), third).await.expect("jobs");
+        let r = app
+            .get(&format!("/api/v1/get_video?uuid={lone}"), key)
+            .await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
+            return r.json;
+        }
+        assert!(
+            jobs.iter().all(|j| j.state == "queued" && j.attempts == 0),
+            "the busy account's third video ran before the other account's was done: {jobs:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "video {lone} not final after 120 s: {}",
+            r.json
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn read(path: &Path) -> Arc<Vec<u8>> {
     Arc::new(std::fs::read(path).expect("read fixture"))
 }
@@ -200,21 +235,9 @@ async fn a_trickling_account_does_not_hold_back_another(app: TestApp) {
             }
         }
     };
-    let (done, most) = tokio::join!(
-        wait_final(&app, &other, &lone, Duration::from_secs(120)),
-        watch
-    );
+    let (done, most) = tokio::join!(lone_before_third(&app, &other, &lone, busy_ids[2]), watch);
     assert_eq!(most, 1, "the busy account was running a job");
     assert_eq!(done["status"], "complete", "{done}");
-    // Its turn came right after the busy account's first job, not after all three (oldest
-    // first would run them all before it): the busy account's last video was never tried.
-    let last = queue::jobs_of_video(app.db(), busy_ids[2])
-        .await
-        .expect("jobs");
-    assert!(
-        last.iter().all(|j| j.1 == "queued" && j.2.is_none()),
-        "the busy account's third video ran before the other account's: {last:?}"
-    );
     let took = started.elapsed();
     assert!(took < Duration::from_secs(120), "{took:?}");
     println!("the other account's video was done after {took:?}");

@@ -99,8 +99,8 @@ export type ValidateOptions = {
 export type ImageInput = {
   camera_motion: CameraMotion;
   /**
-   * Absolute http(s) URL of a JPEG, PNG or WebP image, at most 40 MiB and 50 megapixels
-   * (deployment settings).
+   * Absolute http(s) URL of a JPEG, PNG, WebP or HEIC image, at most 40 MiB and 50
+   * megapixels (deployment settings).
    */
   image_url: string;
   vfx?: Vfx;
@@ -521,7 +521,8 @@ export type UploadedMedia = {
   created_at: string;
   /**
    * What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
-   * `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
+   * `image/heic`, `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or
+   * `audio/flac`.
    */
   media_type: string;
   /** Where the file is served; usable as `image_url`, `audio_url` or a template image. */

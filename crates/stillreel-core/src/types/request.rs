@@ -12,8 +12,8 @@ use super::{CameraMotion, Engine, Orientation, Resolution, Transition, Vfx};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ImageInput {
-    /// Absolute http(s) URL of a JPEG, PNG or WebP image, at most 40 MiB and 50 megapixels
-    /// (deployment settings).
+    /// Absolute http(s) URL of a JPEG, PNG, WebP or HEIC image, at most 40 MiB and 50
+    /// megapixels (deployment settings).
     #[cfg_attr(feature = "schema", schema(max_length = 2048))]
     pub image_url: String,
     #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]

@@ -268,7 +268,8 @@ pub struct UploadedMedia {
     /// Where the file is served; usable as `image_url`, `audio_url` or a template image.
     pub url: String,
     /// What the file is, by its first bytes: `image/jpeg`, `image/png`, `image/webp`,
-    /// `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or `audio/flac`.
+    /// `image/heic`, `audio/mpeg`, `audio/aac`, `audio/mp4`, `audio/wav`, `audio/ogg` or
+    /// `audio/flac`.
     pub media_type: String,
     /// Counted against the account's upload quota until the upload is deleted.
     pub bytes: u64,

@@ -3,6 +3,10 @@
 //! card are encoded (`copy.rs`), with it also the spans around each cut the ramp changes
 //! (`ramp_copy.rs`). When the main video's keyframes or parameter sets do not allow a copy,
 //! one decode and encode of the whole video does it.
+//!
+//! Over 400 lines on purpose: the fetches, the runs and the one place a failed run is blamed
+//! on the user's input (`render_branded`) share the work directory's names and are read
+//! together.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +18,7 @@ use super::copy;
 use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
+use crate::blame::{Suspect, blame_async, check_decodes};
 use crate::blocking::run_blocking;
 use crate::command::{ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
@@ -38,6 +43,25 @@ impl Renderer {
         work_dir: &Path,
         observer: &dyn RenderObserver,
     ) -> Result<BrandedVideo, JobFailure> {
+        let mut suspects = Vec::new();
+        match self
+            .branded_with(job, work_dir, observer, &mut suspects)
+            .await
+        {
+            Ok(video) => Ok(video),
+            // The template images and the music are the user's inputs the runs read.
+            Err(e) => Err(blame_async(&self.config.ffmpeg, work_dir, suspects, e).await),
+        }
+    }
+
+    /// [`Renderer::render_branded`], keeping in `suspects` each input of the user's it fetched.
+    async fn branded_with(
+        &self,
+        job: &BrandJob,
+        work_dir: &Path,
+        observer: &dyn RenderObserver,
+        suspects: &mut Vec<Suspect>,
+    ) -> Result<BrandedVideo, JobFailure> {
         let sink = |v: u8| observer.progress(v);
         let bar = Progress::new(&sink);
         make_dir(work_dir, Step::Prepare)?;
@@ -49,11 +73,17 @@ impl Renderer {
         };
 
         let intro = match &job.intro {
-            Some(slot) => Some(self.brand_slot(slot, "intro", frame, work_dir).await?),
+            Some(slot) => Some(
+                self.brand_slot(slot, "intro", frame, work_dir, suspects)
+                    .await?,
+            ),
             None => None,
         };
         let outro = match &job.outro {
-            Some(slot) => Some(self.brand_slot(slot, "outro", frame, work_dir).await?),
+            Some(slot) => Some(
+                self.brand_slot(slot, "outro", frame, work_dir, suspects)
+                    .await?,
+            ),
             None => None,
         };
         // The stitch made the sound ahead when it could (`sound.rs`); then the music is not
@@ -66,6 +96,7 @@ impl Renderer {
             true => None,
             false => self.brand_music(job.music.as_ref(), work_dir).await?,
         };
+        suspects.extend(music.iter().map(music_suspect));
         get(
             &self.storage,
             &job.main_key,
@@ -95,6 +126,7 @@ impl Renderer {
         if !copied {
             if sound_ready {
                 music = self.brand_music(job.music.as_ref(), work_dir).await?;
+                suspects.extend(music.iter().map(music_suspect));
             }
             let music = music.map(relative_music);
             let cmd = brand_command(
@@ -308,6 +340,7 @@ impl Renderer {
         which: &str,
         frame: Frame,
         work_dir: &Path,
+        suspects: &mut Vec<Suspect>,
     ) -> Result<BrandLayer, JobFailure> {
         let mut values = BTreeMap::new();
         let mut fetched = BTreeMap::new();
@@ -333,7 +366,15 @@ impl Renderer {
                             &field,
                         )
                         .await
-                        .map_err(|error| JobFailure::Media { field, error })?;
+                        .map_err(|error| JobFailure::Media {
+                            field: field.clone(),
+                            error,
+                        })?;
+                    let suspect = Suspect::picture(field, &media.path, media.format);
+                    // ffmpeg draws a template without an image it cannot decode, and succeeds.
+                    check_decodes(&self.config.ffmpeg, work_dir, suspect.clone(), Step::Brand)
+                        .await?;
+                    suspects.push(suspect);
                     values.insert(
                         key.clone(),
                         FieldValue::Image {
@@ -360,6 +401,11 @@ impl Renderer {
             .collect();
         Ok((built, images))
     }
+}
+
+/// The video's music as a suspect of a failed run.
+fn music_suspect(music: &MusicInput) -> Suspect {
+    Suspect::music("audio_url", &music.path, music.format)
 }
 
 pub(super) fn effect_error(source: stillreel_effects::EffectError) -> JobFailure {

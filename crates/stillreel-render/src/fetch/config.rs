@@ -8,6 +8,7 @@ use reqwest::Url;
 use super::{AllowList, MediaClass};
 #[cfg(doc)]
 use super::{Fetcher, OwnFiles};
+use crate::heif::HeifDecoder;
 
 /// How fetching behaves. [`FetchConfig::default`] follows docs/API-DESIGN.md#media-fetching and
 /// #media-limits.
@@ -36,6 +37,8 @@ pub struct FetchConfig {
     /// `STILLREEL_PUBLIC_URL`: URLs under it are read through [`OwnFiles`], not over HTTP.
     pub public_url: Option<Url>,
     pub user_agent: String,
+    /// How HEIC pictures are decoded into the JPEG the renderer reads.
+    pub heif: HeifDecoder,
 }
 
 impl Default for FetchConfig {
@@ -52,6 +55,7 @@ impl Default for FetchConfig {
             max_redirects: 5,
             public_url: None,
             user_agent: concat!("stillreel/", env!("CARGO_PKG_VERSION")).to_owned(),
+            heif: HeifDecoder::default(),
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod address;
 pub mod allow;
 mod config;
 mod error;
+mod heic;
 pub mod orient;
 pub mod post;
 pub mod sniff;
@@ -277,39 +278,39 @@ impl Fetcher {
             min_rate: self.config.min_rate,
         };
         let bytes = self.download(url, &limits).await?;
-        let format = sniff(&bytes)
-            .filter(|f| f.class() == class)
-            .ok_or_else(|| {
+        let host = display_host(url);
+        // HEIC is no format the renderer reads: it is decoded to a JPEG below.
+        let heic = class == MediaClass::Image && crate::heif::is_heic(&bytes);
+        let format = match sniff(&bytes).filter(|f| f.class() == class) {
+            Some(format) => format,
+            None if heic => MediaFormat::Jpeg,
+            None => {
                 let wanted = match class {
-                    MediaClass::Image => "a JPEG, PNG or WebP image",
+                    MediaClass::Image => "a JPEG, PNG, WebP or HEIC image",
                     MediaClass::Audio => "MP3, AAC, M4A, WAV, Ogg or FLAC audio",
                 };
-                FetchError::permanent(
+                return Err(FetchError::permanent(
                     MediaErrorKind::Unsupported,
-                    format!("{} is not {wanted}", display_host(url)),
-                )
-            })?;
+                    format!(
+                        "{host} is not {wanted} (its first bytes say so, whatever its name); upload {wanted} file"
+                    ),
+                ));
+            }
+        };
+        if heic {
+            limits.check_image(&bytes, &host)?;
+            return heic::decode(&self.config.heif, &bytes, dir, stem, &host, &limits).await;
+        }
         let (orientation, dimensions) = match class {
             MediaClass::Image => {
-                let size = imagesize::blob_size(&bytes).map_err(|_| {
-                    FetchError::permanent(
-                        MediaErrorKind::Unsupported,
-                        format!("the image at {} is damaged", display_host(url)),
-                    )
-                })?;
-                let dims = (
-                    u32::try_from(size.width).unwrap_or(u32::MAX),
-                    u32::try_from(size.height).unwrap_or(u32::MAX),
-                );
-                limits.check_pixels(size.width, size.height)?;
-                if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
+                let dims = limits.check_image(&bytes, &host)?;
+                // ffmpeg decodes a truncated picture with a grey lower part and exits 0.
+                if sniff::is_cut_short(format, &bytes) {
                     return Err(FetchError::permanent(
                         MediaErrorKind::Unsupported,
                         format!(
-                            "the image at {} is {}×{} pixels; at most 16384 per side",
-                            display_host(url),
-                            dims.0,
-                            dims.1
+                            "the image at {host} is cut short: its end is missing after {} bytes; upload the complete file",
+                            bytes.len()
                         ),
                     ));
                 }
@@ -350,7 +351,7 @@ impl Fetcher {
                     display_host(url.as_str())
                 )));
             }
-            let target = self.checked_target(&url).await?;
+            let target = self.checked_target(&url, Purpose::Media).await?;
             let remaining = self.config.total_timeout.saturating_sub(started.elapsed());
             let mut builder = reqwest::Client::builder()
                 .redirect(Policy::none())
@@ -415,14 +416,17 @@ impl Fetcher {
     }
 
     /// Resolves the URL's host and checks every address; the first is the one to connect to.
-    async fn checked_target(&self, url: &Url) -> Result<Target, FetchError> {
+    async fn checked_target(&self, url: &Url, purpose: Purpose) -> Result<Target, FetchError> {
         // "Not public" reads the same whatever the reason, so the API does not say which kind
         // of internal address a name points at; the log keeps the reason. A name that does
         // not exist at all is told as such (and is final): it is nearly always a typo, and the
         // time to fail already told it apart when it was retried (docs/SECURITY.md).
         let refused = |ip: IpAddr, why: NonPublic| {
             tracing::info!(host = %display_host(url.as_str()), %ip, reason = why.describe(), "media host refused: not a public address");
-            FetchError::permanent(MediaErrorKind::Unreachable, not_reachable_message(url))
+            FetchError::permanent(
+                MediaErrorKind::Unreachable,
+                not_reachable_message(url, purpose),
+            )
         };
         let port = url.port_or_known_default().unwrap_or(80);
         let host = url_host::host(url).ok_or_else(|| {
@@ -617,6 +621,35 @@ impl Limits<'_> {
         ))
     }
 
+    /// An image's stored size from its header (`image` may be any format `imagesize` reads),
+    /// refused over the pixel cap or 16384 pixels a side; `host` names the image in messages
+    /// about its form.
+    fn check_image(&self, image: &[u8], host: &str) -> Result<(u32, u32), FetchError> {
+        let size = imagesize::blob_size(image).map_err(|_| {
+            FetchError::permanent(
+                MediaErrorKind::Unsupported,
+                format!(
+                    "the image at {host} is damaged: its size cannot be read; upload a complete JPEG, PNG, WebP or HEIC file"
+                ),
+            )
+        })?;
+        let dims = (
+            u32::try_from(size.width).unwrap_or(u32::MAX),
+            u32::try_from(size.height).unwrap_or(u32::MAX),
+        );
+        self.check_pixels(size.width, size.height)?;
+        if dims.0 == 0 || dims.1 == 0 || dims.0 > 16_384 || dims.1 > 16_384 {
+            return Err(FetchError::permanent(
+                MediaErrorKind::Unsupported,
+                format!(
+                    "the image at {host} is {}×{} pixels; at most 16384 per side",
+                    dims.0, dims.1
+                ),
+            ));
+        }
+        Ok(dims)
+    }
+
     /// Refuses an image whose header declares more than `max_pixels`.
     fn check_pixels(&self, width: usize, height: usize) -> Result<(), FetchError> {
         let pixels = (width as u64).saturating_mul(height as u64);
@@ -757,12 +790,29 @@ fn no_such_name_message(domain: &str) -> String {
     format!("{domain} does not resolve: no such host name (check the spelling of the URL)")
 }
 
-/// The one client-facing message for a host that is not public.
-fn not_reachable_message(url: &Url) -> String {
-    format!(
-        "{} could not be reached as a public address; media is fetched only from public addresses",
-        display_host(url.as_str())
-    )
+/// What a checked connection is for: the refusal of a non-public host says what to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Media of a request: the client can upload the file instead.
+    Media,
+    /// A webhook delivery: only the operator can allow the host.
+    Webhook,
+}
+
+/// The one client-facing message for a host that is not public, with the way around it.
+fn not_reachable_message(url: &Url, purpose: Purpose) -> String {
+    let host = display_host(url.as_str());
+    match purpose {
+        Purpose::Media => format!(
+            "{host} could not be reached as a public address; media is fetched only from public addresses: \
+             send the file with POST /api/v1/upload_media and use the url it answers, or ask the operator \
+             to name the host in STILLREEL_FETCH_ALLOW"
+        ),
+        Purpose::Webhook => format!(
+            "{host} could not be reached as a public address; webhooks are delivered only to public addresses \
+             (the operator can name the host in STILLREEL_FETCH_ALLOW)"
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use reqwest::Url;
 use reqwest::redirect::Policy;
 
 use super::{FetchError, MediaErrorKind};
-use super::{Fetcher, NoDns, display_host, request_error};
+use super::{Fetcher, NoDns, Purpose, display_host, request_error};
 
 /// What a receiver answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl Fetcher {
                 display_host(raw)
             )));
         }
-        let target = self.checked_target(&url).await?;
+        let target = self.checked_target(&url, Purpose::Webhook).await?;
         let mut builder = reqwest::Client::builder()
             .redirect(Policy::none())
             .no_proxy()

@@ -81,8 +81,10 @@ impl MediaFormat {
     }
 }
 
-/// Bytes needed to decide; a shorter file is judged on what it has.
-pub const SNIFF_LEN: usize = 16;
+/// Bytes needed to decide; a shorter file is judged on what it has. Enough for a HEIC
+/// file's `ftyp` box with its compatible brands ([`crate::heif::is_heic`]), which this
+/// module's [`sniff`] leaves to the HEIF decoding.
+pub const SNIFF_LEN: usize = 64;
 
 /// The format of a file starting with `head`, if it is one we accept.
 pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
@@ -128,9 +130,54 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     }
 }
 
+/// Whether a picture of `format` ends before its format says it does: a download or an
+/// upload cut off, which a decoder turns into a grey lower part without failing. A JPEG has
+/// its end marker after its last scan (the scan data cannot hold either marker: every `0xff`
+/// in it is stuffed), a PNG its `IEND` chunk, a WebP the length its RIFF header declares.
+pub fn is_cut_short(format: MediaFormat, bytes: &[u8]) -> bool {
+    let last = |marker: &[u8]| bytes.windows(marker.len()).rposition(|w| w == marker);
+    match format {
+        MediaFormat::Jpeg => match last(&[0xff, 0xda]) {
+            Some(scan) => last(&[0xff, 0xd9]).is_none_or(|end| end < scan),
+            None => true,
+        },
+        MediaFormat::Png => last(b"IEND").is_none(),
+        MediaFormat::Webp => match bytes.get(4..8) {
+            Some(len) => {
+                let declared = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+                (bytes.len() as u64) < u64::from(declared) + 8
+            }
+            None => true,
+        },
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_picture_without_its_end_is_cut_short() {
+        let jpeg: &[u8] = b"\xff\xd8\xff\xe0JFIF\xff\xda\x00\x08scan\xff\x00data\xff\xd9";
+        assert!(!is_cut_short(MediaFormat::Jpeg, jpeg));
+        // Bytes after the end marker (a camera's padding) are allowed.
+        assert!(!is_cut_short(
+            MediaFormat::Jpeg,
+            &[jpeg, b"\x00\x00"].concat()
+        ));
+        assert!(is_cut_short(MediaFormat::Jpeg, &jpeg[..jpeg.len() - 2]));
+        // An EXIF thumbnail's end marker before the main scan does not count.
+        let thumb: &[u8] = b"\xff\xd8\xff\xe1\xff\xd8\xff\xda\xff\xd9\xff\xdascan";
+        assert!(is_cut_short(MediaFormat::Jpeg, thumb));
+        let png: &[u8] = b"\x89PNG\r\n\x1a\n....IHDR....IDATdata\x00\x00\x00\x00IEND\xaeB`\x82";
+        assert!(!is_cut_short(MediaFormat::Png, png));
+        assert!(is_cut_short(MediaFormat::Png, &png[..png.len() - 12]));
+        let webp: &[u8] = b"RIFF\x08\x00\x00\x00WEBPVP8 ";
+        assert!(!is_cut_short(MediaFormat::Webp, webp));
+        assert!(is_cut_short(MediaFormat::Webp, &webp[..15]));
+        assert!(!is_cut_short(MediaFormat::Mp3, b"ID3"));
+    }
 
     #[test]
     fn recognises_each_format_by_magic() {

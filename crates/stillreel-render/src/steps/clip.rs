@@ -9,12 +9,13 @@ use stillreel_core::Engine;
 
 use super::generate::ClipSource;
 use super::{ClipJob, clip_key};
+use crate::blame::{self, Suspect};
 use crate::blocking::run_blocking;
 use crate::clip_plan::ClipPlan;
 use crate::command::{self, Encoding, StillInput};
 use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
-use crate::failure::JobFailure;
+use crate::failure::{InputFault, JobFailure};
 use crate::fetch::FetchedMedia;
 use crate::files::{get, io_error, make_dir, relative};
 use crate::job::StoredClip;
@@ -107,6 +108,12 @@ impl Renderer {
                 job.usage,
             ),
             key: clip_key(&job.key_prefix, job.index, job.token.as_deref()),
+            source_field: match job.effect.as_ref().and_then(|s| s.generative()) {
+                Some(_) => format!("image_inputs[{}].vfx", job.index),
+                None if job.engine.is_generative() => format!("image_inputs[{}]", job.index),
+                None => format!("image_inputs[{}].image_url", job.index),
+            },
+            ffmpeg: self.config.ffmpeg.clone(),
         };
         let runner = self.runner();
         // Dropping this future (lease lost, shutdown, time limit) kills the ffmpeg run.
@@ -167,6 +174,11 @@ struct ClipTask {
     /// Keyframes beyond the GOP's ([`crate::clip_keys`]).
     keyframes: Vec<u32>,
     key: String,
+    /// The request field of the clip's source: the photo's `image_url`, or the provider
+    /// role's input when a model made the clip (named when that source does not decode).
+    source_field: String,
+    /// The ffmpeg binary, to decode a source on its own when the clip fails (`crate::blame`).
+    ffmpeg: std::path::PathBuf,
 }
 
 /// The clip's canvas: the still decoded, turned and cover-cropped into a yuv420p frame, in
@@ -193,7 +205,13 @@ fn draw_canvas(
     let path = dir.join(&name);
     let bytes = std::fs::read(&path).map_err(|e| io_error(step, e))?;
     let _ = std::fs::remove_file(&path);
-    Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| io_error(step, e))
+    // ffmpeg may exit 0 having decoded no frame of a broken picture: the picture's fault.
+    Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| {
+        RenderError::Rejected {
+            step,
+            message: format!("the picture decoded to no frame: {e}"),
+        }
+    })
 }
 
 /// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
@@ -222,7 +240,7 @@ fn render_checked(
     encoding: &Encoding,
     dir: &Path,
     frames: &mut dyn FnMut(u32),
-) -> Result<StoredClip, RenderError> {
+) -> Result<StoredClip, JobFailure> {
     let step = Step::Clip(task.index);
     let rendered = format!("render-{:03}.mp4", task.index);
     let still_name = format!("render-{:03}.jpg", task.index);
@@ -278,12 +296,23 @@ fn render_checked(
                 Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
+            // The canvas reads nothing but the photo: when the photo does not decode alone
+            // either (checked without the run's memory limit, which is ours), it is at fault.
             if let Some(e) = canvas_failed {
-                return Err(e);
+                let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
+                return Err(match e {
+                    RenderError::Failed { .. } => {
+                        blame::blame(&task.ffmpeg, dir, &[suspect], e.into())
+                    }
+                    RenderError::Rejected { .. } => {
+                        blame::input_failure(&suspect, "no frame could be decoded from it", e)
+                    }
+                    other => other.into(),
+                });
             }
             encoded?;
             if let Some(e) = still_failed {
-                return Err(e);
+                return Err(e.into());
             }
             with_still
         }
@@ -300,7 +329,11 @@ fn render_checked(
             }
             command::add_keyframes(&mut cmd, &task.keyframes);
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
-            runner.run(step, &cmd, dir, frames)?;
+            if let Err(e) = runner.run(step, &cmd, dir, frames) {
+                // The model's answer is the only input; the effect drawn over it is ours.
+                let suspect = Suspect::video(&task.source_field, InputFault::ModelOutput, video);
+                return Err(blame::blame(&task.ffmpeg, dir, &[suspect], e.into()));
+            }
             with_still
         }
     };
@@ -309,7 +342,7 @@ fn render_checked(
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
     // record the file, and this blocking thread outlives the dropped future.
     if runner.cancel.is_cancelled() {
-        return Err(RenderError::Cancelled { step });
+        return Err(RenderError::Cancelled { step }.into());
     }
     // The still first: once the clip is stored (and recorded), its thumbnail is there too.
     if with_still {

@@ -9,6 +9,7 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use stillreel_core::Transition;
 
 use super::StitchJob;
+use crate::blame::{Suspect, blame_async};
 use crate::blocking::run_blocking;
 use crate::brand_sound::AheadSound;
 use crate::command::{self, FfmpegArgs, MusicInput};
@@ -83,7 +84,17 @@ impl Renderer {
             Some(ahead) => tokio::join!(stitch, ahead),
             None => (stitch.await, ()),
         };
-        let video = video?;
+        // The clips are ours; the music is the one input of the user's a failed join read.
+        let suspects: Vec<Suspect> = music
+            .iter()
+            .map(|m| Suspect::music("audio_url", &m.path, m.format))
+            .collect();
+        let video = match video {
+            Ok(video) => video,
+            Err(e) => {
+                return Err(blame_async(&self.config.ffmpeg, work_dir, suspects, e).await);
+            }
+        };
         self.poster(Step::Stitch, job.clip_keys.first(), work_dir, &key)
             .await?;
         bar.report(100.0);
@@ -196,6 +207,12 @@ impl Renderer {
         };
         let list = command::concat_list_from(&entries).map_err(|e| io_error(step, e))?;
         std::fs::write(work_dir.join("clips.ffconcat"), list).map_err(|e| io_error(step, e))?;
+        // ffmpeg runs in `work_dir`: the music is named from there, like the clips, so a path
+        // relative to the server's own folder cannot reach it.
+        let music = music.map(|m| MusicInput {
+            path: relative(work_dir, &m.path),
+            format: m.format,
+        });
         let cmd = plan.command(
             Path::new("clips.ffconcat"),
             music.as_ref(),

@@ -1,7 +1,8 @@
 //! Test helpers: a tiny HTTP server that counts its connections, media made with ffmpeg,
-//! ffprobe.
+//! ffprobe; HEIC fixtures made with heif-enc (`heic`).
 #![allow(dead_code)]
 
+pub mod heic;
 pub mod procs;
 
 use std::collections::HashMap;

@@ -22,7 +22,8 @@ pub struct JobLimits {
     pub max_audio_bytes: u64,
     /// `STILLREEL_MEDIA_MAX_PIXELS`: most pixels an image header may declare.
     pub max_pixels: u64,
-    /// `STILLREEL_FFMPEG_MAX_MEMORY`: data-segment limit of each ffmpeg run (`None`: off).
+    /// `STILLREEL_FFMPEG_MAX_MEMORY`: data-segment limit of each ffmpeg run and each HEIC
+    /// decode (`None`: off).
     pub ffmpeg_max_memory: Option<u64>,
     /// `STILLREEL_FETCH_DEADLINE_SECS`: time for all of one job's downloads together.
     pub fetch_deadline: Duration,

@@ -129,16 +129,22 @@ fn kit_not_found(field: &str) -> ApiError {
     )])
 }
 
-/// A request's branding with its brand kit applied, and the soundtrack to use: the request's
-/// `audio_url`, or the kit's when the request names none. Without a kit, both as given.
+/// A request's branding with its brand kit applied, the soundtrack to use (the request's
+/// `audio_url`, or the kit's when the request names none) and which of them came from the
+/// kit (`branding.intro`, `branding.outro`, `audio_url`: a failure of one is the kit's).
+/// Without a kit, both as given.
 pub async fn resolve(
     state: &AppState,
     account: Uuid,
     branding: Option<BrandingRequest>,
     audio_url: Option<String>,
-) -> Result<(Option<BrandingRequest>, Option<String>), ApiError> {
+) -> Result<Resolved, ApiError> {
     let Some(id) = branding.as_ref().and_then(|b| b.brand_kit) else {
-        return Ok((branding, audio_url));
+        return Ok(Resolved {
+            branding,
+            audio_url,
+            from_kit: Vec::new(),
+        });
     };
     let kit = brand_kits::get(&state.db, account, id)
         .await?
@@ -150,7 +156,41 @@ pub async fn resolve(
         speed_ramp: kit.speed_ramp,
         audio_url: kit.audio_url,
     };
+    let from_kit = kit_parts(branding.as_ref(), audio_url.as_deref(), &body);
     let merged = branding.map(|b| b.over_kit(&body));
-    let audio = audio_url.or(body.audio_url);
-    Ok((merged.filter(BrandingRequest::is_requested), audio))
+    Ok(Resolved {
+        branding: merged.filter(BrandingRequest::is_requested),
+        audio_url: audio_url.or(body.audio_url),
+        from_kit,
+    })
+}
+
+/// What [`resolve`] answers.
+#[derive(Debug)]
+pub struct Resolved {
+    pub branding: Option<BrandingRequest>,
+    pub audio_url: Option<String>,
+    /// The request fields whose value the kit gave (`branding.intro`, `branding.outro`,
+    /// `audio_url`).
+    pub from_kit: Vec<String>,
+}
+
+/// The parts of a video the kit `body` gives when the request has `branding` and `audio_url`:
+/// those the kit has and the request does not replace.
+fn kit_parts(
+    branding: Option<&BrandingRequest>,
+    audio_url: Option<&str>,
+    body: &stillreel_core::BrandKitBody,
+) -> Vec<String> {
+    let request_intro = branding.is_some_and(|b| b.intro.is_some());
+    let request_outro = branding.is_some_and(|b| b.outro.is_some());
+    [
+        ("branding.intro", body.intro.is_some() && !request_intro),
+        ("branding.outro", body.outro.is_some() && !request_outro),
+        ("audio_url", body.audio_url.is_some() && audio_url.is_none()),
+    ]
+    .into_iter()
+    .filter(|(_, from_kit)| *from_kit)
+    .map(|(part, _)| part.to_owned())
+    .collect()
 }

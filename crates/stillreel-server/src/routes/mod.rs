@@ -8,6 +8,7 @@ pub mod library;
 pub mod ops;
 pub mod projects;
 pub mod stored_uploads;
+mod upload_kind;
 pub mod uploads;
 pub mod videos;
 

@@ -6,6 +6,8 @@
 //! read. The rules are the fetched media's: the byte limits of `STILLREEL_MEDIA_MAX_BYTES`,
 //! the pixel cap of `STILLREEL_MEDIA_MAX_PIXELS` (checked as soon as the header has arrived)
 //! and at most 16384 pixels a side; the format by magic bytes, never by the declared type.
+//! A HEIC picture is kept as it was sent (its header must read); the renderer decodes it to
+//! JPEG when a request uses it, as for a fetched one.
 //! The stored file is served at `/files/uploads/…`, which the renderer reads from storage
 //! directly (`worker/files.rs`), so no allow-list entry is needed for it.
 
@@ -18,10 +20,12 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
 use stillreel_core::UploadedMedia;
+use stillreel_render::fetch::MediaClass;
 use stillreel_render::fetch::sniff::SNIFF_LEN;
-use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
+use stillreel_render::heif::HeifHeader;
 use uuid::Uuid;
 
+use super::upload_kind::{Kept, declared_class, sniffed};
 use crate::db::now_ms;
 use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
@@ -48,44 +52,6 @@ fn refused(status: StatusCode, code: &'static str, message: impl Into<String>) -
         status,
         code,
         message: message.into(),
-    }
-}
-
-/// What the declared `Content-Type` says the file is.
-fn declared_class(content_type: Option<&str>) -> Result<MediaClass, ApiError> {
-    let essence = content_type
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if essence.starts_with("image/") {
-        Ok(MediaClass::Image)
-    } else if essence.starts_with("audio/") {
-        Ok(MediaClass::Audio)
-    } else {
-        Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            "send the file as the body with its Content-Type: image/jpeg, image/png or \
-             image/webp for a picture, audio/* for a soundtrack",
-        ))
-    }
-}
-
-/// The media type answered for a stored format.
-pub fn media_type(format: MediaFormat) -> &'static str {
-    match format {
-        MediaFormat::Jpeg => "image/jpeg",
-        MediaFormat::Png => "image/png",
-        MediaFormat::Webp => "image/webp",
-        MediaFormat::Mp3 => "audio/mpeg",
-        MediaFormat::Aac => "audio/aac",
-        MediaFormat::M4a => "audio/mp4",
-        MediaFormat::Wav => "audio/wav",
-        MediaFormat::Ogg => "audio/ogg",
-        MediaFormat::Flac => "audio/flac",
     }
 }
 
@@ -164,7 +130,7 @@ fn check_image_head(head: &[u8], max_pixels: u64, complete: bool) -> Result<bool
 
 /// What the streamed body turned out to be.
 struct Received {
-    format: MediaFormat,
+    format: Kept,
     bytes: u64,
 }
 
@@ -240,39 +206,30 @@ async fn receive(
     if !header_checked {
         check_image_head(&head, max_pixels, true)?;
     }
-    Ok(Received { format, bytes })
-}
-
-/// The format of the body's first bytes, which must be of the declared class.
-fn sniffed(head: &[u8], class: MediaClass) -> Result<MediaFormat, ApiError> {
-    match sniff(head) {
-        Some(format) if format.class() == class => Ok(format),
-        Some(_) => Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            "the file is not what its Content-Type says (a picture sent as audio or the reverse)",
-        )),
-        None => Err(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media",
-            match class {
-                MediaClass::Image => "the file is not a JPEG, PNG or WebP image",
-                MediaClass::Audio => "the file is not MP3, AAC, M4A, WAV, Ogg or FLAC audio",
-            },
-        )),
+    if format == Kept::Heic {
+        // The decoder's own header (the primary picture and its size) must read now, not
+        // first when a video uses the file.
+        HeifHeader::read(&head).map_err(|damage| {
+            refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_media",
+                format!("the image is damaged: {damage}"),
+            )
+        })?;
     }
+    Ok(Received { format, bytes })
 }
 
 /// Stores a picture or a soundtrack; answers its URL.
 #[utoipa::path(
     post, path = "/upload_media", tag = "uploads",
-    request_body(content = Vec<u8>, description = "The file itself, with its Content-Type (image/jpeg, image/png, image/webp or audio/*). The format is decided by the file's first bytes.", content_type = "application/octet-stream"),
+    request_body(content = Vec<u8>, description = "The file itself, with its Content-Type (image/jpeg, image/png, image/webp, image/heic or audio/*). The format is decided by the file's first bytes; a HEIC picture is kept as sent and decoded to JPEG when a video uses it.", content_type = "application/octet-stream"),
     responses(
         (status = 200, description = "The stored file", body = UploadedMedia),
         (status = 408, description = "The body did not arrive in time", body = Envelope),
         (status = 413, description = "Over the media size limit (`media_too_large`) or the account's upload quota (`upload_quota_exceeded`)", body = Envelope),
+        (status = 415, description = "Not a JPEG, PNG, WebP or HEIC picture or a supported audio format (`unsupported_media`)", body = Envelope),
         (status = 429, description = "The account is already sending the most uploads it may at once (`too_many_uploads`)", body = Envelope),
-        (status = 415, description = "Not a JPEG, PNG or WebP picture or a supported audio format (`unsupported_media`)", body = Envelope),
         (status = 422, description = "A damaged image, or one over the pixel limit (`invalid_media`)", body = Envelope),
     ),
     security(("api_key" = []))
@@ -366,7 +323,7 @@ async fn store_upload(
         id,
         account,
         key,
-        media_type: media_type(received.format),
+        media_type: received.format.media_type(),
         bytes: received.bytes,
         created_at: now_ms(),
     };
@@ -381,28 +338,4 @@ async fn store_upload(
         upload.stored(),
         &state.config.public_url,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_declared_type_picks_the_class_and_anything_else_is_415() {
-        assert_eq!(
-            declared_class(Some("image/jpeg")).ok(),
-            Some(MediaClass::Image)
-        );
-        assert_eq!(
-            declared_class(Some("Audio/MPEG; x=y")).ok(),
-            Some(MediaClass::Audio)
-        );
-        for other in [None, Some("application/json"), Some("text/plain")] {
-            let err = declared_class(other).expect_err("refused");
-            assert_eq!(
-                err.status_and_code(),
-                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media")
-            );
-        }
-    }
 }

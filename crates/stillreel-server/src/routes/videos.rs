@@ -158,19 +158,21 @@ pub async fn create_video(
             let engines = state.available_engines();
             let options = rule_options(&state, &ctx, &vfx, &engines);
             let mut request = validate_create_video(&body, &options)?;
-            (request.branding, request.audio_url) = super::brand_kits::resolve(
+            let resolved = super::brand_kits::resolve(
                 &state,
                 ctx.account_id,
                 request.branding.take(),
                 request.audio_url.take(),
             )
             .await?;
+            (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
             let project = project_of(&state, ctx, request.project).await?;
             let video = NewVideo {
                 account: ctx.account_id,
                 project,
                 source: Source::Images(request),
                 idempotency_key: key,
+                from_kit: resolved.from_kit,
             };
             Ok(state.videos.create(video).await?)
         },
@@ -206,23 +208,33 @@ pub async fn combine_video_clips(
         let engines = state.available_engines();
         let options = rule_options(&state, &ctx, &vfx, &engines);
         let mut request = validate_combine_video_clips(&body, &options)?;
-        (request.branding, request.audio_url) = super::brand_kits::resolve(
+        let resolved = super::brand_kits::resolve(
             &state,
             ctx.account_id,
             request.branding.take(),
             request.audio_url.take(),
         )
         .await?;
+        (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
         let (project, source) = combine_source(&state, ctx, request).await?;
         let video = NewVideo {
             account: ctx.account_id,
             project,
             source,
             idempotency_key: key,
+            from_kit: resolved.from_kit,
         };
         Ok(state.videos.create(video).await?)
     })
     .await
+}
+
+/// The message for a video's uuid sent in `video_clip_uuids`: where its clips' uuids are.
+fn video_uuid_message(video: &Uuid) -> String {
+    format!(
+        "this is the uuid of a video, not of a clip: combine takes clip uuids, which \
+         GET /api/v1/get_video?uuid={video} lists as video_clips[].uuid"
+    )
 }
 
 /// What a combine is made of: the account's rendered clips it names (unknown, foreign and
@@ -236,17 +248,31 @@ async fn combine_source(
     let found =
         videos::clips_of_account(&state.db, ctx.account_id, &request.video_clip_uuids).await?;
     super::library::refuse_deleted_clips(&found, &request.video_clip_uuids)?;
-    // Unknown, foreign and not-yet-rendered clips are one case to the client: 404.
+    // Unknown, foreign and not-yet-rendered clips are one case to the client: 404. A uuid of
+    // one of the account's own videos is the usual mistake, and is told as such.
+    let unknown: Vec<Uuid> = request
+        .video_clip_uuids
+        .iter()
+        .filter(|id| !found.contains_key(id))
+        .copied()
+        .collect();
+    let videos = videos::videos_among(&state.db, ctx.account_id, &unknown).await?;
     let missing: Vec<FieldError> = request
         .video_clip_uuids
         .iter()
         .enumerate()
         .filter(|(_, id)| found.get(id).is_none_or(|c| c.clip_key.is_none()))
-        .map(|(i, _)| {
+        .map(|(i, id)| {
+            let message = if videos.contains(id) {
+                video_uuid_message(id)
+            } else {
+                "this clip does not exist, belongs to another account, or is not rendered yet"
+                    .to_owned()
+            };
             FieldError::new(
                 format!("video_clip_uuids[{i}]"),
                 ErrorCode::NotFound,
-                "this clip does not exist, belongs to another account, or is not rendered yet",
+                message,
             )
         })
         .collect();

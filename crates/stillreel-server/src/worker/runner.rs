@@ -134,14 +134,28 @@ async fn settle_failure(
             },
         );
     }
-    tracing::warn!(job = job.id, video = %job.video_id, kind = job.kind.as_str(), error = %failure, "job failed");
     let error = failure.job_error();
+    // The record names the field and what to do; the log keeps what an operator needs: the
+    // job, the step, the field and code stored, and ffmpeg's own words.
+    tracing::warn!(
+        job = job.id,
+        video = %job.video_id,
+        kind = job.kind.as_str(),
+        step = failure.step().as_deref().unwrap_or("-"),
+        code = %error.code,
+        field = error.field.as_deref().unwrap_or("-"),
+        stderr_tail = failure.stderr_tail().unwrap_or("-"),
+        error = %failure,
+        "job failed"
+    );
     // One transaction: a crash can never leave the job failed and its record `in_progress`.
     let mut tx = db.begin().await?;
     if !queue::fail_for_good_in(&mut tx, job, worker_id, &failure.to_string()).await? {
         tracing::warn!(job = job.id, "lease lost while recording a failure");
         return Ok(Failed::LeaseLost);
     }
+    let from_kit = crate::repo::render::kit_fields_in(&mut tx, job.video_id).await?;
+    let error = super::failure::kit_error(error, &from_kit);
     let remove = kind.fail(&mut tx, job, &error).await?;
     tx.touch(job.video_id);
     tx.commit().await?;

@@ -14,6 +14,7 @@ crate::both_backends!(
     combine_video_clips_happy_path,
     combine_video_clips_failures,
     combined_clips_are_paced_through_only_when_made_for_the_ramp,
+    a_video_uuid_among_the_clips_says_where_the_clip_uuids_are,
     a_combine_whose_source_was_deleted_fails_at_once,
 );
 
@@ -267,6 +268,79 @@ async fn combined_clips_are_paced_through_only_when_made_for_the_ramp(app: TestA
     let g = app.get(&url, key).await;
     assert_eq!(g.json["branding"]["status"], "complete");
     assert_eq!(g.json["branding"]["speed_ramp"], false);
+}
+
+/// A video's uuid where a clip's is wanted (the usual mistake) is a 404 whose detail says so
+/// and names `get_video`'s `video_clips[].uuid`; an unknown uuid beside it keeps the plain
+/// message. The envelope's message agrees with its details: the one detail's own message,
+/// or a count.
+async fn a_video_uuid_among_the_clips_says_where_the_clip_uuids_are(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let video = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+
+    let r = app
+        .post("/api/v1/combine_video_clips", key, &combine_body(&[video]))
+        .await;
+    r.assert_error(404, "not_found");
+    let detail = &r.json["error"]["details"][0];
+    assert_eq!(detail["field"], "video_clip_uuids[0]", "{}", r.json);
+    let message = detail["message"].as_str().expect("message");
+    assert_eq!(
+        message,
+        format!(
+            "this is the uuid of a video, not of a clip: combine takes clip uuids, which \
+             GET /api/v1/get_video?uuid={video} lists as video_clips[].uuid"
+        )
+    );
+    assert_eq!(
+        r.json["error"]["message"],
+        format!("video_clip_uuids[0]: {message}"),
+        "the envelope repeats its one detail"
+    );
+
+    let unknown = Uuid::new_v4();
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            key,
+            &combine_body(&[unknown, video]),
+        )
+        .await;
+    r.assert_error(404, "not_found");
+    assert_eq!(
+        r.json["error"]["message"],
+        "2 ids in the body were not found; each detail says why"
+    );
+    let messages: Vec<&str> = r.json["error"]["details"]
+        .as_array()
+        .expect("details")
+        .iter()
+        .map(|d| d["message"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        messages[0],
+        "this clip does not exist, belongs to another account, or is not rendered yet"
+    );
+    assert!(
+        messages[1].starts_with("this is the uuid of a video"),
+        "{messages:?}"
+    );
+
+    // Another account's video is not told apart from an unknown uuid.
+    let other = app.account().await;
+    let r = app
+        .post(
+            "/api/v1/combine_video_clips",
+            &other.api_key,
+            &combine_body(&[video]),
+        )
+        .await;
+    r.assert_error(404, "not_found");
+    assert_eq!(
+        r.json["error"]["details"][0]["message"],
+        "this clip does not exist, belongs to another account, or is not rendered yet"
+    );
 }
 
 /// A combine queued while its clips' video still existed, whose video is then deleted: the

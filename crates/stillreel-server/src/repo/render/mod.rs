@@ -88,6 +88,22 @@ pub async fn complete_video_in(
     Ok(changed)
 }
 
+/// The parts of video `video_id` its brand kit gave (`NewVideo::from_kit`), in `tx`.
+///
+/// [`NewVideo::from_kit`]: crate::repo::videos::NewVideo::from_kit
+pub async fn kit_fields_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
+    let row: Option<(Option<sqlx::types::Json<Vec<String>>>,)> = on_tx!(&mut *tx, conn => sqlx::query_as(
+        "SELECT kit_fields FROM videos WHERE id = $1",
+    )
+    .bind(video_id)
+    .fetch_optional(conn)
+    .await?);
+    Ok(row
+        .and_then(|(parts,)| parts)
+        .map(|sqlx::types::Json(parts)| parts)
+        .unwrap_or_default())
+}
+
 /// `queued | in_progress → error` in `tx`, with the `video.failed` event; the branded render,
 /// unless already final, fails with the same error (that is not an event of its own).
 pub async fn fail_video_in(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<bool, DbError> {

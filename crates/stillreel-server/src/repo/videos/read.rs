@@ -1,6 +1,6 @@
 //! Reading video records back: `get_video` (what clients poll) and the clips a combine names.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use sqlx::types::Json;
 use stillreel_core::{
@@ -132,6 +132,28 @@ pub async fn deleted_sources(db: &Db, ids: &[Uuid]) -> Result<Vec<usize>, DbErro
         }
     }
     Ok(gone)
+}
+
+/// Which of `ids` are the uuids of `account`'s videos (not deleted): sent where a clip's uuid
+/// is wanted, they get a message saying where the clips' uuids are.
+pub async fn videos_among(db: &Db, account: Uuid, ids: &[Uuid]) -> Result<HashSet<Uuid>, DbError> {
+    let mut found = HashSet::new();
+    for id in ids {
+        if found.contains(id) {
+            continue;
+        }
+        let row: Option<(Uuid,)> = on_db!(db, pool => sqlx::query_as(
+            "SELECT id FROM videos WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
+        )
+        .bind(*id)
+        .bind(account)
+        .fetch_optional(pool)
+        .await?);
+        if let Some((video,)) = row {
+            found.insert(video);
+        }
+    }
+    Ok(found)
 }
 
 #[derive(sqlx::FromRow)]

@@ -20,6 +20,9 @@ pub struct NewVideo {
     pub source: Source,
     /// The request's `Idempotency-Key`, whose answer is stored with the video.
     pub idempotency_key: Option<String>,
+    /// The parts the request's brand kit gave (`branding.intro`, `branding.outro`,
+    /// `audio_url`): a failure of one of them is reported at `branding.brand_kit`.
+    pub from_kit: Vec<String>,
 }
 
 /// What a new video is made of.
@@ -96,8 +99,8 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .statement(
             "INSERT INTO videos (id, account_id, project_id, kind, request, orientation, resolution,
                                  engine, status, progress, webhook_url, audio_url, title,
-                                 title_folded, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?)",
+                                 title_folded, created_at, updated_at, kit_fields)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(video.account)
@@ -112,7 +115,10 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .bind(title)
         .bind(title.map(str::to_lowercase).as_deref())
         .bind(now)
-        .bind(now);
+        .bind(now)
+        .bind(Value::json(
+            Some(&video.from_kit).filter(|parts| !parts.is_empty()),
+        )?);
     match &video.source {
         Source::Images(request) => image_clip_rows(batch, id, video.account, request, now)?,
         Source::Clips { clips, .. } => combined_clip_rows(batch, id, clips),
