@@ -125,20 +125,27 @@ async fn uploads_cut_off_after_the_body_leave_no_stray_file(app: TestApp) {
     }
 
     // Whatever was still being stored settles: no temporary file left, and the same picture
-    // twice in a row.
+    // for a whole second (the recordings queue on the account's row, and a refused file is
+    // on disk until its recording has answered).
     let media = app.state.config.data_dir.join("media");
     let folder = media
         .join("uploads")
         .join(acct.account.simple().to_string());
     let temp = app.state.config.data_dir.join("uploads-tmp");
     let mut last = None;
-    for _ in 0..100 {
+    let mut stable = 0;
+    for _ in 0..300 {
         tokio::time::sleep(Duration::from_millis(100)).await;
         let busy = std::fs::read_dir(&temp).map(|d| d.count()).unwrap_or(0) > 0;
         let mut files = BTreeMap::new();
         files_under(&media, &folder, &mut files);
         let now = (files, recorded_uploads(&app, acct.account).await);
-        if !busy && last.as_ref() == Some(&now) {
+        stable = if !busy && last.as_ref() == Some(&now) {
+            stable + 1
+        } else {
+            0
+        };
+        if stable == 10 {
             break;
         }
         last = Some(now);
