@@ -389,7 +389,7 @@ async fn a_combine_whose_source_was_deleted_fails_at_once(app: TestApp) {
     }
     workers.shutdown().await;
     assert_eq!(video["status"], "error", "{video}");
-    assert_eq!(video["error"]["code"], "media_unreachable", "{video}");
+    assert_eq!(video["error"]["code"], "clip_unavailable", "{video}");
     assert_eq!(video["error"]["field"], "video_clip_uuids[1]", "{video}");
     assert!(
         video["error"]["message"]

@@ -2,7 +2,7 @@
 //! the video and queues its branded render when it asked for one.
 
 use stillreel_core::JobError;
-use stillreel_render::{CombineJob, StoredVideo};
+use stillreel_render::{CombineJob, InputFault, StoredVideo};
 
 use super::{fail_video, token_prefix};
 use crate::db::{DbError, Tx};
@@ -37,11 +37,12 @@ impl Kind for Combine {
             )));
         };
         // A source video deleted while this waited took its clip's file: no retry can help.
+        // The same verdict (and code) as a clip file found gone or broken by ffmpeg.
         let gone =
             crate::repo::videos::deleted_sources(ctx.db(), &request.video_clip_uuids).await?;
         if let Some(&i) = gone.first() {
             return Err(Failure::Permanent(JobError {
-                code: "media_unreachable".to_owned(),
+                code: InputFault::Clip.code().to_owned(),
                 message: "this clip's video was deleted (POST /delete_video) before the combine \
                           ran, and its file with it"
                     .to_owned(),
