@@ -9,7 +9,15 @@ let kits = [];
 
 /** Fetches the account's kits (after connecting). */
 export async function loadKits() {
-  kits = (await api().getBrandKits()).brand_kits;
+  // Every page: an account keeps at most 100 kits, one page of the largest size.
+  const all = [];
+  let cursor = null;
+  do {
+    const page = await api().getBrandKits({ limit: 100, cursor });
+    all.push(...page.brand_kits);
+    cursor = page.next_cursor;
+  } while (cursor);
+  kits = all;
   return kits;
 }
 

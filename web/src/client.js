@@ -226,7 +226,7 @@ export function createClient({ baseUrl, apiKey, fetch: fetchImpl, retries = 3, r
       checked(validateUpdateBrandKit(body, await options()));
       return request('POST', '/update_brand_kit', { body, signal });
     },
-    getBrandKits: ({ signal } = {}) => get('/get_brand_kits', signal),
+    getBrandKits: ({ limit, cursor, signal } = {}) => get(`/get_brand_kits${queryString({ limit, cursor })}`, signal),
     deleteBrandKit: (uuid, { signal } = {}) => request('POST', '/delete_brand_kit', { body: { uuid }, signal }),
     getProjects: ({ signal } = {}) => get('/get_projects', signal),
     getTemplates: ({ signal } = {}) => get('/get_templates', signal),

@@ -104,6 +104,13 @@ export interface ListOptions extends RequestOptions {
 }
 
 /** `GET /get_uploads` paging. */
+export interface BrandKitListOptions extends RequestOptions {
+  /** Kits per page, 1 to 100; default 20. */
+  limit?: number;
+  /** A previous page's `next_cursor`. */
+  cursor?: string | null;
+}
+
 export interface UploadListOptions extends RequestOptions {
   /** Uploads per page, 1 to 100; default 20. */
   limit?: number;
@@ -151,7 +158,11 @@ export interface StillreelClient {
   createBrandKit(body: BrandKitInput, options?: RequestOptions): Promise<BrandKit>;
   /** Replaces kit `body.uuid` with the rest of `body` (members left out are cleared). */
   updateBrandKit(body: BrandKitInput & { uuid: string }, options?: RequestOptions): Promise<BrandKit>;
-  getBrandKits(options?: RequestOptions): Promise<BrandKitList>;
+  /**
+   * One page of the account's brand kits, oldest first: `{brand_kits, next_cursor}`. Pass
+   * `next_cursor` as `cursor` for the next page.
+   */
+  getBrandKits(options?: BrandKitListOptions): Promise<BrandKitList>;
   /** `POST /delete_brand_kit`. Videos already made or queued with the kit keep its branding (a kit is copied into each video). */
   deleteBrandKit(uuid: string, options?: RequestOptions): Promise<{ uuid: string; deleted: boolean }>;
   /** Checks `body` against the deployment's options (a `StillreelValidationError` before any request), then `POST /create_video`. */

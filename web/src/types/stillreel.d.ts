@@ -513,6 +513,8 @@ export type BrandKit = {
 export type BrandKitList = {
   /** Oldest first. */
   brand_kits: BrandKit[];
+  /** Pass as `cursor` for the next page; `null` on the last page. */
+  next_cursor: string | null;
 };
 /** `POST /upload_media`: a stored upload (and each element of `GET /get_uploads`). */
 export type UploadedMedia = {

@@ -258,6 +258,9 @@ pub struct BrandKit {
 pub struct BrandKitList {
     /// Oldest first.
     pub brand_kits: Vec<BrandKit>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[cfg_attr(feature = "schema", schema(required = true))]
+    pub next_cursor: Option<String>,
 }
 
 /// `POST /upload_media`: a stored upload (and each element of `GET /get_uploads`).

@@ -92,15 +92,47 @@ pub async fn get(db: &Db, account: Uuid, id: Uuid) -> Result<Option<BrandKit>, D
     Ok(row.map(record))
 }
 
-/// The account's kits, oldest first.
-pub async fn list(db: &Db, account: Uuid) -> Result<Vec<BrandKit>, DbError> {
-    let rows: Vec<KitRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, body, created_at, updated_at FROM brand_kits WHERE account_id = $1 ORDER BY seq",
-    )
-    .bind(account)
-    .fetch_all(pool)
-    .await?);
-    Ok(rows.into_iter().map(record).collect())
+/// One page of the account's kits, oldest first (the order they were saved in), after the
+/// kit a cursor names, and the next page's cursor. The cursor has the videos' shape
+/// (`repo::videos::cursor`) with the kit's saving order in place of its creation time, so
+/// kits saved in one millisecond keep their order.
+pub async fn list(
+    db: &Db,
+    account: Uuid,
+    limit: usize,
+    after: Option<(i64, Uuid)>,
+) -> Result<(Vec<BrandKit>, Option<String>), DbError> {
+    // One more than asked, to know whether a next page exists.
+    let fetch = i64::try_from(limit + 1).unwrap_or(i64::MAX);
+    let rows: Vec<(i64, Uuid, Json<BrandKitBody>, i64, i64)> = match after {
+        None => on_db!(db, pool => sqlx::query_as(
+            "SELECT seq, id, body, created_at, updated_at FROM brand_kits
+             WHERE account_id = $1 ORDER BY seq LIMIT $2",
+        )
+        .bind(account)
+        .bind(fetch)
+        .fetch_all(pool)
+        .await?),
+        Some((seq, _)) => on_db!(db, pool => sqlx::query_as(
+            "SELECT seq, id, body, created_at, updated_at FROM brand_kits
+             WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(account)
+        .bind(seq)
+        .bind(fetch)
+        .fetch_all(pool)
+        .await?),
+    };
+    let next = (rows.len() > limit).then(|| {
+        let (seq, id, ..) = &rows[limit - 1];
+        crate::repo::videos::cursor(*seq, *id)
+    });
+    let kits = rows
+        .into_iter()
+        .take(limit)
+        .map(|(_, id, body, created, updated)| record((id, body, created, updated)))
+        .collect();
+    Ok((kits, next))
 }
 
 /// Deletes kit `id` of `account`; `false` when the account has no such kit. Videos made with

@@ -10,6 +10,8 @@ use stillreel_core::{
 };
 use uuid::Uuid;
 
+use super::QueryPairs;
+use super::library::page;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
 use crate::repo::brand_kits;
@@ -49,18 +51,33 @@ pub async fn create_brand_kit(
     }
 }
 
-/// The account's brand kits, oldest first.
+/// The account's brand kits, oldest first, a page at a time.
 #[utoipa::path(
     get, path = "/get_brand_kits", tag = "brand kits",
-    responses((status = 200, description = "Every kit of the account", body = BrandKitList)),
+    params(
+        ("limit" = Option<u32>, Query, description = "Kits per page, 1 to 100; default 20", minimum = 1, maximum = 100),
+        ("cursor" = Option<String>, Query, description = "The previous page's next_cursor"),
+    ),
+    responses(
+        (status = 200, description = "One page of the account's kits, oldest first", body = BrandKitList),
+        (status = 422, description = "Invalid limit or cursor", body = Envelope),
+    ),
     security(("api_key" = []))
 )]
 pub async fn get_brand_kits(
     State(state): State<AppState>,
     Auth(ctx): Auth,
+    query: QueryPairs,
 ) -> Result<Json<BrandKitList>, ApiError> {
+    let mut errors = Vec::new();
+    let (limit, after) = page(&query, "get_brand_kits", &mut errors);
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let (brand_kits, next_cursor) = brand_kits::list(&state.db, ctx.account_id, limit, after).await?;
     Ok(Json(BrandKitList {
-        brand_kits: brand_kits::list(&state.db, ctx.account_id).await?,
+        brand_kits,
+        next_cursor,
     }))
 }
 

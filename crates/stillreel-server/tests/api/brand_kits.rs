@@ -11,6 +11,7 @@ crate::both_backends!(
     brand_kit_errors,
     deleting_a_kit_leaves_its_queued_videos_as_made,
     an_account_keeps_at_most_the_limit_of_kits,
+    brand_kits_are_listed_a_page_at_a_time,
 );
 
 fn kit() -> serde_json::Value {
@@ -39,7 +40,7 @@ async fn brand_kits_are_saved_and_applied(app: TestApp) {
     assert_eq!(list.json["brand_kits"][0], r.json);
     let other = app.account().await;
     let theirs = app.get("/api/v1/get_brand_kits", &other.api_key).await;
-    assert_eq!(theirs.json, json!({"brand_kits": []}));
+    assert_eq!(theirs.json, json!({"brand_kits": [], "next_cursor": null}));
 
     // A create that names the kit gets all of it.
     let mut body = create_body(2);
@@ -237,7 +238,7 @@ async fn deleting_a_kit_leaves_its_queued_videos_as_made(app: TestApp) {
     assert_eq!(r.status, 200, "{}", r.json);
     assert_eq!(r.json, json!({"uuid": kit_id, "deleted": true}));
     let list = app.get("/api/v1/get_brand_kits", key).await;
-    assert_eq!(list.json, json!({"brand_kits": []}));
+    assert_eq!(list.json, json!({"brand_kits": [], "next_cursor": null}));
     // The queued video keeps the kit's branding and music, in its record and in what the
     // renderer reads.
     let again = app
@@ -299,11 +300,12 @@ async fn an_account_keeps_at_most_the_limit_of_kits(app: TestApp) {
     for r in answers.iter().filter(|r| r.status != 200) {
         r.assert_error(409, "brand_kit_limit");
     }
-    let list = app.get("/api/v1/get_brand_kits", key).await;
+    let list = app.get("/api/v1/get_brand_kits?limit=100", key).await;
     assert_eq!(
         list.json["brand_kits"].as_array().map(Vec::len),
         Some(limit)
     );
+    assert_eq!(list.json["next_cursor"], serde_json::Value::Null);
     let first = list.json["brand_kits"][0]["uuid"].clone();
     let r = app
         .post("/api/v1/delete_brand_kit", key, &json!({"uuid": first}))
@@ -317,4 +319,64 @@ async fn an_account_keeps_at_most_the_limit_of_kits(app: TestApp) {
         .post("/api/v1/create_brand_kit", &other.api_key, &kit())
         .await;
     assert_eq!(r.status, 200, "{}", r.json);
+}
+
+/// `get_brand_kits` pages like `get_uploads`: oldest first, `limit` per page, the cursor
+/// continuing after the last kit listed (a kit saved meanwhile comes on a later page), and a
+/// bad `limit` or `cursor` is 422 at that parameter.
+async fn brand_kits_are_listed_a_page_at_a_time(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let mut made = Vec::new();
+    for i in 0..25 {
+        let mut body = kit();
+        body["name"] = json!(format!("Kit {i}"));
+        let r = app.post("/api/v1/create_brand_kit", key, &body).await;
+        assert_eq!(r.status, 200, "{}", r.json);
+        made.push(r.json["uuid"].clone());
+    }
+    let uuids = |r: &crate::common::Resp| -> Vec<serde_json::Value> {
+        r.json["brand_kits"]
+            .as_array()
+            .map(|kits| kits.iter().map(|k| k["uuid"].clone()).collect())
+            .unwrap_or_default()
+    };
+    // The default page is 20, oldest first.
+    let first = app.get("/api/v1/get_brand_kits", key).await;
+    assert_eq!(first.status, 200, "{}", first.json);
+    assert_eq!(uuids(&first), made[..20]);
+    let cursor = first.json["next_cursor"].as_str().expect("a next page").to_owned();
+    // A kit saved while the client pages through comes after the ones it had not seen.
+    let late = app.post("/api/v1/create_brand_kit", key, &kit()).await;
+    assert_eq!(late.status, 200, "{}", late.json);
+    made.push(late.json["uuid"].clone());
+    let second = app
+        .get(&format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"), key)
+        .await;
+    assert_eq!(uuids(&second), made[20..24]);
+    let cursor = second.json["next_cursor"].as_str().expect("a third page").to_owned();
+    let third = app
+        .get(&format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"), key)
+        .await;
+    assert_eq!(uuids(&third), made[24..]);
+    assert_eq!(third.json["next_cursor"], serde_json::Value::Null);
+    // An exact last page says so too.
+    let whole = app.get("/api/v1/get_brand_kits?limit=26", key).await;
+    assert_eq!(uuids(&whole), made);
+    assert_eq!(whole.json["next_cursor"], serde_json::Value::Null);
+    // Another account's listing is its own.
+    let other = app.account().await;
+    let theirs = app.get("/api/v1/get_brand_kits", &other.api_key).await;
+    assert_eq!(theirs.json, json!({"brand_kits": [], "next_cursor": null}));
+
+    for (query, field) in [
+        ("limit=0", "limit"),
+        ("limit=101", "limit"),
+        ("limit=two", "limit"),
+        ("cursor=nope", "cursor"),
+    ] {
+        let r = app.get(&format!("/api/v1/get_brand_kits?{query}"), key).await;
+        r.assert_error(422, "validation_failed");
+        assert_eq!(r.details()[0].0, field, "{query}");
+    }
 }
