@@ -70,7 +70,8 @@ impl ProviderConfig {
             Some(t) => t
                 .parse::<u64>()
                 .ok()
-                .filter(|&s| s > 0)
+                // The same bounds as a role's own `_TIMEOUT_SECS`.
+                .filter(|s| (1..=3600).contains(s))
                 .ok_or_else(|| ProviderSetupError::BadTimeout(t.to_owned()))?,
         };
         Ok(Some(ProviderConfig {
@@ -92,7 +93,7 @@ pub enum ProviderSetupError {
     NotAUrl { url: String, reason: String },
     #[error("STILLREEL_PROVIDER_URL {0:?} must be an http or https URL with a host")]
     NotHttp(String),
-    #[error("STILLREEL_PROVIDER_TIMEOUT_SECS {0:?} must be a positive integer")]
+    #[error("STILLREEL_PROVIDER_TIMEOUT_SECS {0:?} is not a whole number of seconds from 1 to 3600")]
     BadTimeout(String),
     #[error("provider client: {0}")]
     Client(String),
