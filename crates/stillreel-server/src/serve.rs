@@ -90,16 +90,8 @@ pub async fn serve(
         }
     };
     let maintenance = tokio::spawn(maintain(state.db.clone()));
-    // Once per start: uploads are stored and recorded on a task no client can cancel, so only a
-    // stopped process leaves a stray file (`repo/stray_uploads.rs`).
     let (sweep_db, sweep_storage) = (state.db.clone(), state.storage.clone());
-    tokio::spawn(async move {
-        match repo::stray_uploads::sweep(&sweep_db, &sweep_storage).await {
-            Ok(0) => {}
-            Ok(n) => tracing::warn!(files = n, "removed uploads no record points at"),
-            Err(err) => tracing::warn!(error = %err, "the stray upload sweep failed"),
-        }
-    });
+    tokio::spawn(async move { sweep_leftovers(&sweep_db, &sweep_storage).await });
     let checkpoints = tokio::spawn(checkpoint(state.db.clone()));
     let rate_sweeps = state
         .rate_limiter
@@ -188,6 +180,34 @@ async fn accept_loop(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// Once per start: stored files no record accounts for. Uploads are stored and recorded, and
+/// deleted videos' files removed, on tasks no client can cancel, so only a stopped process
+/// leaves such files (`repo/stray_uploads.rs`, `repo/deleted_videos.rs`). Answers how many
+/// uploads and how many deleted videos' files it removed.
+pub async fn sweep_leftovers(db: &Db, storage: &Arc<dyn crate::storage::Storage>) -> (usize, usize) {
+    let uploads = match repo::stray_uploads::sweep(db, storage).await {
+        Ok(n) => n,
+        Err(err) => {
+            tracing::warn!(error = %err, "the stray upload sweep failed");
+            0
+        }
+    };
+    if uploads > 0 {
+        tracing::warn!(files = uploads, "removed uploads no record points at");
+    }
+    let videos = match repo::deleted_videos::sweep(db, storage).await {
+        Ok(n) => n,
+        Err(err) => {
+            tracing::warn!(error = %err, "the deleted videos' file sweep failed");
+            0
+        }
+    };
+    if videos > 0 {
+        tracing::warn!(files = videos, "removed files of deleted videos");
+    }
+    (uploads, videos)
 }
 
 async fn maintain(db: Db) {

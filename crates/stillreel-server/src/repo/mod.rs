@@ -13,9 +13,12 @@
 //! - [`webhooks`]: the webhook outbox: events, their delivery jobs and attempts.
 //! - [`uploads`]: uploaded files and the account's upload quota.
 //! - [`brand_kits`]: saved branding.
+//! - [`stray_uploads`], [`deleted_videos`]: the start-up sweeps of stored files no record
+//!   accounts for (an upload never recorded, a deleted video's files left by a stop).
 
 pub mod accounts;
 pub mod brand_kits;
+pub mod deleted_videos;
 pub mod graph;
 pub mod idempotency;
 pub mod orphans;

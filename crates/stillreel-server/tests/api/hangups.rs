@@ -20,6 +20,7 @@ crate::both_backends!(
     uploads_cut_off_after_the_body_leave_no_stray_file,
     parallel_deletes_answer_once_and_leave_no_folder,
     deletes_cut_off_after_the_body_leave_no_served_file,
+    a_deleted_videos_files_put_back_go_at_the_next_start,
 );
 
 crate::both_backends!(
@@ -304,4 +305,71 @@ async fn one_accounts_slow_uploads_do_not_hold_another_account(app: TestApp) {
         started.elapsed()
     );
     drop(held);
+}
+
+/// A process stopped between marking a video deleted and removing its files leaves them: the
+/// sweep the next start runs removes them (files and folders, served and private), and keeps
+/// every file of a video that is not deleted.
+async fn a_deleted_videos_files_put_back_go_at_the_next_start(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    let gone = uuid_of(&app.post("/api/v1/create_video", key, &create_body(2)).await);
+    render_all(&app, gone).await;
+    let kept = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
+    render_all(&app, kept).await;
+    let media = app.state.config.data_dir.join("media");
+    let folders = |id: Uuid| {
+        stillreel_server::repo::videos::folders_of(id).map(|f| media.join(f))
+    };
+    let contents = |id: Uuid| {
+        let mut files = BTreeMap::new();
+        for folder in folders(id) {
+            files_under(&media, &folder, &mut files);
+        }
+        files
+    };
+    let before: BTreeMap<String, Vec<u8>> = contents(gone)
+        .into_keys()
+        .map(|k| {
+            let bytes = std::fs::read(media.join(&k)).expect("read a stored file");
+            (k, bytes)
+        })
+        .collect();
+    assert!(
+        before.keys().any(|k| k.ends_with(".mp4")),
+        "the video has files: {before:?}"
+    );
+    let kept_files = contents(kept);
+    assert!(!kept_files.is_empty());
+
+    let r = app
+        .post("/api/v1/delete_video", key, &json!({"uuid": gone.to_string()}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    assert!(contents(gone).is_empty(), "delete_video removed the files");
+    // As if the process had stopped before removing them: every file back where it was.
+    for (k, bytes) in &before {
+        let path = media.join(k);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("make the folder");
+        std::fs::write(&path, bytes).expect("put the file back");
+    }
+    assert_eq!(contents(gone).len(), before.len());
+
+    let (_, removed) =
+        stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
+    assert_eq!(removed, before.len(), "every file put back was removed");
+    assert!(contents(gone).is_empty());
+    for folder in folders(gone) {
+        assert!(!folder.exists(), "{} is gone", folder.display());
+    }
+    assert_eq!(contents(kept), kept_files, "the other video's files are kept");
+    let video = app.get(&format!("/api/v1/get_video?uuid={kept}"), key).await;
+    assert_eq!(video.status, 200, "{}", video.json);
+    let url = video.json["video_url"].as_str().expect("a video url");
+    let path = url.split("/files/").nth(1).expect("a files url");
+    assert!(media.join(path).is_file(), "{url} is still stored");
+    // A second start finds nothing more.
+    let (_, again) =
+        stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
+    assert_eq!(again, 0);
 }
