@@ -186,7 +186,10 @@ async fn accept_loop(
 /// deleted videos' files removed, on tasks no client can cancel, so only a stopped process
 /// leaves such files (`repo/stray_uploads.rs`, `repo/deleted_videos.rs`). Answers how many
 /// uploads and how many deleted videos' files it removed.
-pub async fn sweep_leftovers(db: &Db, storage: &Arc<dyn crate::storage::Storage>) -> (usize, usize) {
+pub async fn sweep_leftovers(
+    db: &Db,
+    storage: &Arc<dyn crate::storage::Storage>,
+) -> (usize, usize) {
     let uploads = match repo::stray_uploads::sweep(db, storage).await {
         Ok(n) => n,
         Err(err) => {

@@ -132,9 +132,17 @@ fn role_rows(role: &str) -> Vec<(String, Row)> {
 /// The table. `listen` is the API's address every case runs with.
 fn table(listen: &str) -> Vec<(String, Row)> {
     let every = listen.replace("127.0.0.1", "0.0.0.0");
-    let row = |var: &str, values: &[&str]| (var.to_owned(), Row::Bad(values.iter().map(|v| bad(v)).collect()));
+    let row = |var: &str, values: &[&str]| {
+        (
+            var.to_owned(),
+            Row::Bad(values.iter().map(|v| bad(v)).collect()),
+        )
+    };
     let mut rows = vec![
-        row("STILLREEL_LISTEN", &["localhost", "127.0.0.1:99999", "8080", "127.0.0.1:x"]),
+        row(
+            "STILLREEL_LISTEN",
+            &["localhost", "127.0.0.1:99999", "8080", "127.0.0.1:x"],
+        ),
         (
             "STILLREEL_DATA_DIR".to_owned(),
             Row::NoBadValue(
@@ -148,7 +156,12 @@ fn table(listen: &str) -> Vec<(String, Row)> {
         row("STILLREEL_DATABASE_POOL_SIZE", &["0", "1001", "many", "-1"]),
         row(
             "STILLREEL_PUBLIC_URL",
-            &["http://", "ftp://x", "https://a.example?x=1", "video.example.com"],
+            &[
+                "http://",
+                "ftp://x",
+                "https://a.example?x=1",
+                "video.example.com",
+            ],
         ),
         row(
             "STILLREEL_FETCH_ALLOW",
@@ -181,15 +194,24 @@ fn table(listen: &str) -> Vec<(String, Row)> {
                 bad_with(listen, &[("STILLREEL_LISTEN", &every)]),
             ]),
         ),
-        row("STILLREEL_WORKER_LISTEN", &["9090", "localhost", "127.0.0.1:70000"]),
+        row(
+            "STILLREEL_WORKER_LISTEN",
+            &["9090", "localhost", "127.0.0.1:70000"],
+        ),
         row("STILLREEL_ACCOUNT_MAX_RUNNING", &["0", "x", "-2"]),
-        row("STILLREEL_MEDIA_MAX_BYTES", &["lots", "1,2,3", "40TiB", "-1"]),
+        row(
+            "STILLREEL_MEDIA_MAX_BYTES",
+            &["lots", "1,2,3", "40TiB", "-1"],
+        ),
         row("STILLREEL_MEDIA_MAX_PIXELS", &["0", "x", "-1"]),
         row("STILLREEL_FETCH_DEADLINE_SECS", &["0", "x", "-1"]),
         row("STILLREEL_FETCH_CONCURRENCY", &["0", "x"]),
         row("STILLREEL_FETCH_MIN_RATE", &["fast", "-1"]),
         row("STILLREEL_FETCH_RATE_WINDOW_SECS", &["0", "3601", "x"]),
-        row("STILLREEL_FFMPEG_MAX_MEMORY", &["on", "1", "255MiB", "lots"]),
+        row(
+            "STILLREEL_FFMPEG_MAX_MEMORY",
+            &["on", "1", "255MiB", "lots"],
+        ),
         row("STILLREEL_JOB_LEASE_SECS", &["1", "x", "-30"]),
         (
             "STILLREEL_SAMPLES_DIR".to_owned(),
@@ -205,7 +227,9 @@ fn table(listen: &str) -> Vec<(String, Row)> {
         ),
         (
             "STILLREEL_PROVIDER_TOKEN".to_owned(),
-            Row::NoBadValue("any text is a key; it is sent only when STILLREEL_PROVIDER_URL is set"),
+            Row::NoBadValue(
+                "any text is a key; it is sent only when STILLREEL_PROVIDER_URL is set",
+            ),
         ),
         (
             "STILLREEL_PROVIDER_TIMEOUT_SECS".to_owned(),
@@ -216,12 +240,18 @@ fn table(listen: &str) -> Vec<(String, Row)> {
             ]),
         ),
         row("STILLREEL_RATE_LIMIT", &["120", "10/fortnight", "fast"]),
-        row("STILLREEL_HTTP_HEADER_TIMEOUT_SECS", &["0", "3601", "x", "1.5"]),
+        row(
+            "STILLREEL_HTTP_HEADER_TIMEOUT_SECS",
+            &["0", "3601", "x", "1.5"],
+        ),
         row("STILLREEL_HTTP_IDLE_TIMEOUT_SECS", &["0", "3601", "x"]),
         row("STILLREEL_HTTP_BODY_TIMEOUT_SECS", &["0", "3601", "1.5"]),
         row("STILLREEL_HTTP_MAX_CONNECTIONS", &["0", "1000001", "x"]),
         row("STILLREEL_HTTP_ACCOUNT_UPLOADS", &["0", "1025", "many"]),
-        row("STILLREEL_HTTP_AUTH_FAILURES_PER_MIN", &["0", "1000001", "x"]),
+        row(
+            "STILLREEL_HTTP_AUTH_FAILURES_PER_MIN",
+            &["0", "1000001", "x"],
+        ),
         row("STILLREEL_DEFAULT_ENGINE", &["v26", "generative", "x"]),
         row(
             "STILLREEL_FFMPEG",
@@ -254,7 +284,9 @@ fn listed_variables() -> BTreeSet<String> {
             let line = line.trim_start_matches('#').trim();
             let (name, _) = line.split_once('=')?;
             (name.starts_with("STILLREEL_")
-                && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
             .then(|| name.to_owned())
         })
         .collect()
@@ -308,7 +340,10 @@ fn every_listed_setting_refuses_its_bad_values_before_anything_is_created() {
         "variables in .env.example without a row in this table: {missing:?}"
     );
     let stale: Vec<_> = covered.difference(&listed).collect();
-    assert!(stale.is_empty(), "rows for variables .env.example does not list: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "rows for variables .env.example does not list: {stale:?}"
+    );
 
     let mut failures = Vec::new();
     let mut cases = 0;
@@ -320,7 +355,10 @@ fn every_listed_setting_refuses_its_bad_values_before_anything_is_created() {
                 continue;
             }
         };
-        assert!(values.len() >= 2 || var.ends_with("_TOKEN"), "{var}: give several bad values");
+        assert!(
+            values.len() >= 2 || var.ends_with("_TOKEN"),
+            "{var}: give several bad values"
+        );
         for case in values {
             cases += 1;
             let dir = tempfile::tempdir().expect("temp dir");

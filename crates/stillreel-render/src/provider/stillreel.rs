@@ -93,7 +93,9 @@ pub enum ProviderSetupError {
     NotAUrl { url: String, reason: String },
     #[error("STILLREEL_PROVIDER_URL {0:?} must be an http or https URL with a host")]
     NotHttp(String),
-    #[error("STILLREEL_PROVIDER_TIMEOUT_SECS {0:?} is not a whole number of seconds from 1 to 3600")]
+    #[error(
+        "STILLREEL_PROVIDER_TIMEOUT_SECS {0:?} is not a whole number of seconds from 1 to 3600"
+    )]
     BadTimeout(String),
     #[error("provider client: {0}")]
     Client(String),

@@ -74,7 +74,8 @@ pub async fn get_brand_kits(
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
-    let (brand_kits, next_cursor) = brand_kits::list(&state.db, ctx.account_id, limit, after).await?;
+    let (brand_kits, next_cursor) =
+        brand_kits::list(&state.db, ctx.account_id, limit, after).await?;
     Ok(Json(BrandKitList {
         brand_kits,
         next_cursor,

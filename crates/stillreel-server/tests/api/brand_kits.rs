@@ -345,18 +345,30 @@ async fn brand_kits_are_listed_a_page_at_a_time(app: TestApp) {
     let first = app.get("/api/v1/get_brand_kits", key).await;
     assert_eq!(first.status, 200, "{}", first.json);
     assert_eq!(uuids(&first), made[..20]);
-    let cursor = first.json["next_cursor"].as_str().expect("a next page").to_owned();
+    let cursor = first.json["next_cursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
     // A kit saved while the client pages through comes after the ones it had not seen.
     let late = app.post("/api/v1/create_brand_kit", key, &kit()).await;
     assert_eq!(late.status, 200, "{}", late.json);
     made.push(late.json["uuid"].clone());
     let second = app
-        .get(&format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"), key)
+        .get(
+            &format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"),
+            key,
+        )
         .await;
     assert_eq!(uuids(&second), made[20..24]);
-    let cursor = second.json["next_cursor"].as_str().expect("a third page").to_owned();
+    let cursor = second.json["next_cursor"]
+        .as_str()
+        .expect("a third page")
+        .to_owned();
     let third = app
-        .get(&format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"), key)
+        .get(
+            &format!("/api/v1/get_brand_kits?limit=4&cursor={cursor}"),
+            key,
+        )
         .await;
     assert_eq!(uuids(&third), made[24..]);
     assert_eq!(third.json["next_cursor"], serde_json::Value::Null);
@@ -375,7 +387,9 @@ async fn brand_kits_are_listed_a_page_at_a_time(app: TestApp) {
         ("limit=two", "limit"),
         ("cursor=nope", "cursor"),
     ] {
-        let r = app.get(&format!("/api/v1/get_brand_kits?{query}"), key).await;
+        let r = app
+            .get(&format!("/api/v1/get_brand_kits?{query}"), key)
+            .await;
         r.assert_error(422, "validation_failed");
         assert_eq!(r.details()[0].0, field, "{query}");
     }

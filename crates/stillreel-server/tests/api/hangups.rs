@@ -318,9 +318,7 @@ async fn a_deleted_videos_files_put_back_go_at_the_next_start(app: TestApp) {
     let kept = uuid_of(&app.post("/api/v1/create_video", key, &create_body(1)).await);
     render_all(&app, kept).await;
     let media = app.state.config.data_dir.join("media");
-    let folders = |id: Uuid| {
-        stillreel_server::repo::videos::folders_of(id).map(|f| media.join(f))
-    };
+    let folders = |id: Uuid| stillreel_server::repo::videos::folders_of(id).map(|f| media.join(f));
     let contents = |id: Uuid| {
         let mut files = BTreeMap::new();
         for folder in folders(id) {
@@ -343,7 +341,11 @@ async fn a_deleted_videos_files_put_back_go_at_the_next_start(app: TestApp) {
     assert!(!kept_files.is_empty());
 
     let r = app
-        .post("/api/v1/delete_video", key, &json!({"uuid": gone.to_string()}))
+        .post(
+            "/api/v1/delete_video",
+            key,
+            &json!({"uuid": gone.to_string()}),
+        )
         .await;
     assert_eq!(r.status, 200, "{}", r.json);
     assert!(contents(gone).is_empty(), "delete_video removed the files");
@@ -355,21 +357,25 @@ async fn a_deleted_videos_files_put_back_go_at_the_next_start(app: TestApp) {
     }
     assert_eq!(contents(gone).len(), before.len());
 
-    let (_, removed) =
-        stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
+    let (_, removed) = stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
     assert_eq!(removed, before.len(), "every file put back was removed");
     assert!(contents(gone).is_empty());
     for folder in folders(gone) {
         assert!(!folder.exists(), "{} is gone", folder.display());
     }
-    assert_eq!(contents(kept), kept_files, "the other video's files are kept");
-    let video = app.get(&format!("/api/v1/get_video?uuid={kept}"), key).await;
+    assert_eq!(
+        contents(kept),
+        kept_files,
+        "the other video's files are kept"
+    );
+    let video = app
+        .get(&format!("/api/v1/get_video?uuid={kept}"), key)
+        .await;
     assert_eq!(video.status, 200, "{}", video.json);
     let url = video.json["video_url"].as_str().expect("a video url");
     let path = url.split("/files/").nth(1).expect("a files url");
     assert!(media.join(path).is_file(), "{url} is still stored");
     // A second start finds nothing more.
-    let (_, again) =
-        stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
+    let (_, again) = stillreel_server::serve::sweep_leftovers(app.db(), &app.state.storage).await;
     assert_eq!(again, 0);
 }
