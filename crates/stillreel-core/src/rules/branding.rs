@@ -133,7 +133,8 @@ fn lookup<'t>(
             path,
             ErrorCode::TemplateUnknown,
             format!(
-                "no template is called {id:?}; {kind} templates: {}",
+                "no template is called {:?}; {kind} templates: {}",
+                crate::error::echoed(id),
                 crate::types::enums::join_or(known.into_iter())
             ),
         );
@@ -162,15 +163,17 @@ fn check_values(
 ) -> BTreeMap<String, TemplateValue> {
     let mut values = BTreeMap::new();
     for (position, (key, value)) in config.iter().enumerate() {
-        let field_path = path.member(key, position);
+        // The key is the client's: repeated only up to `ECHO_MAX_CHARS`.
+        let field_path = path.member(crate::error::clipped(key), position);
         let Some(field) = template.field(key) else {
             let keys: Vec<&str> = template.fields.iter().map(|f| f.key.as_str()).collect();
             errors.push(
                 &field_path,
                 ErrorCode::TemplateFieldUnknown,
                 format!(
-                    "{} has no field {key:?}; its fields are {}",
+                    "{} has no field {:?}; its fields are {}",
                     template.id,
+                    crate::error::echoed(key),
                     crate::types::enums::join_or(keys.into_iter())
                 ),
             );
