@@ -73,8 +73,9 @@ async fn presigned(State(state): State<AppState>, UrlPath(key): UrlPath<String>)
 }
 
 /// `GET /samples/{name}`: the bundled sample pictures (`STILLREEL_SAMPLES_DIR`), so the
-/// README's demo has images to point at without any outside server. Only pictures directly in
-/// that folder: not its README, generator script or anything else an operator puts there.
+/// README's demo has images to point at without any outside server, and any song an operator
+/// puts beside them (a demo with music works offline too). Only pictures and sound files
+/// directly in that folder: not its README, generator script or anything else there.
 pub fn samples(root: &Path) -> Router<AppState> {
     Router::new()
         .nest_service(
@@ -99,7 +100,8 @@ pub fn is_media_path(path: &str) -> bool {
             .all(|segment| !segment.starts_with('.') && !segment.ends_with(".part"))
 }
 
-/// Whether a `/samples/...` path names a picture directly in the samples folder.
+/// Whether a `/samples/...` path names a picture or a sound file directly in the samples
+/// folder (the renderer reads samples by this same rule).
 pub fn is_sample_path(path: &str) -> bool {
     let Some(name) = path.strip_prefix("/samples/") else {
         return false;
@@ -113,7 +115,7 @@ pub fn is_sample_path(path: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         && matches!(
             ext.to_ascii_lowercase().as_str(),
-            "jpg" | "jpeg" | "png" | "webp"
+            "jpg" | "jpeg" | "png" | "webp" | "mp3" | "m4a" | "aac" | "ogg" | "wav" | "flac"
         )
 }
 
@@ -195,6 +197,9 @@ mod tests {
         assert!(is_sample_path("/samples/house-bungalow.jpg"));
         assert!(is_sample_path("/samples/house-modern.webp"));
         assert!(is_sample_path("/samples/logo.PNG"));
+        assert!(is_sample_path("/samples/theme.mp3"));
+        assert!(is_sample_path("/samples/theme.ogg"));
+        assert!(!is_sample_path("/samples/theme.mp3.txt"));
         assert!(!is_sample_path("/samples/README.md"));
         assert!(!is_sample_path("/samples/generate.py"));
         assert!(!is_sample_path("/samples/.secret.jpg"));

@@ -37,7 +37,7 @@ impl ServerFiles {
                 .flatten();
         }
         if let Some(name) = path.strip_prefix("/samples/") {
-            // Exactly what `GET /samples/` serves (a picture directly in the folder), by the
+            // Exactly what `GET /samples/` serves (a picture or song directly in the folder), by the
             // route's own rule: nothing the route refuses can be read through a media URL.
             if !crate::routes::files::is_sample_path(path) {
                 return None;
