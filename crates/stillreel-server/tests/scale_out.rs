@@ -31,7 +31,7 @@ use common::process::{free_port, get_url, header, http, http_body, wait_healthy}
 use common::{Backend, TestDb};
 use futures_util::StreamExt;
 use object_store::path::Path as ObjectPath;
-use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{Attributes, ObjectStore, ObjectStoreExt, PutOptions, PutPayload};
 use serde_json::{Value, json};
 use stillreel_render::ObjectStorage;
 use stillreel_server::config::DatabaseConfig;
@@ -60,37 +60,49 @@ const SAMPLES: [&str; 6] = [
 // ---------------------------------------------------------------------------------------
 // Processes
 
-/// Every object of the bucket with its bytes.
-fn snapshot(storage: &ObjectStorage, rt: &tokio::runtime::Runtime) -> Vec<(ObjectPath, Vec<u8>)> {
+/// Every object of the bucket with its bytes and attributes (its content type: a restored
+/// object must be served as the worker stored it).
+fn snapshot(storage: &ObjectStorage, rt: &tokio::runtime::Runtime) -> Vec<Stored> {
     rt.block_on(async {
         let store = storage.store();
         let metas: Vec<_> = store.list(None).collect().await;
         let mut out = Vec::new();
         for meta in metas {
             let meta = meta.expect("list the bucket");
-            let bytes = store
-                .get(&meta.location)
-                .await
-                .expect("get an object")
-                .bytes()
-                .await
-                .expect("read an object");
-            out.push((meta.location, bytes.to_vec()));
+            let got = store.get(&meta.location).await.expect("get an object");
+            let attributes = got.attributes.clone();
+            let bytes = got.bytes().await.expect("read an object");
+            out.push(Stored {
+                path: meta.location,
+                bytes: bytes.to_vec(),
+                attributes,
+            });
         }
         out
     })
 }
 
-fn restore(
-    storage: &ObjectStorage,
-    rt: &tokio::runtime::Runtime,
-    objects: &[(ObjectPath, Vec<u8>)],
-) {
+/// One object of a [`snapshot`].
+struct Stored {
+    path: ObjectPath,
+    bytes: Vec<u8>,
+    attributes: Attributes,
+}
+
+fn restore(storage: &ObjectStorage, rt: &tokio::runtime::Runtime, objects: &[Stored]) {
     rt.block_on(async {
         let store = storage.store();
-        for (path, bytes) in objects {
+        for object in objects {
+            let options = PutOptions {
+                attributes: object.attributes.clone(),
+                ..PutOptions::default()
+            };
             store
-                .put(path, PutPayload::from(bytes.clone()))
+                .put_opts(
+                    &object.path,
+                    PutPayload::from(object.bytes.clone()),
+                    options,
+                )
                 .await
                 .expect("restore an object");
         }
