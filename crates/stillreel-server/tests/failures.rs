@@ -132,6 +132,26 @@ async fn broken_media_server() -> String {
     });
     format!("http://{addr}")
 }
+/// Sends a combine that must be accepted and then fail; answers its final record.
+async fn combine_fails(app: &TestApp, key: &str, body: &Value) -> Value {
+    let r = app.post("/api/v1/combine_video_clips", key, body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let failed = wait_final(app, key, &id, false).await;
+    assert_eq!(failed["status"], "error", "{failed}");
+    failed
+}
+
+/// The local file of clip `i` of a completed video's record.
+fn stored_clip_path(app: &TestApp, done: &Value, i: usize) -> std::path::PathBuf {
+    let clip_url = done["video_clips"][i]["clip_url"]
+        .as_str()
+        .expect("clip_url");
+    let stored = clip_url
+        .strip_prefix(&format!("{}/files/", app.base))
+        .expect("a stored file");
+    app.state.storage.local_path(stored).expect("local storage")
+}
 
 /// Polls `get_video` until the video is final (and, with `branded`, its branded render too).
 async fn wait_final(app: &TestApp, key: &str, uuid: &str, branded: bool) -> Value {
@@ -355,11 +375,7 @@ async fn a_combine_names_the_clip_or_the_music_that_failed(app: TestApp) {
     // Music that is not audio, with clips that are fine.
     let mut body = combine_body(&clips[..2]);
     body["audio_url"] = json!(format!("{media}/noise.mp3"));
-    let r = app.post("/api/v1/combine_video_clips", key, &body).await;
-    assert_eq!(r.status, 200, "{}", r.json);
-    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
-    let failed = wait_final(&app, key, &id, false).await;
-    assert_eq!(failed["status"], "error", "{failed}");
+    let failed = combine_fails(&app, key, &body).await;
     assert_failure(
         &failed["error"],
         "media_unsupported",
@@ -372,25 +388,9 @@ async fn a_combine_names_the_clip_or_the_music_that_failed(app: TestApp) {
     );
 
     // The third clip's file gone from storage (the record still names it).
-    let clip_url = done["video_clips"][2]["clip_url"]
-        .as_str()
-        .expect("clip_url");
-    let stored = clip_url
-        .strip_prefix(&format!("{}/files/", app.base))
-        .expect("a stored file");
-    let path = app.state.storage.local_path(stored).expect("local storage");
+    let path = stored_clip_path(&app, &done, 2);
     std::fs::remove_file(&path).expect("remove the clip's file");
-    let r = app
-        .post(
-            "/api/v1/combine_video_clips",
-            key,
-            &combine_body(&[clips[0], clips[2]]),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.json);
-    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
-    let failed = wait_final(&app, key, &id, false).await;
-    assert_eq!(failed["status"], "error", "{failed}");
+    let failed = combine_fails(&app, key, &combine_body(&[clips[0], clips[2]])).await;
     assert_failure(
         &failed["error"],
         "clip_unavailable",
@@ -404,25 +404,9 @@ async fn a_combine_names_the_clip_or_the_music_that_failed(app: TestApp) {
     );
 
     // The second clip's file overwritten with noise: ffmpeg cannot read it.
-    let clip_url = done["video_clips"][1]["clip_url"]
-        .as_str()
-        .expect("clip_url");
-    let stored = clip_url
-        .strip_prefix(&format!("{}/files/", app.base))
-        .expect("a stored file");
-    let path = app.state.storage.local_path(stored).expect("local storage");
+    let path = stored_clip_path(&app, &done, 1);
     std::fs::write(&path, noise_mp3()).expect("overwrite the clip's file");
-    let r = app
-        .post(
-            "/api/v1/combine_video_clips",
-            key,
-            &combine_body(&[clips[0], clips[1]]),
-        )
-        .await;
-    assert_eq!(r.status, 200, "{}", r.json);
-    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
-    let failed = wait_final(&app, key, &id, false).await;
-    assert_eq!(failed["status"], "error", "{failed}");
+    let failed = combine_fails(&app, key, &combine_body(&[clips[0], clips[1]])).await;
     assert_failure(
         &failed["error"],
         "clip_unavailable",
