@@ -143,7 +143,7 @@ async fn combine_fails(app: &TestApp, key: &str, body: &Value) -> Value {
 }
 
 /// The local file of clip `i` of a completed video's record.
-fn stored_clip_path(app: &TestApp, done: &Value, i: usize) -> std::path::PathBuf {
+fn stored_clip_path(app: &TestApp, done: &Value, i: usize) -> PathBuf {
     let clip_url = done["video_clips"][i]["clip_url"]
         .as_str()
         .expect("clip_url");
