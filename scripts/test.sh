@@ -10,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR=never
+# No incremental caches: a clean clone's test build is one pass, and incremental data roughly
+# doubled the build directory (a CI run on a clone filled the machine's disk with it).
+export CARGO_INCREMENTAL=0
 
 step() { printf '\n==> %s\n' "$*"; }
 
