@@ -24,6 +24,7 @@ use stillreel_server::repo::accounts::{self, NewAccount};
 use stillreel_server::{AppState, Db};
 use tokio::sync::oneshot;
 
+pub mod cog;
 pub mod moto;
 pub mod process;
 
