@@ -59,6 +59,17 @@ if ! "$MOTO_VENV/bin/moto_server" --help >/dev/null 2>&1; then
   python3 -m venv "$MOTO_VENV"
   "$MOTO_VENV/bin/pip" install --quiet --disable-pip-version-check "moto[server]"
 fi
+# Replicate's Cog (PyPI `cog`, which brings coglet, its HTTP server) for the cog suite
+# (scripts/suites/35-cog.sh): the tests start it without Docker, one server per test model of
+# tests/cog/. In a virtual environment under target/, like moto.
+COG_VERSION=0.23.1
+COG_VENV="$(cd "$(dirname "$0")/.." && pwd)/target/cog/venv"
+if ! "$COG_VENV/bin/python" -c "import coglet, cog, sys; sys.exit(cog.__version__ != '$COG_VERSION')" 2>/dev/null; then
+  echo "setup: installing cog $COG_VERSION into $COG_VENV"
+  rm -rf "$COG_VENV"
+  python3 -m venv "$COG_VENV"
+  "$COG_VENV/bin/pip" install --quiet --disable-pip-version-check "cog==$COG_VERSION"
+fi
 # s3rver (npm) refuses access key ids other than its own, which moto does not: the tests
 # start it to check the error for a wrong key. Also under target/.
 S3RVER_VERSION=3.7.1
