@@ -5,7 +5,7 @@
 
 use crate::depth::DepthError;
 use crate::fetch::FetchError;
-use crate::provider::ProviderError;
+use crate::provider::{ProviderError, Role};
 use crate::runner::RenderError;
 
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
@@ -43,9 +43,15 @@ pub enum JobFailure {
     /// ffmpeg or a file step failed.
     #[error(transparent)]
     Render(#[from] RenderError),
-    /// The generative provider failed for a clip's vfx; `field` is `image_inputs[i].vfx`.
-    #[error("{field}: {error}")]
-    Provider { field: String, error: ProviderError },
+    /// A model call failed; `field` is `image_inputs[i].vfx` (the clip's effect) or
+    /// `image_inputs[i]` (its depth map, its generated clip); `role` names the model in the
+    /// message (`None`: no role serves the request).
+    #[error("{field}: {}", error.describe(role_subject(*role)))]
+    Provider {
+        field: String,
+        role: Option<Role>,
+        error: ProviderError,
+    },
     /// A clip's depth map cannot be used (not a grey PNG, colourised, another aspect ratio
     /// than the photo's); `field` is `image_inputs[i]`. The clip fails rather than move wrongly.
     #[error("{field}: {error}")]
@@ -109,7 +115,7 @@ impl JobFailure {
                 "the render took too long and was stopped".to_owned()
             }
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
-            JobFailure::Provider { error, .. } => error.to_string(),
+            JobFailure::Provider { error, role, .. } => error.describe(role_subject(*role)),
             JobFailure::Depth { error, .. } => error.to_string(),
             JobFailure::Input { message, .. } => message.clone(),
         }
@@ -131,6 +137,11 @@ impl JobFailure {
             JobFailure::Depth { .. } | JobFailure::Input { .. } => false,
         }
     }
+}
+
+/// Who a provider failure names: the role's model, or the provider in general.
+fn role_subject(role: Option<Role>) -> &'static str {
+    role.map_or("the model provider", Role::subject)
 }
 
 /// `field: message`, or the message alone when it already starts with the field (size and

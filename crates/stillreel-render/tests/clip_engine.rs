@@ -193,7 +193,7 @@ async fn a_generative_clip_without_the_clip_role_fails_naming_it() {
         .await
         .expect_err("no clip role");
     match e {
-        JobFailure::Provider { field, error } => {
+        JobFailure::Provider { field, error, .. } => {
             // Both clips fail; they render two at a time, so either may be the one reported.
             assert!(
                 field == "image_inputs[0]" || field == "image_inputs[1]",

@@ -246,17 +246,25 @@ async fn cog_busy_is_retried_and_data_outputs_decoded() {
     assert_eq!(still_bytes(out.expect("staged")), double.payload());
     assert_eq!(double.creates(), 3);
     let seen = double.seen();
-    assert_eq!(seen[0].path, "/predictions");
-    assert!(seen[0].header("prefer").is_none());
-    assert!(seen[0].json()["input"]["prompt"].is_string());
+    // The health is read before the role's first prediction.
+    assert_eq!(seen[0].path, "/health-check");
+    assert_eq!(seen[1].path, "/predictions");
+    assert!(seen[1].header("prefer").is_none());
+    assert!(seen[1].json()["input"]["prompt"].is_string());
+    assert!(
+        seen[1].json()["id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("stillreel-")),
+        "a Cog prediction carries our id, so it can be canceled"
+    );
 
     let cog = config(&double, Role::Staging, Protocol::Cog, 5);
     let health = stillreel_render::provider::replicate::health_check(&cog);
     assert_eq!(health.url, format!("{}/health-check", double.base));
     let answer = reqwest_get(&health.url).await;
     assert_eq!(
-        stillreel_render::provider::replicate::parse_health(&answer),
-        Ok(true)
+        stillreel_render::provider::health::parse(&answer, None),
+        Ok(stillreel_render::provider::Health::Ready)
     );
 
     let failing = ModelHostDouble::start(Flavor::Cog, Script::Failed, Payload::Staged).await;
@@ -267,6 +275,17 @@ async fn cog_busy_is_retried_and_data_outputs_decoded() {
         e,
         ProviderError::ModelFailed("RuntimeError: model weights missing".into())
     );
+}
+
+/// A hosted prediction whose answer lacks `urls.get` is polled at the predictions endpoint
+/// with its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prediction_without_urls_get_is_polled_by_its_id() {
+    let double = ModelHostDouble::start(Flavor::Replicate, Script::NoGetUrl, Payload::Staged).await;
+    let out = call(&double, Role::Staging, Protocol::Replicate, 30).await;
+    assert_eq!(still_bytes(out.expect("staged")), double.payload());
+    assert_eq!(double.polls(), 2);
+    assert!(double.seen().iter().any(|s| s.path == "/v1/predictions/p1"));
 }
 
 async fn reqwest_get(url: &str) -> stillreel_render::provider::http::Answer {

@@ -9,12 +9,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use stillreel_core::{CameraMotion, Vfx, VfxType};
 
+use super::error::ProviderError;
+use super::health::{self, Health, HealthBoard};
 use super::http::Driver;
 use super::prompt::{self, InputFacts, PromptFacts};
 use super::role::{OutputKind, Protocol, ProviderRoles, Role, RoleConfig};
 use super::stillreel::{
-    MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderError, ProviderOutput,
-    ProviderSetupError,
+    MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError,
 };
 use super::{openai, replicate};
 use crate::depth::DepthMap;
@@ -42,6 +43,7 @@ pub struct RoleRequest<'a> {
 pub struct RoleClient {
     config: RoleConfig,
     http: reqwest::Client,
+    health: HealthBoard,
 }
 
 impl RoleClient {
@@ -54,11 +56,38 @@ impl RoleClient {
             .no_proxy()
             .build()
             .map_err(|e| ProviderSetupError::Client(e.to_string()))?;
-        Ok(RoleClient { config, http })
+        Ok(RoleClient {
+            config,
+            http,
+            health: HealthBoard::default(),
+        })
     }
 
     pub fn config(&self) -> &RoleConfig {
         &self.config
+    }
+
+    /// The role's health as last seen (by a call, or by [`RoleClient::check_health`]).
+    pub fn health(&self) -> Health {
+        self.health.get()
+    }
+
+    /// Asks a Cog container for its health once, within `limit`, and keeps the answer (what
+    /// the server logs at start-up). Other protocols have no health check: `unchecked`.
+    pub async fn check_health(&self, limit: Duration) -> Health {
+        if self.config.protocol != Protocol::Cog {
+            return self.health.get();
+        }
+        let driver = Driver::new(self.http.clone(), limit);
+        let state = match driver.send(&replicate::health_check(&self.config)).await {
+            Ok(answer) => {
+                health::parse(&answer, self.config.token.as_deref()).unwrap_or(Health::Unknown)
+            }
+            Err(ProviderError::TimedOut(_)) => Health::Unknown,
+            Err(_) => Health::Unreachable,
+        };
+        self.health.set(state.clone());
+        state
     }
 
     /// The parameters that decide the answer besides the picture (for the result cache): the
@@ -125,7 +154,7 @@ impl RoleClient {
                     BASE64.encode(request.image)
                 );
                 let input = self.input(request, &image, &prompt);
-                replicate::run(&driver, &self.config, input, kind).await?
+                replicate::run(&driver, &self.config, input, kind, &self.health).await?
             }
             Protocol::OpenAi => {
                 let edit = openai::Edit {

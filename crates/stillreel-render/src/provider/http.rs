@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 
-use super::stillreel::{MAX_ANSWER_BYTES, ProviderError};
+use super::error::ProviderError;
+use super::stillreel::MAX_ANSWER_BYTES;
 
 /// A request, as data.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,8 +163,19 @@ impl Driver {
         refusal: impl Fn(&Answer) -> Option<ProviderError>,
     ) -> Result<Answer, ProviderError> {
         let mut attempt = 0u32;
+        let mut unreachable_since: Option<Instant> = None;
         loop {
             let answer = self.send(exchange).await;
+            if matches!(answer, Err(ProviderError::Unreachable)) {
+                // A host that refuses connections for this long is down, not restarting: the
+                // job is retried later instead of waiting out the role's whole time limit.
+                let since = *unreachable_since.get_or_insert_with(Instant::now);
+                if since.elapsed() >= UNREACHABLE_BUDGET {
+                    return answer;
+                }
+            } else {
+                unreachable_since = None;
+            }
             let wait = match &answer {
                 Ok(a) if a.is_success() => return answer,
                 Ok(a) => {
@@ -203,6 +215,9 @@ impl Driver {
         Ok(())
     }
 }
+
+/// How long one call keeps retrying a host that cannot be reached at all.
+pub const UNREACHABLE_BUDGET: Duration = Duration::from_secs(30);
 
 /// 429, Cog's 409 (busy with another prediction), 5xx.
 pub fn is_retryable(status: u16) -> bool {

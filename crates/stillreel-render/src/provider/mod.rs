@@ -6,6 +6,8 @@
 //! every answer as untrusted input. docs/PROVIDERS.md is the operator's side of this.
 
 pub mod client;
+pub mod error;
+pub mod health;
 pub mod http;
 pub mod openai;
 pub mod placeholder;
@@ -16,9 +18,11 @@ pub mod settings;
 pub mod stillreel;
 
 pub use client::{Providers, RoleClient, RoleRequest, check_answer};
+pub use error::ProviderError;
+pub use health::{Health, HealthBoard};
 pub use role::{Model, OutputKind, Protocol, ProviderRoles, Role, RoleConfig};
 pub use settings::RoleSetupError;
 pub use stillreel::{
-    DEFAULT_TIMEOUT_SECS, MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderError,
-    ProviderOutput, ProviderSetupError, decode_answer,
+    DEFAULT_TIMEOUT_SECS, MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderOutput,
+    ProviderSetupError, decode_answer,
 };

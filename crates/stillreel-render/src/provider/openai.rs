@@ -8,9 +8,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::Value;
 
+use super::error::ProviderError;
 use super::http::{Answer, Driver, Exchange, safe_message};
 use super::role::{Model, RoleConfig};
-use super::stillreel::ProviderError;
 use crate::fetch::MediaFormat;
 
 /// What one edit sends.

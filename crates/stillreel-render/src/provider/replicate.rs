@@ -8,17 +8,19 @@
 //! polled at its `urls.get` with backoff until `succeeded`, `failed` or `canceled`. Outputs
 //! are URLs the host deletes after about an hour, so they are downloaded at once.
 //!
-//! Cog: `POST {base}/predictions` answers when the prediction is done, outputs as `data:`
-//! URIs; `409` while it runs another prediction (retried like a rate limit);
-//! `GET {base}/health-check` tells whether the model is ready.
+//! Cog: `POST {base}/predictions` with an `id` of ours answers when the prediction is done,
+//! outputs as `data:` URIs; `409` while it runs another prediction (retried like a rate
+//! limit); `503` while it cannot take one, when `GET {base}/health-check` tells why (see
+//! `health`); at the time limit, `POST {base}/predictions/{id}/cancel` frees the container.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use serde_json::{Map, Value, json};
 
+use super::error::ProviderError;
+use super::health::{self, Health, HealthBoard};
 use super::http::{Answer, Driver, Exchange, poll_delay, safe_message};
 use super::role::{Model, OutputKind, Protocol, RoleConfig};
-use super::stillreel::ProviderError;
 
 /// The prediction's state, as the protocol names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct Prediction {
     pub error: Option<String>,
     /// Where to poll it (hosted only).
     pub get_url: Option<String>,
+    /// Its id (hosted: where to poll it when `urls.get` is missing).
+    pub id: Option<String>,
 }
 
 /// How long a hosted create call asks the host to hold its answer (`Prefer: wait=N`): the
@@ -63,15 +67,17 @@ pub fn prefer_wait_secs(config: &RoleConfig) -> u64 {
     config.timeout.as_secs().clamp(1, 60)
 }
 
-/// The request that starts a prediction with `input`.
-pub fn create(config: &RoleConfig, input: Map<String, Value>) -> Exchange {
+/// The request that starts a prediction with `input`; `id` names it on a Cog container (so
+/// it can be canceled), hosted predictions get their id from the host.
+pub fn create(config: &RoleConfig, input: Map<String, Value>, id: &str) -> Exchange {
     let base = &config.url;
     let token = config.token.as_deref();
     match config.protocol {
-        Protocol::Cog => {
-            Exchange::post_json(format!("{base}/predictions"), &json!({ "input": input }))
-                .bearer(token)
-        }
+        Protocol::Cog => Exchange::post_json(
+            format!("{base}/predictions"),
+            &json!({ "id": id, "input": input }),
+        )
+        .bearer(token),
         _ => {
             let (url, body) = match &config.model {
                 Some(Model::Replicate {
@@ -104,20 +110,37 @@ pub fn poll(config: &RoleConfig, get_url: &str) -> Exchange {
     Exchange::get(get_url).bearer(config.token.as_deref())
 }
 
+/// Where a running hosted prediction is read: its `urls.get`, or, when the host left that
+/// out, the predictions endpoint with its id.
+pub fn poll_url(config: &RoleConfig, prediction: &Prediction) -> Option<String> {
+    prediction.get_url.clone().or_else(|| {
+        prediction
+            .id
+            .as_deref()
+            .filter(|id| {
+                !id.is_empty()
+                    && id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+            .map(|id| format!("{}/v1/predictions/{id}", config.url))
+    })
+}
+
+/// The request that cancels Cog prediction `id` (the container then takes the next one).
+pub fn cancel(config: &RoleConfig, id: &str) -> Exchange {
+    Exchange {
+        method: super::http::Method::Post,
+        url: format!("{}/predictions/{id}/cancel", config.url),
+        headers: Vec::new(),
+        body: Vec::new(),
+    }
+    .bearer(config.token.as_deref())
+}
+
 /// The request that asks a Cog container whether its model is ready.
 pub fn health_check(config: &RoleConfig) -> Exchange {
     Exchange::get(format!("{}/health-check", config.url)).bearer(config.token.as_deref())
-}
-
-/// Whether a Cog health check says the model can take a prediction (`READY`, or `BUSY` with
-/// another one).
-pub fn parse_health(answer: &Answer) -> Result<bool, ProviderError> {
-    let value: Value = serde_json::from_slice(&answer.body)
-        .map_err(|_| ProviderError::Invalid("the health check is not JSON".into()))?;
-    Ok(matches!(
-        value.get("status").and_then(Value::as_str),
-        Some("READY" | "BUSY")
-    ))
 }
 
 /// A 2xx answer describing a prediction.
@@ -142,6 +165,7 @@ pub fn parse_prediction(answer: &Answer) -> Result<Prediction, ProviderError> {
             .pointer("/urls/get")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        id: value.get("id").and_then(Value::as_str).map(str::to_owned),
     })
 }
 
@@ -175,10 +199,25 @@ pub fn failure(prediction: &Prediction, token: Option<&str>) -> ProviderError {
     if mentions_policy(&text.to_ascii_lowercase()) {
         return ProviderError::ContentPolicy;
     }
-    if text.trim().is_empty() {
+    let text = without_failed_prefix(&text);
+    if text.is_empty() {
         return ProviderError::ModelFailed("no reason given".into());
     }
-    ProviderError::ModelFailed(safe_message(&text, token))
+    ProviderError::ModelFailed(safe_message(text, token))
+}
+
+/// Cog puts "Prediction failed: " in front of the model's exception, twice in 0.23; the
+/// message already says the model failed.
+fn without_failed_prefix(text: &str) -> &str {
+    let mut rest = text.trim();
+    while let Some(tail) = rest
+        .get(.."prediction failed:".len())
+        .filter(|head| head.eq_ignore_ascii_case("prediction failed:"))
+        .map(|head| &rest[head.len()..])
+    {
+        rest = tail.trim_start();
+    }
+    rest
 }
 
 fn mentions_quota(detail: &str) -> bool {
@@ -207,7 +246,8 @@ fn mentions_policy(detail: &str) -> bool {
     .any(|w| detail.contains(w))
 }
 
-/// The human part of an error answer: problem details' `detail` (and `title`), a plain
+/// The human part of an error answer: problem details' `detail` (and `title`), a validation
+/// error list's `detail: [{loc, msg}]` (Cog's 422: `input_image: Field required`), a plain
 /// `error` string or object's `message`, or nothing.
 pub fn error_text(body: &[u8]) -> String {
     let Ok(value) = serde_json::from_slice::<Value>(body) else {
@@ -215,10 +255,36 @@ pub fn error_text(body: &[u8]) -> String {
     };
     let pick = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
     pick(&value, "detail")
+        .or_else(|| value.get("detail").and_then(validation_list))
         .or_else(|| pick(&value, "title"))
         .or_else(|| pick(&value, "error"))
         .or_else(|| value.get("error").and_then(|e| pick(e, "message")))
         .unwrap_or_else(|| String::from("no error details"))
+}
+
+/// `[{loc: ["body", "input", "input_image"], msg: "Field required"}, …]` as
+/// `input_image: Field required; …`: the last part of `loc` names the input.
+fn validation_list(detail: &Value) -> Option<String> {
+    let items = detail.as_array()?;
+    let lines: Vec<String> = items
+        .iter()
+        .filter_map(|item| {
+            let msg = item.get("msg").and_then(Value::as_str)?;
+            let name = item
+                .get("loc")
+                .and_then(Value::as_array)
+                .and_then(|loc| loc.last())
+                .map(|last| match last {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+            Some(match name {
+                Some(name) => format!("{name}: {msg}"),
+                None => msg.to_owned(),
+            })
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("; "))
 }
 
 /// Where a prediction's output is.
@@ -284,26 +350,75 @@ pub fn download(config: &RoleConfig, url: &str) -> Exchange {
     Exchange::get(url).bearer(config.token.as_deref().filter(|_| same_host))
 }
 
-/// Runs one prediction to its end and answers its output's bytes and media type.
+/// Runs one prediction to its end and answers its output's bytes and media type. A Cog
+/// container's health is read first (see `health`), and its prediction canceled when the time
+/// limit passes; `health` keeps what was learnt for `/get_engines`.
 pub async fn run(
     driver: &Driver,
     config: &RoleConfig,
     input: Map<String, Value>,
     kind: OutputKind,
+    health: &HealthBoard,
+) -> Result<(Vec<u8>, Option<String>), ProviderError> {
+    let id = format!("stillreel-{}", uuid::Uuid::new_v4().simple());
+    let result = predict(driver, config, input, kind, health, &id).await;
+    if config.protocol == Protocol::Cog {
+        match &result {
+            Err(ProviderError::TimedOut(_)) => cancel_quietly(config, &id).await,
+            Err(ProviderError::Unreachable) => health.set(Health::Unreachable),
+            Ok(_) => health.set(Health::Ready),
+            Err(_) => {}
+        }
+    }
+    result
+}
+
+async fn predict(
+    driver: &Driver,
+    config: &RoleConfig,
+    input: Map<String, Value>,
+    kind: OutputKind,
+    health: &HealthBoard,
+    id: &str,
 ) -> Result<(Vec<u8>, Option<String>), ProviderError> {
     let token = config.token.as_deref();
-    let answer = driver
-        .send_retrying(&create(config, input), refusal)
-        .await?;
+    let cog = config.protocol == Protocol::Cog;
+    if cog && !health.get().takes_predictions() {
+        await_ready(driver, config, health).await?;
+    }
+    let request = create(config, input, id);
+    let mut unavailable = 0u32;
+    let answer = loop {
+        // A Cog 503 means the container cannot take predictions: its health check says why.
+        let sent = driver
+            .send_retrying(&request, |a| {
+                if cog && a.status == 503 {
+                    Some(refused(a, token))
+                } else {
+                    refusal(a)
+                }
+            })
+            .await;
+        match sent {
+            Err(ProviderError::Refused { status: 503, .. }) if cog => {
+                await_ready(driver, config, health).await?;
+                driver
+                    .pause(super::http::retry_delay(unavailable, None))
+                    .await?;
+                unavailable += 1;
+            }
+            other => break other?,
+        }
+    };
     if !answer.is_success() {
         return Err(refused(&answer, token));
     }
     let mut prediction = parse_prediction(&answer)?;
     let mut polls = 0;
     while prediction.state.is_running() {
-        let Some(get_url) = prediction.get_url.clone() else {
+        let Some(get_url) = poll_url(config, &prediction) else {
             return Err(ProviderError::Invalid(
-                "a running prediction without urls.get".into(),
+                "a running prediction without urls.get or an id".into(),
             ));
         };
         driver.pause(poll_delay(polls)).await?;
@@ -333,6 +448,62 @@ pub async fn run(
                 _ => Err(refused(&answer, token)),
             }
         }
+    }
+}
+
+/// Reads a Cog container's health until it takes predictions: a failed setup or a defunct
+/// container fails at once with its own error text; `STARTING` (and Cog's initial `UNKNOWN`,
+/// and `UNHEALTHY`) is asked again with backoff within the time limit. A host without a
+/// readable health check, or one that cannot be reached, is left to the prediction request
+/// (and its retries) to judge.
+pub async fn await_ready(
+    driver: &Driver,
+    config: &RoleConfig,
+    health: &HealthBoard,
+) -> Result<(), ProviderError> {
+    let token = config.token.as_deref();
+    let mut attempt = 0;
+    loop {
+        let state = match driver.send(&health_check(config)).await {
+            Ok(answer) => match health::parse(&answer, token) {
+                Ok(state) => state,
+                Err(_) => return Ok(()),
+            },
+            Err(ProviderError::Unreachable) => {
+                health.set(Health::Unreachable);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
+        };
+        health.set(state.clone());
+        if let Some(failure) = state.failure() {
+            return Err(failure);
+        }
+        if state.takes_predictions() {
+            return Ok(());
+        }
+        driver.pause(poll_delay(attempt)).await?;
+        attempt += 1;
+    }
+}
+
+/// Cancels a Cog prediction whose time limit passed, so the container is free for the next
+/// call (dropping the connection also cancels it on Cog 0.23; this says so explicitly). Best
+/// effort, within a few seconds of its own.
+async fn cancel_quietly(config: &RoleConfig, id: &str) {
+    let Ok(client) = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(5))
+        .no_proxy()
+        .build()
+    else {
+        return;
+    };
+    let driver = Driver::new(client, std::time::Duration::from_secs(5));
+    if driver.send(&cancel(config, id)).await.is_err() {
+        tracing::debug!(
+            role = config.role.as_str(),
+            "the prediction could not be canceled"
+        );
     }
 }
 
@@ -378,7 +549,11 @@ mod tests {
             name: "flux-kontext-pro".into(),
             version: version.map(str::to_owned),
         };
-        let e = create(&config(Protocol::Replicate, Some(model(None))), input());
+        let e = create(
+            &config(Protocol::Replicate, Some(model(None))),
+            input(),
+            "p1",
+        );
         assert_eq!(
             e.url,
             "https://api.replicate.com/v1/models/black-forest-labs/flux-kontext-pro/predictions"
@@ -394,6 +569,7 @@ mod tests {
         let e = create(
             &config(Protocol::Replicate, Some(model(Some("5bd0")))),
             input(),
+            "p1",
         );
         assert_eq!(e.url, "https://api.replicate.com/v1/predictions");
         let body: Value = serde_json::from_slice(&e.body).expect("json");
@@ -405,8 +581,17 @@ mod tests {
         let mut cog = config(Protocol::Cog, None);
         cog.url = "http://gpu:5000".into();
         cog.token = None;
-        let e = create(&cog, input());
+        let e = create(&cog, input(), "stillreel-1");
         assert_eq!(e.url, "http://gpu:5000/predictions");
+        let body: Value = serde_json::from_slice(&e.body).expect("json");
+        assert_eq!(
+            body,
+            json!({"id": "stillreel-1", "input": {"prompt": "stage"}})
+        );
+        assert_eq!(
+            cancel(&cog, "stillreel-1").url,
+            "http://gpu:5000/predictions/stillreel-1/cancel"
+        );
         assert!(
             e.headers
                 .iter()
@@ -492,6 +677,60 @@ mod tests {
                 message: "Invalid token […]".into()
             }
         );
+    }
+
+    #[test]
+    fn cog_details_and_doubled_prefixes_read_cleanly() {
+        // Cog's 422 for an input the model does not have (its validation list).
+        let e = refused(
+            &answer(
+                422,
+                r#"{"detail":[{"loc":["body","input","input_image"],"msg":"Field required","type":"missing"},{"loc":["body","input","steps"],"msg":"Input should be a valid integer","type":"int_parsing"}]}"#,
+            ),
+            None,
+        );
+        assert_eq!(
+            e.describe("the depth model"),
+            "the depth model refused the call (422): input_image: Field required; steps: Input \
+             should be a valid integer"
+        );
+        assert_eq!(error_text(br#"{"detail":[]}"#), "no error details");
+        // Cog 0.23 doubles its prefix in front of the model's exception.
+        let p = parse_prediction(&answer(
+            200,
+            r#"{"status":"failed","error":"Prediction failed: Prediction failed: ValueError: boom"}"#,
+        ))
+        .expect("parse");
+        assert_eq!(
+            failure(&p, None).describe("the staging model"),
+            "the staging model failed: ValueError: boom"
+        );
+        let p = parse_prediction(&answer(
+            200,
+            r#"{"status":"failed","error":"Prediction failed: "}"#,
+        ))
+        .expect("parse");
+        assert_eq!(
+            failure(&p, None),
+            ProviderError::ModelFailed("no reason given".into())
+        );
+    }
+
+    #[test]
+    fn a_prediction_without_urls_get_is_read_by_its_id() {
+        let c = config(Protocol::Replicate, None);
+        let p = parse_prediction(&answer(
+            201,
+            r#"{"id":"ufawqhfynnddngldkgtslldrkq","status":"starting"}"#,
+        ))
+        .expect("parse");
+        assert_eq!(
+            poll_url(&c, &p).as_deref(),
+            Some("https://api.replicate.com/v1/predictions/ufawqhfynnddngldkgtslldrkq")
+        );
+        let odd = parse_prediction(&answer(201, r#"{"id":"../x?y","status":"starting"}"#))
+            .expect("parse");
+        assert_eq!(poll_url(&c, &odd), None);
     }
 
     #[test]

@@ -77,6 +77,17 @@ impl Role {
         }
     }
 
+    /// The role's model as messages name it (`the depth model`).
+    pub const fn subject(self) -> &'static str {
+        match self {
+            Role::Staging => "the staging model",
+            Role::Lifestyle => "the lifestyle model",
+            Role::Fan => "the fan model",
+            Role::Depth => "the depth model",
+            Role::Clip => "the clip model",
+        }
+    }
+
     /// The names of its seven variables.
     pub const fn vars(self) -> [&'static str; 7] {
         match self {

@@ -20,6 +20,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use stillreel_core::{Vfx, VfxType};
 
+use super::error::ProviderError;
 use crate::fetch::{MediaClass, MediaFormat, sniff};
 
 /// Default time one provider call may take.
@@ -108,73 +109,6 @@ pub enum ProviderOutput {
     Image { bytes: Vec<u8>, format: MediaFormat },
     /// A finished clip (MP4); it is conformed to the video's size, rate and 5 s.
     Clip { bytes: Vec<u8> },
-}
-
-/// Why a provider call failed. Every case fails the video with `render_failed` and the field
-/// `image_inputs[i].vfx`; the message is safe to show (no URLs or tokens).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
-    #[error("no generative provider is configured for {0}")]
-    NotConfigured(VfxType),
-    /// The generative engine's clip role is not configured (any more) on this renderer.
-    #[error("no clip model provider is configured for ai_engine generative")]
-    ClipNotConfigured,
-    #[error("the effect provider did not answer within {0} s")]
-    TimedOut(u64),
-    #[error("the effect provider could not be reached")]
-    Unreachable,
-    /// A non-2xx answer; `code` is the provider's own error code when it sent one.
-    #[error("the effect provider refused the picture ({status}{}): {message}", code.as_deref().map(|c| format!(", {c}")).unwrap_or_default())]
-    Refused {
-        status: u16,
-        code: Option<String>,
-        message: String,
-    },
-    /// A 2xx answer that does not follow the contract.
-    #[error("the effect provider sent an invalid answer: {0}")]
-    Invalid(String),
-    /// The host refused the call for the account's quota, credit or billing limit.
-    #[error("the model provider refused the call: the account's quota or billing limit is reached")]
-    Quota,
-    /// The host or the model refused the picture or the prompt under its content policy.
-    #[error("the model provider refused the picture under its content policy")]
-    ContentPolicy,
-    /// The model ran and failed (or its prediction was canceled, or its output was gone before
-    /// it was downloaded); the message is the host's, without addresses or keys.
-    #[error("the model failed: {0}")]
-    ModelFailed(String),
-    /// A rate limit or a busy self-hosted model (429, Cog's 409) that outlasted the call's
-    /// time limit; the job is retried later.
-    #[error("the model provider stayed busy")]
-    Busy,
-}
-
-impl ProviderError {
-    /// Worth retrying later: timeouts, connection failures, 429 and 5xx.
-    pub fn is_transient(&self) -> bool {
-        match self {
-            ProviderError::TimedOut(_) | ProviderError::Unreachable => true,
-            ProviderError::Refused { status, .. } => *status == 429 || *status >= 500,
-            ProviderError::Busy => true,
-            ProviderError::NotConfigured(_)
-            | ProviderError::ClipNotConfigured
-            | ProviderError::Invalid(_)
-            | ProviderError::Quota
-            | ProviderError::ContentPolicy
-            | ProviderError::ModelFailed(_) => false,
-        }
-    }
-
-    /// The render failure code (docs/API-DESIGN.md#render-failures): the three refusals an
-    /// operator acts on differently have their own, the rest are `render_failed`.
-    pub fn code(&self) -> &'static str {
-        match self {
-            ProviderError::Quota => "provider_quota",
-            ProviderError::ContentPolicy => "provider_content_refused",
-            ProviderError::ModelFailed(_) => "provider_failed",
-            _ => "render_failed",
-        }
-    }
 }
 
 /// The request body (contract version 1).

@@ -102,6 +102,7 @@ impl Renderer {
                 .map_err(|e| match e {
                     crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
                         field: format!("image_inputs[{index}]"),
+                        role: Some(Role::Depth),
                         error,
                     },
                     crate::generated::GenerateError::Io(e) => io(e),
@@ -129,8 +130,13 @@ impl Renderer {
             Some(_) => format!("image_inputs[{index}].vfx"),
             None => format!("image_inputs[{index}]"),
         };
+        let role = match vfx {
+            Some(vfx) => Role::for_vfx(vfx.kind()),
+            None => Some(Role::Clip),
+        };
         let fail = |error: ProviderError| JobFailure::Provider {
             field: field.clone(),
+            role,
             error,
         };
         let (client, motion) = match vfx {

@@ -45,6 +45,8 @@ pub enum Script {
     Hang,
     /// Cog: the first this-many predictions get `409` (busy with another one).
     Busy(usize),
+    /// Replicate: like `Poll(1)`, but the prediction carries no `urls` (only its `id`).
+    NoGetUrl,
 }
 
 /// What the output is.
@@ -264,6 +266,11 @@ fn prediction(state: &State, status: &str) -> serde_json::Value {
         "input": {}, "logs": "", "output": null, "error": null, "data_removed": false,
         "urls": {"get": get, "cancel": format!("{get}/cancel"), "web": "https://replicate.com/p/p1"},
     });
+    if state.script == Script::NoGetUrl
+        && let Some(p) = p.as_object_mut()
+    {
+        p.remove("urls");
+    }
     match status {
         "succeeded" => p["output"] = json!(format!("{}/files/output", state.base)),
         "failed" => {
@@ -310,6 +317,7 @@ fn replicate_poll(state: &State, seen: &Seen) -> Reply {
     let n = state.polls.fetch_add(1, Ordering::SeqCst) + 1;
     let status = match state.script {
         Script::Poll(times) if n <= times => "processing",
+        Script::NoGetUrl if n <= 1 => "processing",
         Script::Failed | Script::ContentPolicy => "failed",
         Script::Canceled => "canceled",
         _ => "succeeded",
