@@ -22,6 +22,12 @@ def record(event):
             f.write(f"{event} {time.time():.3f}\n")
 
 
+def load_weights():
+    """Takes STILLREEL_COG_SETUP_SECS (default 0) in setup(), as loading a model's weights
+    does: Cog says STARTING meanwhile."""
+    time.sleep(float(os.environ.get("STILLREEL_COG_SETUP_SECS", "0")))
+
+
 def start_call():
     """Records a call's start, then takes STILLREEL_COG_DELAY_SECS (default 0) as a real model
     takes its time, so that tests can make calls overlap."""

@@ -49,6 +49,7 @@ cog_tests!(mod sqlite on Sqlite:
     generative_clips_from_cog,
     two_jobs_at_once_on_one_cog_server,
     wrong_input_name_shows_cogs_detail,
+    starting_model_is_waited_for,
     setup_failure_fails_at_once,
     exception_in_predict_fails_the_video,
     time_limit_cancels_the_prediction,
@@ -428,6 +429,33 @@ async fn wrong_input_name_shows_cogs_detail(app: TestApp) {
         "a 422 is not retried"
     );
     assert_eq!(cog.calls(), 0);
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// A video made while the model still loads its weights (5 s of `setup()`): stillreel waits for
+/// Cog's `STARTING` to end, within the role's limit, and the video completes.
+async fn starting_model_is_waited_for(app: TestApp) {
+    let cog = CogModel::spawn(
+        "depth",
+        Schema::Written,
+        &[("STILLREEL_COG_SETUP_SECS", "5")],
+    );
+    let roles = ProviderRoles::none().with(role(Role::Depth, &cog, "depth-anything-v2", None, 60));
+    let workers = start_workers(&app, roles, 1);
+    let key = app.account().await.api_key;
+    let body = json!({"image_inputs": [{"image_url": sample(&app, "house-colonial.jpg")}]});
+    let started = Instant::now();
+    let id = create(&app, &key, &body).await;
+    cog.wait_status("STARTING", Duration::from_secs(10));
+    let done = wait_final(&app, &key, &id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    assert_eq!(cog.calls(), 1);
+    assert!(
+        started.elapsed() > Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
     workers.shutdown().await;
     app.stop().await;
 }

@@ -4,7 +4,7 @@ is brightest); the colour map is the same gradient in red and blue, which stillr
 take for the grey one."""
 from cog import BaseModel, BasePredictor, Input, Path
 
-from model_support import end_call, photo_size, start_call, write_png
+from model_support import end_call, load_weights, photo_size, start_call, write_png
 
 
 class Output(BaseModel):
@@ -13,6 +13,9 @@ class Output(BaseModel):
 
 
 class Predictor(BasePredictor):
+    def setup(self) -> None:
+        load_weights()
+
     def predict(self, image: Path = Input(description="the photo")) -> Output:
         start_call()
         width, height = photo_size(image)
