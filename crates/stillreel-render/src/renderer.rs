@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::config::RenderConfig;
 use crate::fetch::Fetcher;
-use crate::provider::{Provider, ProviderRoles, Providers};
+use crate::provider::{CallClaims, LocalClaims, Provider, ProviderRoles, Providers};
 use crate::runner::Runner;
 use crate::storage::Storage;
 
@@ -17,6 +17,8 @@ pub struct Renderer {
     pub(crate) fetcher: Fetcher,
     pub(crate) storage: Arc<dyn Storage>,
     pub(crate) providers: Providers,
+    /// Who is calling a model for which input (one call per input, see `provider::claims`).
+    pub(crate) call_claims: Arc<dyn CallClaims>,
 }
 
 impl Renderer {
@@ -26,7 +28,15 @@ impl Renderer {
             fetcher,
             storage,
             providers: Providers::default(),
+            call_claims: Arc::new(LocalClaims::default()),
         }
+    }
+
+    /// Keeps claims on model calls in `claims` (the server's database, shared by every
+    /// worker) instead of in this process.
+    pub fn with_call_claims(mut self, claims: Arc<dyn CallClaims>) -> Self {
+        self.call_claims = claims;
+        self
     }
 
     /// Uses `providers` for the generated inputs of clips (`virtual-staging`, `lifestyle`,

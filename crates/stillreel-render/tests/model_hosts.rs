@@ -352,15 +352,17 @@ impl Env {
     async fn new() -> Env {
         let dir = tempfile::tempdir().expect("temp dir");
         let picture = common::picture(dir.path(), "house.jpg", 960, 540);
+        let portrait = common::picture(dir.path(), "portrait.jpg", 540, 960);
+        let route = |path: &std::path::Path| common::Route::Body {
+            content_type: "image/jpeg",
+            body: Arc::new(std::fs::read(path).expect("read")),
+        };
         let images = common::TestServer::start(
             "127.0.0.1",
-            vec![(
-                "/house.jpg",
-                common::Route::Body {
-                    content_type: "image/jpeg",
-                    body: Arc::new(std::fs::read(picture).expect("read")),
-                },
-            )],
+            vec![
+                ("/house.jpg", route(&picture)),
+                ("/portrait.jpg", route(&portrait)),
+            ],
         )
         .await;
         Env { dir, images }
@@ -630,4 +632,97 @@ async fn the_depth_role_feeds_the_clip_step() {
             .expect("no call"),
         None
     );
+}
+
+/// The stored input of photo `path` after the prepare step.
+async fn prepared_input(
+    env: &Env,
+    renderer: &Renderer,
+    path: &str,
+    work: &std::path::Path,
+) -> stillreel_render::StoredInput {
+    let prepared = renderer
+        .prepare(
+            &PrepareJob {
+                key_prefix: "videos/d".into(),
+                images: vec![(0, env.images.url(path))],
+                audio_url: None,
+            },
+            work,
+            &NoObserver,
+        )
+        .await
+        .expect("prepared");
+    prepared.inputs[0].clone()
+}
+
+/// The files under the result cache's folder of `role`.
+fn cached(env: &Env, role: &str) -> usize {
+    let dir = env.dir.path().join("store/private/generated").join(role);
+    std::fs::read_dir(dir).map_or(0, |d| d.count())
+}
+
+/// A depth map of another aspect ratio than the photo (the double's 16:9 map for a portrait
+/// photo) is refused as the answer and never stored: the next try calls the model again
+/// instead of failing from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_depth_map_that_does_not_fit_is_never_stored() {
+    let env = Env::new().await;
+    let double = ModelHostDouble::start(Flavor::Cog, Script::Succeed, Payload::GreyDepth).await;
+    let renderer =
+        env.renderer(ProviderRoles::none().with(config(&double, Role::Depth, Protocol::Cog, 30)));
+    let work = env.dir.path().join("wrong");
+    let input = prepared_input(&env, &renderer, "/portrait.jpg", &work).await;
+    for attempt in 1..=2 {
+        let failure = renderer
+            .generate_depth(&input, 0, &work)
+            .await
+            .expect_err("a 16:9 map for a 9:16 photo");
+        assert!(
+            failure
+                .user_message()
+                .starts_with("the depth model sent an answer it cannot use")
+                && failure.user_message().contains("aspect ratio"),
+            "{}",
+            failure.user_message()
+        );
+        assert_eq!(
+            double.creates(),
+            attempt,
+            "called again, not failed from the cache"
+        );
+        assert_eq!(cached(&env, "depth"), 0, "nothing stored");
+    }
+}
+
+/// Jobs that need the same input at once share one call: two depth maps of one photo asked
+/// together (two clips of it), and by two renderers sharing their claims (two workers).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_jobs_for_one_input_share_one_call() {
+    let env = Env::new().await;
+    let double = ModelHostDouble::start(Flavor::Cog, Script::Busy(1), Payload::GreyDepth).await;
+    let roles = ProviderRoles::none().with(config(&double, Role::Depth, Protocol::Cog, 30));
+    let claims: Arc<dyn stillreel_render::provider::CallClaims> =
+        Arc::new(stillreel_render::provider::LocalClaims::default());
+    let one = env
+        .renderer(roles.clone())
+        .with_call_claims(Arc::clone(&claims));
+    let two = env.renderer(roles).with_call_claims(claims);
+    let (wa, wb, wc) = (
+        env.dir.path().join("a"),
+        env.dir.path().join("b"),
+        env.dir.path().join("c"),
+    );
+    let input = prepared_input(&env, &one, "/house.jpg", &wa).await;
+    let (a, b, c) = tokio::join!(
+        one.generate_depth(&input, 0, &wa),
+        one.generate_depth(&input, 1, &wb),
+        two.generate_depth(&input, 0, &wc),
+    );
+    let a = a.expect("a").expect("map");
+    assert_eq!(b.expect("b").expect("map"), a);
+    assert_eq!(c.expect("c").expect("map"), a);
+    // One prediction: the first create answered 409 (busy) and was retried, so two creates.
+    assert_eq!(double.creates(), 2, "one call, retried once after 409");
+    assert_eq!(cached(&env, "depth"), 1);
 }

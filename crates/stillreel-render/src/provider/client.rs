@@ -171,7 +171,8 @@ impl RoleClient {
                 return self.stillreel(request).await;
             }
         };
-        check_answer(kind, bytes, media_type.as_deref())
+        let _ = media_type;
+        check_answer(kind, bytes, request.size)
     }
 
     /// Today's contract: one request per call, the effect named in it.
@@ -205,14 +206,19 @@ fn media_type(format: MediaFormat) -> &'static str {
     }
 }
 
-/// Checks a model's answer for what its role needs. A still: a JPEG, PNG or WebP by its
-/// content (whatever the host labelled it), of a readable size within the pixel limit. A
-/// clip: an MP4 (probed and conformed by the clip render after this). A depth map: a grey PNG
-/// (one channel, or three equal ones), a colourised one refused.
+/// The longest clip a model may answer (it is cut to the clip's 5 s; more is a wrong answer).
+pub const MAX_ANSWER_CLIP_SECS: f64 = 120.0;
+
+/// Checks a model's answer in full for what its role needs, before it is stored or used
+/// (whatever the host labelled it). A still: a JPEG, PNG or WebP by its content, of a readable
+/// size within the pixel limit. A clip: an MP4 whose movie header gives a duration above zero
+/// and at most [`MAX_ANSWER_CLIP_SECS`] (it is then conformed by the clip render). A depth
+/// map: a grey PNG (one channel, or three equal ones; a colourised one refused) at the aspect
+/// ratio of the upright `photo`.
 pub fn check_answer(
     kind: OutputKind,
     bytes: Vec<u8>,
-    _labelled: Option<&str>,
+    photo: (u32, u32),
 ) -> Result<ProviderOutput, ProviderError> {
     if bytes.len() > MAX_ANSWER_BYTES {
         return Err(ProviderError::Invalid("the answer is too large".into()));
@@ -241,10 +247,24 @@ pub fn check_answer(
                     "the answer is not an MP4 clip".into(),
                 ));
             }
-            Ok(ProviderOutput::Clip { bytes })
+            match super::mp4::duration_secs(&bytes) {
+                Some(secs) if secs > 0.0 && secs <= MAX_ANSWER_CLIP_SECS => {
+                    Ok(ProviderOutput::Clip { bytes })
+                }
+                Some(secs) => Err(ProviderError::Invalid(format!(
+                    "the clip lasts {secs:.1} s (at most {MAX_ANSWER_CLIP_SECS:.0} s, above 0)"
+                ))),
+                None => Err(ProviderError::Invalid(
+                    "the clip's duration is unreadable (no movie header)".into(),
+                )),
+            }
         }
         OutputKind::DepthMap => {
-            DepthMap::from_png(&bytes).map_err(|e| ProviderError::Invalid(e.to_string()))?;
+            let invalid = |e: crate::depth::DepthError| ProviderError::Invalid(e.to_string());
+            DepthMap::from_png(&bytes)
+                .map_err(invalid)?
+                .check_aspect(photo)
+                .map_err(invalid)?;
             Ok(ProviderOutput::Image {
                 bytes,
                 format: MediaFormat::Png,
@@ -303,7 +323,7 @@ mod tests {
             &[0, 40, 80, 120, 160, 200, 240, 255],
         );
         assert!(matches!(
-            check_answer(OutputKind::Still, grey.clone(), Some("image/png")),
+            check_answer(OutputKind::Still, grey.clone(), (4, 2)),
             Ok(ProviderOutput::Image {
                 format: MediaFormat::Png,
                 ..
@@ -311,20 +331,38 @@ mod tests {
         ));
         // HTML labelled PNG.
         assert!(matches!(
-            check_answer(
-                OutputKind::Still,
-                b"<html>nope</html>".to_vec(),
-                Some("image/png")
-            ),
+            check_answer(OutputKind::Still, b"<html>nope</html>".to_vec(), (4, 2)),
             Err(ProviderError::Invalid(_))
         ));
-        assert!(check_answer(OutputKind::DepthMap, grey, None).is_ok());
+        assert!(check_answer(OutputKind::DepthMap, grey.clone(), (4000, 2000)).is_ok());
+        // The right map for another photo: refused before it is stored.
+        let wrong = check_answer(OutputKind::DepthMap, grey, (1080, 1920)).expect_err("aspect");
+        assert!(wrong.to_string().contains("aspect ratio"), "{wrong}");
         let rgb: Vec<u8> = (0..8).flat_map(|i| [i * 30, 255 - i * 30, 7]).collect();
         let colour = png(4, 2, png::ColorType::Rgb, &rgb);
-        let err = check_answer(OutputKind::DepthMap, colour, None).expect_err("colourised");
+        let err = check_answer(OutputKind::DepthMap, colour, (4, 2)).expect_err("colourised");
         assert!(err.to_string().contains("colourised"), "{err}");
-        assert!(check_answer(OutputKind::Clip, b"\0\0\0\x18ftypmp42rest".to_vec(), None).is_ok());
-        assert!(check_answer(OutputKind::Clip, b"GIF89a".to_vec(), None).is_err());
-        assert!(check_answer(OutputKind::Still, vec![0; MAX_ANSWER_BYTES + 1], None).is_err());
+        let photo = (1920, 1080);
+        assert!(
+            check_answer(
+                OutputKind::Clip,
+                super::super::mp4::tests::movie(1000, 5000),
+                photo
+            )
+            .is_ok()
+        );
+        for (scale, duration) in [(1000, 0), (1, 121)] {
+            let e = check_answer(
+                OutputKind::Clip,
+                super::super::mp4::tests::movie(scale, duration),
+                photo,
+            )
+            .expect_err("duration");
+            assert!(e.to_string().contains("lasts"), "{e}");
+        }
+        let headless = b"\0\0\0\x18ftypmp42rest".to_vec();
+        assert!(check_answer(OutputKind::Clip, headless, photo).is_err());
+        assert!(check_answer(OutputKind::Clip, b"GIF89a".to_vec(), photo).is_err());
+        assert!(check_answer(OutputKind::Still, vec![0; MAX_ANSWER_BYTES + 1], photo).is_err());
     }
 }

@@ -5,10 +5,12 @@
 //! The adapters are request builders and answer parsers; `http` sends them; `client` checks
 //! every answer as untrusted input. docs/PROVIDERS.md is the operator's side of this.
 
+pub mod claims;
 pub mod client;
 pub mod error;
 pub mod health;
 pub mod http;
+pub mod mp4;
 pub mod openai;
 pub mod placeholder;
 pub mod prompt;
@@ -17,6 +19,7 @@ pub mod role;
 pub mod settings;
 pub mod stillreel;
 
+pub use claims::{CallClaims, LocalClaims};
 pub use client::{Providers, RoleClient, RoleRequest, check_answer};
 pub use error::ProviderError;
 pub use health::{Health, HealthBoard};

@@ -96,17 +96,23 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let (_, key) =
-            crate::generated::made_with_key(&self.storage, client, &request, work_dir, index)
-                .await
-                .map_err(|e| match e {
-                    crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
-                        field: format!("image_inputs[{index}]"),
-                        role: Some(Role::Depth),
-                        error,
-                    },
-                    crate::generated::GenerateError::Io(e) => io(e),
-                })?;
+        let (_, key) = crate::generated::made_with_key(
+            &self.storage,
+            &self.call_claims,
+            client,
+            &request,
+            work_dir,
+            index,
+        )
+        .await
+        .map_err(|e| match e {
+            crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
+                field: format!("image_inputs[{index}]"),
+                role: Some(Role::Depth),
+                error,
+            },
+            crate::generated::GenerateError::Io(e) => io(e),
+        })?;
         // Depth models (Depth Anything and its kin) answer relative inverse depth.
         Ok(Some(DepthInput {
             key,
@@ -170,12 +176,19 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let made = crate::generated::made(&self.storage, client, &request, work_dir, index)
-            .await
-            .map_err(|e| match e {
-                crate::generated::GenerateError::Provider(error) => fail(error),
-                crate::generated::GenerateError::Io(e) => io(e),
-            })?;
+        let made = crate::generated::made(
+            &self.storage,
+            &self.call_claims,
+            client,
+            &request,
+            work_dir,
+            index,
+        )
+        .await
+        .map_err(|e| match e {
+            crate::generated::GenerateError::Provider(error) => fail(error),
+            crate::generated::GenerateError::Io(e) => io(e),
+        })?;
         Ok(match made {
             Made::Still { path, format } => {
                 let head = tokio::fs::read(&path).await.map_err(io)?;
