@@ -11,14 +11,12 @@
 
 mod common;
 
-use std::io::Write as _;
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::TestApp;
-use common::cog::{CogModel, Schema};
+use common::cog::{CogModel, Occupied, Schema};
+use common::media::{middle_rgb, probe, stored, stored_answers};
 use serde_json::{Map, Value, json};
 use stillreel_render::provider::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
 use stillreel_server::config::Config;
@@ -142,87 +140,6 @@ async fn provider_health(app: &TestApp, key: &str) -> Vec<(String, String, Strin
 
 fn health(role: &str, health: &str) -> Vec<(String, String, String)> {
     vec![(role.to_owned(), "cog".to_owned(), health.to_owned())]
-}
-
-/// The stored file behind one of the server's file URLs.
-fn stored(app: &TestApp, url: &str) -> PathBuf {
-    let key = url
-        .strip_prefix(&format!("{}/files/", app.base))
-        .unwrap_or_else(|| panic!("{url} is not a stored file"));
-    app.state.storage.local_path(key).expect("local storage")
-}
-
-/// The stored model answers of `role` (`private/generated/<role>/` in the data directory).
-fn stored_answers(app: &TestApp, role: &str) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    let mut all = Vec::new();
-    walk(app.db_guard.dir.path(), &mut all);
-    let marker = format!("generated/{role}/");
-    all.retain(|p| p.to_string_lossy().contains(&marker));
-    all
-}
-
-/// ffprobe's first video stream of a file, with its frames counted.
-fn probe(path: &Path) -> Value {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-count_frames",
-            "-show_streams",
-            "-of",
-            "json",
-        ])
-        .arg(path)
-        .output()
-        .expect("ffprobe");
-    assert!(out.status.success(), "ffprobe {}", path.display());
-    let all: Value = serde_json::from_slice(&out.stdout).expect("json");
-    let streams = all["streams"].as_array().expect("streams").clone();
-    let mut video = streams
-        .iter()
-        .find(|s| s["codec_type"] == "video")
-        .expect("a video stream")
-        .clone();
-    video["has_audio"] = Value::Bool(streams.iter().any(|s| s["codec_type"] == "audio"));
-    video
-}
-
-/// The mean RGB of frame 75 of a stored clip, decoded by ffmpeg.
-fn middle_rgb(path: &Path) -> [f64; 3] {
-    let out = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-i"])
-        .arg(path)
-        .args([
-            "-vf",
-            "select=eq(n\\,75),scale=64:36",
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ])
-        .output()
-        .expect("ffmpeg");
-    assert!(out.status.success() && !out.stdout.is_empty(), "decoded");
-    let mut sum = [0.0; 3];
-    for px in out.stdout.chunks(3) {
-        for c in 0..3 {
-            sum[c] += f64::from(px[c]);
-        }
-    }
-    sum.map(|s| s / (out.stdout.len() / 3) as f64)
 }
 
 /// The video's `error` member, checked to be a failure of `image_inputs[0]`.
@@ -472,7 +389,7 @@ async fn setup_failure_fails_at_once(app: TestApp) {
     let done = wait_final(&app, &key, &id).await;
     let took = started.elapsed();
     eprintln!(
-        "cog: a setup failure failed the video in {:.1} s",
+        "\ncog: a setup failure failed the video in {:.1} s",
         took.as_secs_f64()
     );
     let (code, message) = error_of(&done);
@@ -539,14 +456,14 @@ async fn time_limit_cancels_the_prediction(app: TestApp) {
     tokio::time::sleep(Duration::from_secs(4)).await;
     cog.wait_status("READY", Duration::from_secs(5));
     eprintln!(
-        "cog: READY again {:.1} s after the first prediction started (limit 4 s)",
+        "\ncog: READY again {:.1} s after the first prediction started (limit 4 s)",
         first.elapsed().as_secs_f64()
     );
     let done = wait_final(&app, &key, &id).await;
     let took = started.elapsed();
     let (code, message) = error_of(&done);
     eprintln!(
-        "cog: a 4 s clip limit failed the video in {:.1} s ({} predictions; code {code})",
+        "\ncog: a 4 s clip limit failed the video in {:.1} s ({} predictions; code {code})",
         took.as_secs_f64(),
         cog.calls()
     );
@@ -595,30 +512,6 @@ async fn one_call_per_input(app: TestApp) {
     assert_eq!(cog.calls(), 2, "two videos of one photo at once");
     workers.shutdown().await;
     app.stop().await;
-}
-
-/// Keeps a Cog server busy: a prediction whose connection stays open (Cog cancels a
-/// prediction whose client goes away) until this is dropped.
-struct Occupied {
-    _connection: TcpStream,
-}
-
-impl Occupied {
-    fn new(cog: &CogModel) -> Occupied {
-        let body = json!({"input": {"image": "data:image/png;base64,iVBORw0KGgo="}}).to_string();
-        let mut stream = TcpStream::connect(("127.0.0.1", cog.port)).expect("connect");
-        write!(
-            stream,
-            "POST /predictions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-             Content-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .expect("send");
-        cog.wait_status("BUSY", Duration::from_secs(10));
-        Occupied {
-            _connection: stream,
-        }
-    }
 }
 
 /// Measures (and bounds) how long a video takes to fail on a dead host (nothing listening), a
@@ -676,7 +569,7 @@ async fn time_to_fail_of_dead_busy_and_broken_hosts(app: TestApp) {
                 Some("error") => {
                     let secs = started.elapsed().as_secs_f64();
                     eprintln!(
-                        "cog: limit {secs_limit} s, {} host: failed after {secs:.1} s: {} {}",
+                        "\ncog: limit {secs_limit} s, {} host: failed after {secs:.1} s: {} {}",
                         ["dead", "busy", "broken"][i],
                         r.json["error"]["code"],
                         r.json["error"]["message"],

@@ -6,14 +6,17 @@
 //! Each server runs in a copy of its predictor's folder, so that the input schema Cog
 //! validates with (`.cog/openapi_schema.json`, which `cog build` would write) can be written
 //! there or left out. Every predictor appends a `start` line per prediction (and an `end` line
-//! when it answers) to a file of its own, which [`CogModel::calls`] counts.
+//! when it answers) to a file of its own, which [`CogModel::calls`] counts. [`Occupied`] keeps a
+//! server busy with a prediction of the test's own.
 
+use std::io::Write as _;
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::process::{free_port, http};
 
@@ -231,9 +234,28 @@ impl CogModel {
             let _ = child.wait();
         }
     }
+}
 
-    /// The folder the server runs in (its copy of the predictor).
-    pub fn dir(&self) -> &Path {
-        self.dir.path()
+/// Keeps a Cog server busy: a prediction whose connection stays open (Cog cancels a
+/// prediction whose client goes away) until this is dropped.
+pub struct Occupied {
+    _connection: TcpStream,
+}
+
+impl Occupied {
+    pub fn new(cog: &CogModel) -> Occupied {
+        let body = json!({"input": {"image": "data:image/png;base64,iVBORw0KGgo="}}).to_string();
+        let mut stream = TcpStream::connect(("127.0.0.1", cog.port)).expect("connect");
+        write!(
+            stream,
+            "POST /predictions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        cog.wait_status("BUSY", Duration::from_secs(10));
+        Occupied {
+            _connection: stream,
+        }
     }
 }

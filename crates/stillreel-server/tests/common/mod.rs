@@ -25,6 +25,7 @@ use stillreel_server::{AppState, Db};
 use tokio::sync::oneshot;
 
 pub mod cog;
+pub mod media;
 pub mod moto;
 pub mod process;
 
