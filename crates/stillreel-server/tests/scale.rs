@@ -19,7 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::garage::{ACCESS_KEY_ID, BUCKET, Garage, SECRET_ACCESS_KEY};
+use common::garage::{ACCESS_KEY_ID, BUCKET, Garage, REGION, SECRET_ACCESS_KEY};
 use common::process::{free_port, get_url, header, http, wait_healthy};
 use common::{Backend, TestDb};
 use object_store::local::LocalFileSystem;
@@ -232,7 +232,8 @@ fn object_storage_on_garage_put_get_multipart_and_presigned_ranges() {
     let (status, _, body) = get_url(&url, &[]);
     assert_eq!(status, 403, "{}", String::from_utf8_lossy(&body));
 
-    // A link past its expiry is refused.
+    // A link past its expiry is refused (Garage 2.5 answers 400 "Date is too old" where S3
+    // answers 403 "Request has expired").
     let mut short = garage.settings("unit");
     short.presign_expiry = Duration::from_secs(1);
     let url = ObjectStorage::s3(&short, "/files")
@@ -243,7 +244,11 @@ fn object_storage_on_garage_put_get_multipart_and_presigned_ranges() {
     assert_eq!(get_url(&url, &[]).0, 200, "fresh link");
     std::thread::sleep(Duration::from_millis(2100));
     let (status, _, body) = get_url(&url, &[]);
-    assert_eq!(status, 403, "{}", String::from_utf8_lossy(&body));
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        (400..500).contains(&status) && body.contains("<Error>"),
+        "{status} {body}"
+    );
 }
 
 #[test]
@@ -370,37 +375,58 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     let _ = stop.send(());
 }
 
-/// A key the store does not know, or a wrong secret for a known one, stops the start naming
-/// the variables to check; Garage's own reason is in the message.
+/// A key the store does not know, a wrong secret for a known one, or a region the store does
+/// not answer for stops the start, naming the variables to check; the store's own reason is
+/// in the message.
 #[test]
-fn an_unknown_access_key_stops_the_start_naming_the_variables() {
+fn wrong_credentials_or_region_stop_the_start_naming_the_variables() {
     let Some(garage) = Garage::start() else {
         return;
     };
-    let unknown = "GK000000000000000000000000";
+    let credentials = "check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY";
     let wrong_secret = "0".repeat(64);
+    // (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, the store's reason, the hint)
     let cases = [
-        (unknown, SECRET_ACCESS_KEY, "No such key: GK000000000000000000000000"),
-        (ACCESS_KEY_ID, wrong_secret.as_str(), "signature"),
+        (
+            "GK000000000000000000000000",
+            SECRET_ACCESS_KEY,
+            REGION,
+            "No such key: GK000000000000000000000000",
+            credentials,
+        ),
+        (
+            ACCESS_KEY_ID,
+            wrong_secret.as_str(),
+            REGION,
+            "Invalid signature",
+            credentials,
+        ),
+        // object_store's default region, which an operator who sets none gets.
+        (
+            ACCESS_KEY_ID,
+            SECRET_ACCESS_KEY,
+            "us-east-1",
+            "AuthorizationHeaderMalformed",
+            "is AWS_REGION the bucket's region?",
+        ),
     ];
-    for (key_id, secret, reason) in cases {
-        let wrong =
-            ObjectStorage::s3(&garage.settings_with_key("signed", key_id, secret), "/files")
-                .expect("s3");
+    for (key_id, secret, region, reason, hint) in cases {
+        let mut settings = garage.settings_with_key("signed", key_id, secret);
+        settings.region = Some(region.to_owned());
+        let wrong = ObjectStorage::s3(&settings, "/files").expect("s3");
         let err = runtime().block_on(wrong.check()).expect_err("refused");
-        assert!(err.0.contains(reason), "{err}");
+        assert!(err.0.contains(reason) && err.0.contains(hint), "{err}");
 
         // `serve` stops and says which variables to check.
         let data = tempfile::tempdir().expect("temp dir");
-        let mut env = garage.env("signed");
-        env.retain(|(name, _)| !name.starts_with("AWS_ACCESS") && !name.starts_with("AWS_SECRET"));
         let out = bin()
             .arg("serve")
             .env("STILLREEL_DATA_DIR", data.path())
             .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
-            .envs(env)
+            .envs(garage.env("signed"))
             .env("AWS_ACCESS_KEY_ID", key_id)
             .env("AWS_SECRET_ACCESS_KEY", secret)
+            .env("AWS_REGION", region)
             .output()
             .expect("run");
         assert!(!out.status.success());
@@ -408,7 +434,7 @@ fn an_unknown_access_key_stops_the_start_naming_the_variables() {
         assert!(
             stderr.contains("STILLREEL_STORAGE_URL=s3://reels/signed")
                 && stderr.contains(reason)
-                && stderr.contains("check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+                && stderr.contains(hint),
             "{stderr}"
         );
     }
