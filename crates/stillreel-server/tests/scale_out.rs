@@ -423,10 +423,7 @@ impl Cluster {
 
     /// Storage keys of the clips of `videos` recorded so far.
     fn stored_clip_keys(&self, videos: &[String]) -> Vec<String> {
-        let ids: Vec<uuid::Uuid> = videos
-            .iter()
-            .map(|v| v.parse().expect("uuid"))
-            .collect();
+        let ids: Vec<uuid::Uuid> = videos.iter().map(|v| v.parse().expect("uuid")).collect();
         self.rt
             .block_on(
                 sqlx::query_scalar(
@@ -851,7 +848,24 @@ fn e_object_store_outage() {
     // Long enough for clips to finish and fail to go up (object_store retries, then the job
     // fails and is queued again); the jobs must survive it.
     std::thread::sleep(Duration::from_secs(8));
+    // The workers met the outage: object_store logs each request it retries.
+    let refused: usize = cluster
+        .workers
+        .iter()
+        .map(|w| {
+            std::fs::read_to_string(&w.log)
+                .unwrap_or_default()
+                .matches("Encountered transport error")
+                .count()
+        })
+        .sum();
+    assert!(
+        refused > 0,
+        "no worker sent a request to the dead store\n{}",
+        cluster.logs()
+    );
     cluster.garage.run();
+    eprintln!("(e) {refused} request(s) to the dead store retried");
     eprintln!(
         "(e) garage back on port {} after {:?}",
         cluster.garage.port,
