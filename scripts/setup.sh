@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks for building, running and testing stillreel.
 # Idempotent: every step checks first and skips what is already there.
+# `setup.sh run` (scripts/run.sh) skips Garage, which only the tests use and which compiles for
+# minutes.
 set -euo pipefail
+FOR_RUN_ONLY=false
+[ "${1:-}" = run ] && FOR_RUN_ONLY=true
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
@@ -52,13 +56,13 @@ if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
   cargo install wasm-pack --version "${WASM_PACK_VERSION}"
 fi
 # Garage, the S3-compatible store the S3 tests and the scale-out suite run against (they start
-# it themselves: tests/common/garage.rs). Built from crates.io: about 9 minutes on a fresh
-# 2-core machine (CPU-bound; longer while other builds share the cores), once; `cargo install`
-# puts it in ~/.cargo/bin, beside the other tools.
+# it themselves: tests/common/garage.rs). Built from crates.io, once: 9 to 16 minutes on a
+# fresh 2-core machine (CPU-bound; 15.5 measured while two other builds shared the cores).
+# `cargo install` puts it in ~/.cargo/bin, beside the other tools.
 GARAGE_VERSION=2.5.0
 # `garage --version` prints e.g. `garage cargo:2.5.0 [features: ...]`.
-if ! garage --version 2>/dev/null | grep -qE "[^0-9.]${GARAGE_VERSION//./\\.}([^0-9.]|\$)"; then
-  echo "setup: cargo install garage ${GARAGE_VERSION} (about 9 minutes)"
+if ! $FOR_RUN_ONLY && ! garage --version 2>/dev/null | grep -qE "[^0-9.]${GARAGE_VERSION//./\\.}([^0-9.]|\$)"; then
+  echo "setup: cargo install garage ${GARAGE_VERSION} (9 to 16 minutes of compiling)"
   cargo install garage --version "${GARAGE_VERSION}" --locked
 fi
 # moto's S3 server, from PyPI, in a virtual environment under target/ (ignored by git): only
