@@ -1,7 +1,7 @@
 //! The scale-out suite (`scripts/suites/50-scale.sh`, docs/SCALING.md): PostgreSQL, Garage (an
-//! S3-compatible store, one node), one API process (`stillreel serve`, `STILLREEL_WORKERS=0`) and three `stillreel worker`
-//! processes with data dirs of their own, all real processes started here, sharing only the
-//! database and the bucket. Each scenario is one `#[ignore]`d test (plain `cargo test` does
+//! S3-compatible store, one node), one API process (`stillreel serve`, `STILLREEL_WORKERS=0`)
+//! and three `stillreel worker` processes with data dirs of their own, all real processes
+//! started here, sharing only the database and the bucket. Each scenario is one `#[ignore]`d test (plain `cargo test` does
 //! not run them; the suite runs them with `-- --ignored --test-threads=1`, since one of them
 //! restarts the machine's PostgreSQL):
 //!
