@@ -24,7 +24,7 @@ use stillreel_server::repo::accounts::{self, NewAccount};
 use stillreel_server::{AppState, Db};
 use tokio::sync::oneshot;
 
-pub mod moto;
+pub mod garage;
 pub mod process;
 
 /// Which database a test runs on.
