@@ -10,6 +10,11 @@
 #
 # With BASELINE_BIN (a release `stillreel` of an earlier commit) the runs alternate between
 # the two binaries, and the summary gives both medians and their ratio (new / baseline).
+#
+# Every round also times the ENCODER FLOOR: x264 alone, with the clips' settings, encoding the
+# same 750 frames (the round's video decoded to raw yuv420p in /dev/shm beforehand), and the
+# summary gives the median of the per-round ratios video / floor: what the whole API adds to
+# the one cost it cannot avoid.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,6 +75,25 @@ print(name, f"{took:.2f}")
 PY
   kill "$spid"; wait "$spid" 2>/dev/null || true; spid=""
   tail -1 "$work/results"
+  floor "$name" "$data"
+}
+
+# floor NAME DATA_DIR: the encoder floor for the video this round made (see the header).
+floor() {
+  local name=$1 data=$2 video frames w h level started
+  video=$(find "$data" -name video.mp4 | head -1)
+  [ -n "$video" ] || { echo "floor: no video under $data" >&2; return; }
+  frames=/dev/shm/stillreel-floor-$$.yuv
+  ffmpeg -nostdin -v error -y -i "$video" -an -f rawvideo -pix_fmt yuv420p "$frames"
+  read -r w h < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=' ' "$video")
+  level=3.1; [ "$h" -gt 720 ] && [ "$w" -gt 720 ] && level=4.1
+  started=$(date +%s.%N)
+  ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt yuv420p -s "${w}x${h}" -framerate 30 -i "$frames" \
+    -an -c:v libx264 -preset veryfast -crf 20 -profile:v high -level:v "$level" -pix_fmt yuv420p \
+    -r 30 -g 60 -video_track_timescale 15360 -movflags +faststart -f mp4 "$work/floor.mp4"
+  echo "floor-$name $(python3 -c "import time; print(f'{time.time() - $started:.2f}')")" >>"$work/results"
+  rm -f "$frames"
+  tail -1 "$work/results"
 }
 
 for run in $(seq 1 "$RUNS"); do
@@ -86,7 +110,12 @@ for name, t in rows:
     times.setdefault(name, []).append(float(t))
 print(f"\none 5-image {sys.argv[3]} video through `stillreel serve`, medians of {sys.argv[2]} runs")
 for name, ts in times.items():
-    print(f"{name:<9} {statistics.median(ts):7.2f} s  (runs {' / '.join(f'{t:.2f}' for t in ts)})")
+    print(f"{name:<15} {statistics.median(ts):7.2f} s  (runs {' / '.join(f'{t:.2f}' for t in ts)})")
+for name in ("new", "baseline"):
+    if name in times and f"floor-{name}" in times:
+        ratios = [t / f for t, f in zip(times[name], times[f"floor-{name}"])]
+        print(f"{name} / its encoder floor, median of per-round ratios: {statistics.median(ratios):.3f} x"
+              f"  (rounds {' / '.join(f'{r:.3f}' for r in ratios)})")
 if "baseline" in times:
     print(f"new / baseline: {statistics.median(times['new']) / statistics.median(times['baseline']):.2f} x")
 PY

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh run
 
 # The browser form and its wasm package (web/dist), rebuilt when missing or older than any of
 # its sources (after a pull, a stale form would validate with old rules).

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks for building, running and testing stillreel.
 # Idempotent: every step checks first and skips what is already there.
+# `setup.sh run` (scripts/run.sh) skips Garage and Cog, which only the tests use (Garage
+# compiles for minutes).
 set -euo pipefail
+FOR_RUN_ONLY=false
+[ "${1:-}" = run ] && FOR_RUN_ONLY=true
 
 WASM_BINDGEN_VERSION=0.2.130
 WASM_PACK_VERSION=0.15.1
@@ -15,7 +19,8 @@ have chromium      || need_apt+=(chromium)
 have chromedriver  || need_apt+=(chromium-driver)
 have wrk           || need_apt+=(wrk)
 have pg_ctlcluster || need_apt+=(postgresql)
-# moto's S3 server runs in a virtual environment (below), which needs venv and ensurepip.
+# moto's S3 server (bench/scale.sh) runs in a virtual environment (below), which needs venv
+# and ensurepip.
 python3 -c 'import ensurepip, venv' 2>/dev/null || need_apt+=(python3-venv)
 have npm           || need_apt+=(npm)
 # prlimit runs ffmpeg under its memory limit (STILLREEL_FFMPEG_MAX_MEMORY).
@@ -50,8 +55,18 @@ fi
 if ! wasm-pack --version 2>/dev/null | grep -q "${WASM_PACK_VERSION}"; then
   cargo install wasm-pack --version "${WASM_PACK_VERSION}"
 fi
-# A real S3 implementation for the object-storage tests: moto's server, from PyPI, in a
-# virtual environment under target/ (ignored by git). The tests start it themselves.
+# Garage, the S3-compatible store the S3 tests and the scale-out suite run against (they start
+# it themselves: tests/common/garage.rs). Built from crates.io, once: 9 to 16 minutes on a
+# fresh 2-core machine (CPU-bound; 15.5 measured while two other builds shared the cores).
+# `cargo install` puts it in ~/.cargo/bin, beside the other tools.
+GARAGE_VERSION=2.5.0
+# `garage --version` prints e.g. `garage cargo:2.5.0 [features: ...]`.
+if ! $FOR_RUN_ONLY && ! garage --version 2>/dev/null | grep -qE "[^0-9.]${GARAGE_VERSION//./\\.}([^0-9.]|\$)"; then
+  echo "setup: cargo install garage ${GARAGE_VERSION} (9 to 16 minutes of compiling)"
+  cargo install garage --version "${GARAGE_VERSION}" --locked
+fi
+# moto's S3 server, from PyPI, in a virtual environment under target/ (ignored by git): only
+# bench/scale.sh uses it, for the count of S3 requests its log gives.
 MOTO_VENV="$(cd "$(dirname "$0")/.." && pwd)/target/moto/venv"
 if ! "$MOTO_VENV/bin/moto_server" --help >/dev/null 2>&1; then
   echo "setup: installing moto[server] into $MOTO_VENV"
@@ -64,20 +79,11 @@ fi
 # tests/cog/. In a virtual environment under target/, like moto.
 COG_VERSION=0.23.1
 COG_VENV="$(cd "$(dirname "$0")/.." && pwd)/target/cog/venv"
-if ! "$COG_VENV/bin/python" -c "import coglet, cog, sys; sys.exit(cog.__version__ != '$COG_VERSION')" 2>/dev/null; then
+if ! $FOR_RUN_ONLY && ! "$COG_VENV/bin/python" -c "import coglet, cog, sys; sys.exit(cog.__version__ != '$COG_VERSION')" 2>/dev/null; then
   echo "setup: installing cog $COG_VERSION into $COG_VENV"
   rm -rf "$COG_VENV"
   python3 -m venv "$COG_VENV"
   "$COG_VENV/bin/pip" install --quiet --disable-pip-version-check "cog==$COG_VERSION"
-fi
-# s3rver (npm) refuses access key ids other than its own, which moto does not: the tests
-# start it to check the error for a wrong key. Also under target/.
-S3RVER_VERSION=3.7.1
-S3RVER_DIR="$(cd "$(dirname "$0")/.." && pwd)/target/s3rver"
-if ! "$S3RVER_DIR/node_modules/.bin/s3rver" --version 2>/dev/null | grep -qx "$S3RVER_VERSION"; then
-  echo "setup: installing s3rver $S3RVER_VERSION into $S3RVER_DIR"
-  mkdir -p "$S3RVER_DIR"
-  npm install --prefix "$S3RVER_DIR" --no-audit --no-fund --silent "s3rver@$S3RVER_VERSION"
 fi
 # Fuzzing (scripts/suites/40-fuzz.sh) needs nightly, which cannot be downloaded here: install
 # cargo-fuzz when a nightly toolchain is present, and say so when it is not.

@@ -65,8 +65,8 @@ check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --targ
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in
 # name order; each prints its own closing line and exits non-zero on failure.
-# The S3 tests must run here, not skip: a missing moto fails them.
-export STILLREEL_REQUIRE_MOTO=1
+# The S3 tests must run here, not skip: a missing Garage fails them.
+export STILLREEL_REQUIRE_S3=1
 
 step "start PostgreSQL"
 # shellcheck source=scripts/postgres.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale-out suite: PostgreSQL + moto + one API process (STILLREEL_WORKERS=0) +
+# The scale-out suite: PostgreSQL + Garage (S3) + one API process (STILLREEL_WORKERS=0) +
 # three `stillreel worker` processes with data dirs of their own, real processes all
 # (crates/stillreel-server/tests/scale_out.rs). Scenarios, one test each, run one at a time
 # (one of them restarts the machine's PostgreSQL):
@@ -9,10 +9,11 @@
 #      of it survives, the video completes
 #   c  SIGSTOP past the lease, then SIGCONT: the late worker records nothing, the video is right
 #   d  PostgreSQL restarted mid-run (pg_ctlcluster ... restart): the videos complete
-#   e  moto stopped mid-run and started again on the same port: the videos complete
+#   e  Garage killed with -9 mid-run, started again on the same data and port: the clips
+#      stored before the kill are there, the videos complete
 #
-# Needs STILLREEL_TEST_PG_URL (scripts/postgres.sh) and moto (scripts/setup.sh); a missing
-# moto fails here (STILLREEL_REQUIRE_MOTO=1), never skips. Prints `scale-out: N passed`.
+# Needs STILLREEL_TEST_PG_URL (scripts/postgres.sh) and Garage (scripts/setup.sh); a missing
+# Garage fails here (STILLREEL_REQUIRE_S3=1), never skips. Prints `scale-out: N passed`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,7 +21,7 @@ if [ -z "${STILLREEL_TEST_PG_URL:-}" ]; then
   # shellcheck source=scripts/postgres.sh
   source scripts/postgres.sh
 fi
-export STILLREEL_REQUIRE_MOTO=1
+export STILLREEL_REQUIRE_S3=1
 
 started=$(date +%s)
 log=$(mktemp)

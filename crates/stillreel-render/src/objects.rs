@@ -301,6 +301,11 @@ fn explain(name: &str, what: &str, err: &object_store::Error) -> StorageError {
             " (check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and the key's rights on the bucket)"
         }
         object_store::Error::NotFound { .. } => " (does the bucket exist?)",
+        // S3 and Garage refuse a request signed for another region with this code (a 400,
+        // which object_store reports as a generic error).
+        _ if err.to_string().contains("AuthorizationHeaderMalformed") => {
+            " (is AWS_REGION the bucket's region?)"
+        }
         _ => " (is AWS_ENDPOINT_URL right, and the store up?)",
     };
     StorageError(format!("cannot {what} {name}: {err}{hint}"))
@@ -555,6 +560,15 @@ mod tests {
             explain("s3://b", "write to", &missing)
                 .0
                 .contains("does the bucket exist?")
+        );
+        let wrong_region = object_store::Error::Generic {
+            store: "S3",
+            source: "400 Bad Request: <Error><Code>AuthorizationHeaderMalformed</Code>".into(),
+        };
+        assert!(
+            explain("s3://b", "write to", &wrong_region)
+                .0
+                .ends_with("(is AWS_REGION the bucket's region?)")
         );
         let down = object_store::Error::Generic {
             store: "S3",

@@ -56,6 +56,7 @@ impl Services {
             available_vfx: Arc::new(RwLock::new(PROCEDURAL_VFX.to_vec())),
             available_engines: Arc::new(RwLock::new(Engine::BUILT_IN.to_vec())),
             metrics: Arc::new(Metrics::default()),
+            providers: Arc::default(),
             jobs_queued: Arc::new(tokio::sync::Notify::new()),
         }
     }

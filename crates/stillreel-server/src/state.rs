@@ -5,7 +5,8 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use stillreel_core::{Engine, Template, VfxType};
+use stillreel_core::{Engine, ProviderHealth, Template, VfxType};
+use stillreel_render::provider::Providers;
 
 use crate::config::Config;
 use crate::db::{Db, DbError};
@@ -32,6 +33,9 @@ pub struct Services {
     /// `generative` when its `clip` role is configured ([`Services::set_available_engines`]).
     pub available_engines: Arc<RwLock<Vec<Engine>>>,
     pub metrics: Arc<Metrics>,
+    /// The model roles' clients, for their last known health (`/get_engines`); the render
+    /// worker sets them ([`Services::set_providers`]). Clones share the health they record.
+    pub providers: Arc<RwLock<Providers>>,
     /// Rung after this process commits new jobs (a video stored, a step that queued the
     /// next): this process's idle job loops claim at once instead of at their next poll.
     /// Other processes hear of jobs through PostgreSQL's `NOTIFY`; polling stays the truth.
@@ -53,6 +57,30 @@ impl Services {
             .read()
             .map(|v| v.clone())
             .unwrap_or_default()
+    }
+
+    /// Each configured role, its protocol and its last known health.
+    pub fn provider_health(&self) -> Vec<ProviderHealth> {
+        let Ok(providers) = self.providers.read() else {
+            return Vec::new();
+        };
+        providers
+            .roles()
+            .iter()
+            .filter_map(|config| providers.get(config.role))
+            .map(|client| ProviderHealth {
+                role: client.config().role.as_str().to_owned(),
+                protocol: client.config().protocol.as_str().to_owned(),
+                health: client.health().as_str().to_owned(),
+            })
+            .collect()
+    }
+
+    /// The clients whose health `/get_engines` shows.
+    pub fn set_providers(&self, providers: Providers) {
+        if let Ok(mut guard) = self.providers.write() {
+            *guard = providers;
+        }
     }
 
     /// Replaces the set of engines this deployment renders (`GET /get_engines` and

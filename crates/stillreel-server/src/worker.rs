@@ -169,7 +169,35 @@ pub fn build_renderer(state: &Services) -> Result<Renderer, WorkerError> {
         card_cache: Some(crate::storage::card_cache_prefix()),
         ..RenderConfig::default()
     };
-    Ok(Renderer::new(render_config, fetcher, storage).with_providers(providers))
+    state.set_providers(providers.clone());
+    log_provider_health(&providers);
+    let claims = Arc::new(crate::repo::model_calls::DbClaims(state.db.clone()));
+    Ok(Renderer::new(render_config, fetcher, storage)
+        .with_providers(providers)
+        .with_call_claims(claims))
+}
+
+/// Logs each model role's health once, in the background: a Cog container whose setup failed
+/// shows in the start-up log, and the start waits for no host.
+fn log_provider_health(providers: &Providers) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    for config in providers.roles().iter() {
+        let Some(client) = providers.get(config.role).cloned() else {
+            continue;
+        };
+        runtime.spawn(async move {
+            let health = client.check_health(Duration::from_secs(5)).await;
+            let config = client.config();
+            tracing::info!(
+                role = config.role.as_str(),
+                protocol = config.protocol.as_str(),
+                health = health.as_str(),
+                "model provider"
+            );
+        });
+    }
 }
 
 /// The client of webhook deliveries: the same allow-list (`STILLREEL_FETCH_ALLOW`, already

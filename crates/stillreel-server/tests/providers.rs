@@ -31,6 +31,11 @@ both_backends!(
     a_staged_video_calls_the_model_once_in_a_job_of_its_own,
 );
 both_backends!(
+    mod one_call, configured by configure:
+    videos_and_clips_of_one_photo_at_once_share_one_depth_call,
+    model_call_claims_hold_lapse_and_release,
+);
+both_backends!(
     mod clip_engine, configured by configure:
     a_generative_video_takes_each_clip_from_the_clip_model,
 );
@@ -445,5 +450,109 @@ async fn a_generative_video_takes_each_clip_from_the_clip_model(app: TestApp) {
     assert_eq!(combined["status"], "complete", "{combined}");
     assert_eq!(double.creates(), 2, "a combine calls nothing");
     workers.shutdown().await;
+    app.stop().await;
+}
+
+/// Two videos created at once, each with two clips of the same photo, on two model loops:
+/// four jobs need the same depth map and one prediction is made (the claim is a database
+/// row, so it holds across workers). `/get_engines` then shows the depth role as ready.
+async fn videos_and_clips_of_one_photo_at_once_share_one_depth_call(app: TestApp) {
+    // Busy once: the first create answers 409 and is retried a second later, so the other
+    // jobs surely ask while the call is under way.
+    let double = ModelHostDouble::start(Flavor::Cog, Script::Busy(1), Payload::GreyDepth).await;
+    let depth = RoleConfig {
+        role: Role::Depth,
+        protocol: Protocol::Cog,
+        url: double.base.clone(),
+        token: None,
+        model: None,
+        input: None,
+        prompt: None,
+        timeout: Duration::from_secs(30),
+    };
+    let providers = Providers::new(ProviderRoles::none().with(depth)).expect("clients");
+    let renderer = worker::build_renderer(&app.state)
+        .expect("renderer")
+        .with_providers(providers.clone());
+    // What build_renderer does with the configured roles.
+    app.state.set_providers(providers);
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 2;
+    settings.model_workers = 2;
+    settings.idle_poll = Duration::from_millis(100);
+    let workers = worker::start(app.state.services.clone(), renderer, settings);
+    let key = app.account().await.api_key;
+    let engines = app.get("/api/v1/get_engines", &key).await;
+    assert_eq!(
+        engines.json["providers"],
+        json!([{"role": "depth", "protocol": "cog", "health": "unchecked"}]),
+        "{}",
+        engines.json
+    );
+
+    let photo = format!("{}/samples/living-room.png", app.base);
+    let body = json!({"ai_engine": "v25", "image_inputs": [
+        {"image_url": photo, "camera_motion": "push-in"},
+        {"image_url": photo, "camera_motion": "orbit-left"},
+    ]});
+    let (a, b) = tokio::join!(
+        app.post("/api/v1/create_video", &key, &body),
+        app.post("/api/v1/create_video", &key, &body)
+    );
+    for r in [&a, &b] {
+        assert_eq!(r.status, 200, "{}", r.json);
+        let done = wait_final(&app, &key, r.json["uuid"].as_str().expect("uuid")).await;
+        assert_eq!(done["status"], "complete", "{done}");
+    }
+    assert_eq!(
+        double.creates(),
+        2,
+        "one prediction (its first create answered 409)"
+    );
+    let engines = app.get("/api/v1/get_engines", &key).await;
+    assert_eq!(
+        engines.json["providers"][0]["health"], "ready",
+        "{}",
+        engines.json
+    );
+    workers.shutdown().await;
+    app.stop().await;
+}
+
+/// The claim rows themselves: one holder at a time, taken over once lapsed, released only by
+/// their holder; many claimers at once, one winner.
+async fn model_call_claims_hold_lapse_and_release(app: TestApp) {
+    use stillreel_server::repo::model_calls::{claim, release};
+    let db = app.db();
+    let long = Duration::from_secs(60);
+    assert!(claim(db, "k", "a", long).await.expect("claim"));
+    assert!(
+        claim(db, "k", "a", long).await.expect("again"),
+        "the holder again"
+    );
+    assert!(!claim(db, "k", "b", long).await.expect("held"));
+    release(db, "k", "b").await.expect("release");
+    assert!(
+        !claim(db, "k", "b", long).await.expect("still held"),
+        "only the holder releases"
+    );
+    release(db, "k", "a").await.expect("release");
+    assert!(claim(db, "k", "b", Duration::ZERO).await.expect("free"));
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert!(
+        claim(db, "k", "c", long).await.expect("lapsed"),
+        "a lapsed claim is taken over"
+    );
+    let racers = (0..16).map(|i| {
+        let db = db.clone();
+        tokio::spawn(async move { claim(&db, "race", &format!("r{i}"), long).await })
+    });
+    let mut winners = 0;
+    for racer in racers {
+        if racer.await.expect("join").expect("claim") {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1);
     app.stop().await;
 }

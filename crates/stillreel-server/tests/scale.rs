@@ -1,13 +1,13 @@
 //! Storage in an object store and render workers in processes of their own, with real parts:
-//! moto's S3 server (installed by `scripts/setup.sh`, started here), object_store's local file
-//! system, PostgreSQL, ffmpeg and the real `stillreel` binary.
+//! Garage, an S3-compatible store (installed by `scripts/setup.sh`, started here as one node),
+//! object_store's local file system, PostgreSQL, ffmpeg and the real `stillreel` binary.
 //!
-//! moto takes any credentials, so the test of an unknown access key uses s3rver (npm, also
-//! installed by `scripts/setup.sh`), which knows only its own key. (Neither checks SigV4
-//! signatures: a tampered presigned link cannot be told apart here.)
+//! Garage checks what S3 checks: the access key, the SigV4 signature, the region signed for
+//! and a presigned link's expiry, so a wrong key, a tampered link and an expired one are
+//! refused here as they would be by S3.
 //!
-//! Without moto (or s3rver) the S3 tests skip with a loud notice, unless
-//! `STILLREEL_REQUIRE_MOTO=1` (set by `scripts/test.sh`), which makes a missing one a failure.
+//! Without Garage the S3 tests skip with a loud notice, unless `STILLREEL_REQUIRE_S3=1` (set
+//! by `scripts/test.sh`), which makes a missing one a failure.
 
 mod common;
 
@@ -19,82 +19,17 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::moto::{BUCKET, Moto, missing};
+use common::garage::{ACCESS_KEY_ID, BUCKET, Garage, REGION, SECRET_ACCESS_KEY};
 use common::process::{free_port, get_url, header, http, wait_healthy};
 use common::{Backend, TestDb};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 use serde_json::{Value, json};
+use stillreel_render::ObjectStorage;
 use stillreel_render::storage::Storage;
-use stillreel_render::{ObjectStorage, S3Settings};
 use stillreel_server::config::{Config, StorageConfig};
 use stillreel_server::{AppState, Db};
-
-/// An s3rver on a free port with bucket [`BUCKET`] and its only key `S3RVER`/`S3RVER`; it
-/// refuses other key ids. Stopped when dropped.
-struct S3rver {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for S3rver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl S3rver {
-    fn start() -> Option<S3rver> {
-        let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../target/s3rver/node_modules/.bin/s3rver");
-        if !bin.is_file() {
-            missing(&bin, "s3rver");
-            return None;
-        }
-        let dir = tempfile::tempdir().expect("temp dir");
-        let port = free_port();
-        let child = Command::new(&bin)
-            .arg("-d")
-            .arg(dir.path())
-            .args(["-a", "127.0.0.1", "-p", &port.to_string(), "-s"])
-            .args(["--configure-bucket", BUCKET])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start s3rver");
-        let server = S3rver {
-            child,
-            port,
-            _dir: dir,
-        };
-        let started = Instant::now();
-        while http(port, "GET", "/", &[]).is_none() {
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "s3rver did not start"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Some(server)
-    }
-
-    fn settings(&self, access_key_id: &str) -> S3Settings {
-        S3Settings {
-            bucket: BUCKET.to_owned(),
-            prefix: "signed".to_owned(),
-            region: Some("us-east-1".to_owned()),
-            endpoint: Some(format!("http://127.0.0.1:{}", self.port)),
-            access_key_id: Some(access_key_id.to_owned()),
-            secret_access_key: Some("S3RVER".to_owned()),
-            session_token: None,
-            allow_http: true,
-            presign_expiry: Duration::from_secs(600),
-        }
-    }
-}
 
 /// `len` bytes that differ from part to part, so a misplaced part shows.
 fn pattern(len: usize) -> Vec<u8> {
@@ -166,18 +101,57 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// The MD5 of `data` in hex (coreutils' `md5sum`).
+fn md5_hex(data: &[u8]) -> String {
+    let mut child = Command::new("md5sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("md5sum");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(data)
+        .expect("feed md5sum");
+    let out = child.wait_with_output().expect("md5sum");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .expect("digest")
+        .to_owned()
+}
+
+/// S3's ETag of a multipart upload: the MD5 of the parts' MD5s, then `-<parts>`.
+fn multipart_etag(data: &[u8], part_size: usize) -> String {
+    let parts: Vec<&[u8]> = data.chunks(part_size).collect();
+    let digests: Vec<u8> = parts
+        .iter()
+        .flat_map(|part| {
+            let hex = md5_hex(part);
+            (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    format!("{}-{}", md5_hex(&digests), parts.len())
+}
+
 #[test]
-fn object_storage_on_moto_put_get_multipart_and_presigned_ranges() {
-    let Some(moto) = Moto::start() else { return };
-    let storage = ObjectStorage::s3(&moto.settings("unit"), "/files")
+fn object_storage_on_garage_put_get_multipart_and_presigned_ranges() {
+    let Some(garage) = Garage::start() else {
+        return;
+    };
+    let storage = ObjectStorage::s3(&garage.settings("unit"), "/files")
         .expect("s3 storage")
         .with_multipart(5 << 20, 5 << 20);
-    runtime().block_on(storage.check()).expect("moto answers");
+    runtime().block_on(storage.check()).expect("garage answers");
     let dir = tempfile::tempdir().expect("temp dir");
     round_trips(&storage, dir.path());
 
-    // Objects are under the prefix, and the big one went up in three parts (S3's ETag of a
-    // multipart upload ends in -<parts>).
+    // Objects are under the prefix, and the big one went up in three parts: its ETag is S3's
+    // for those parts, the small one's the MD5 of its bytes.
     let (small, big) = runtime().block_on(async {
         let store = storage.store();
         let small = store
@@ -192,13 +166,14 @@ fn object_storage_on_moto_put_get_multipart_and_presigned_ranges() {
     });
     assert_eq!(small.size, 18);
     assert_eq!(big.size, 12 << 20);
-    let etag = big.e_tag.expect("etag");
-    assert!(
-        etag.trim_matches('"').ends_with("-3"),
-        "multipart ETag {etag}"
+    assert_eq!(
+        big.e_tag.as_deref().map(|e| e.trim_matches('"')),
+        Some(multipart_etag(&pattern(12 << 20), 5 << 20).as_str()),
+        "multipart ETag"
     );
-    assert!(
-        !small.e_tag.unwrap_or_default().contains('-'),
+    assert_eq!(
+        small.e_tag.as_deref().map(|e| e.trim_matches('"')),
+        Some(md5_hex(b"hello object store").as_str()),
         "small files go up whole"
     );
 
@@ -218,6 +193,61 @@ fn object_storage_on_moto_put_get_multipart_and_presigned_ranges() {
     assert_eq!(
         header(&headers, "content-range"),
         Some("bytes 6291456-6291465/12582912")
+    );
+
+    // The store serves a stored file with the type it went up with, whole or in parts.
+    std::fs::write(dir.path().join("big.bin"), pattern(12 << 20)).expect("write");
+    storage
+        .put(&dir.path().join("big.bin"), "videos/v1/video.mp4")
+        .expect("multipart put");
+    storage
+        .put(&dir.path().join("small.bin"), "videos/v1/still.jpg")
+        .expect("put");
+    for (key, mime) in [
+        ("videos/v1/video.mp4", "video/mp4"),
+        ("videos/v1/still.jpg", "image/jpeg"),
+    ] {
+        let url = storage.download_url(key).expect("presign").expect("url");
+        let (status, headers, _) = get_url(&url, &[("Range", "bytes=0-0")]);
+        assert_eq!(status, 206, "{key}");
+        assert_eq!(header(&headers, "content-type"), Some(mime), "{key}");
+    }
+
+    // The signature is checked: a link with one character of it changed, or signed with
+    // another secret, is refused.
+    let (head, signature) = url.split_once("X-Amz-Signature=").expect("signature");
+    let flipped = if signature.starts_with('0') { '1' } else { '0' };
+    let tampered = format!("{head}X-Amz-Signature={flipped}{}", &signature[1..]);
+    let (status, _, body) = get_url(&tampered, &[]);
+    assert_eq!(status, 403, "{}", String::from_utf8_lossy(&body));
+    let forged = ObjectStorage::s3(
+        &garage.settings_with_key("unit", ACCESS_KEY_ID, &"0".repeat(64)),
+        "/files",
+    )
+    .expect("s3");
+    let url = forged
+        .download_url("videos/v1/big.bin")
+        .expect("presign")
+        .expect("url");
+    let (status, _, body) = get_url(&url, &[]);
+    assert_eq!(status, 403, "{}", String::from_utf8_lossy(&body));
+
+    // A link past its expiry is refused (Garage 2.5 answers 400 "Date is too old" where S3
+    // answers 403 "Request has expired").
+    let mut short = garage.settings("unit");
+    short.presign_expiry = Duration::from_secs(1);
+    let url = ObjectStorage::s3(&short, "/files")
+        .expect("s3")
+        .download_url("videos/v1/small.bin")
+        .expect("presign")
+        .expect("url");
+    assert_eq!(get_url(&url, &[]).0, 200, "fresh link");
+    std::thread::sleep(Duration::from_millis(2100));
+    let (status, _, body) = get_url(&url, &[]);
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        (400..500).contains(&status) && body.contains("<Error>"),
+        "{status} {body}"
     );
 }
 
@@ -265,14 +295,16 @@ fn object_storage_on_local_files_put_get_multipart() {
 /// answers Range requests with 206.
 #[test]
 fn files_redirect_to_a_presigned_get_that_answers_ranges() {
-    let Some(moto) = Moto::start() else { return };
+    let Some(garage) = Garage::start() else {
+        return;
+    };
     let rt = runtime();
     let db_guard = rt
         .block_on(TestDb::new(Backend::Sqlite))
         .expect("sqlite db");
     let dir = db_guard.dir.path().to_owned();
     let port = free_port();
-    let mut vars: Vec<(&str, String)> = moto.env("api");
+    let mut vars: Vec<(&str, String)> = garage.env("api");
     vars.push(("STILLREEL_LISTEN", format!("127.0.0.1:{port}")));
     vars.push(("STILLREEL_DATA_DIR", dir.display().to_string()));
     vars.push(("STILLREEL_WORKERS", "0".to_owned()));
@@ -322,7 +354,7 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     assert!(
         location.starts_with(&format!(
             "{}/{BUCKET}/api/videos/abc/clip-000.mp4?",
-            moto.endpoint()
+            garage.endpoint()
         )),
         "{location}"
     );
@@ -343,46 +375,69 @@ fn files_redirect_to_a_presigned_get_that_answers_ranges() {
     let _ = stop.send(());
 }
 
-/// A key the store does not know stops the start, naming the variables to check (moto takes
-/// any key; s3rver knows only its own).
+/// A key the store does not know, a wrong secret for a known one, or a region the store does
+/// not answer for stops the start, naming the variables to check; the store's own reason is
+/// in the message.
 #[test]
-fn an_unknown_access_key_stops_the_start_naming_the_variables() {
-    let Some(s3rver) = S3rver::start() else {
+fn wrong_credentials_or_region_stop_the_start_naming_the_variables() {
+    let Some(garage) = Garage::start() else {
         return;
     };
-    let storage = ObjectStorage::s3(&s3rver.settings("S3RVER"), "/files").expect("s3");
-    runtime()
-        .block_on(storage.check())
-        .expect("s3rver takes its own key");
-    let wrong = ObjectStorage::s3(&s3rver.settings("nobody"), "/files").expect("s3");
-    let err = runtime().block_on(wrong.check()).expect_err("unknown key");
-    assert!(err.0.contains("InvalidAccessKeyId"), "{err}");
+    let credentials = "check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY";
+    let wrong_secret = "0".repeat(64);
+    // (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, the store's reason, the hint)
+    let cases = [
+        (
+            "GK000000000000000000000000",
+            SECRET_ACCESS_KEY,
+            REGION,
+            "No such key: GK000000000000000000000000",
+            credentials,
+        ),
+        (
+            ACCESS_KEY_ID,
+            wrong_secret.as_str(),
+            REGION,
+            "Invalid signature",
+            credentials,
+        ),
+        // object_store's default region, which an operator who sets none gets.
+        (
+            ACCESS_KEY_ID,
+            SECRET_ACCESS_KEY,
+            "us-east-1",
+            "AuthorizationHeaderMalformed",
+            "is AWS_REGION the bucket's region?",
+        ),
+    ];
+    for (key_id, secret, region, reason, hint) in cases {
+        let mut settings = garage.settings_with_key("signed", key_id, secret);
+        settings.region = Some(region.to_owned());
+        let wrong = ObjectStorage::s3(&settings, "/files").expect("s3");
+        let err = runtime().block_on(wrong.check()).expect_err("refused");
+        assert!(err.0.contains(reason) && err.0.contains(hint), "{err}");
 
-    // A key the store does not know: `serve` stops and says which variables to check.
-    let data = tempfile::tempdir().expect("temp dir");
-    let settings = s3rver.settings("nobody");
-    let out = bin()
-        .arg("serve")
-        .env("STILLREEL_DATA_DIR", data.path())
-        .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
-        .env("STILLREEL_STORAGE_URL", settings.url())
-        .env("AWS_ACCESS_KEY_ID", "nobody")
-        .env("AWS_SECRET_ACCESS_KEY", "S3RVER")
-        .env("AWS_REGION", "us-east-1")
-        .env(
-            "AWS_ENDPOINT_URL",
-            settings.endpoint.as_deref().unwrap_or_default(),
-        )
-        .env("AWS_ALLOW_HTTP", "true")
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("STILLREEL_STORAGE_URL=s3://reels/signed")
-            && stderr.contains("check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
-        "{stderr}"
-    );
+        // `serve` stops and says which variables to check.
+        let data = tempfile::tempdir().expect("temp dir");
+        let out = bin()
+            .arg("serve")
+            .env("STILLREEL_DATA_DIR", data.path())
+            .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
+            .envs(garage.env("signed"))
+            .env("AWS_ACCESS_KEY_ID", key_id)
+            .env("AWS_SECRET_ACCESS_KEY", secret)
+            .env("AWS_REGION", region)
+            .output()
+            .expect("run");
+        assert!(!out.status.success());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("STILLREEL_STORAGE_URL=s3://reels/signed")
+                && stderr.contains(reason)
+                && stderr.contains(hint),
+            "{stderr}"
+        );
+    }
 }
 
 /// The `stillreel` binary with a clean environment.
@@ -415,14 +470,16 @@ fn worker_on_sqlite_refuses_to_start() {
 
 #[test]
 fn a_store_that_cannot_be_used_stops_the_start_naming_the_variable() {
-    let Some(moto) = Moto::start() else { return };
+    let Some(garage) = Garage::start() else {
+        return;
+    };
     // A bucket that does not exist.
     let dir = tempfile::tempdir().expect("temp dir");
     let mut cmd = bin();
     cmd.arg("serve")
         .env("STILLREEL_DATA_DIR", dir.path())
         .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
-        .envs(moto.env("x"))
+        .envs(garage.env("x"))
         .env("STILLREEL_STORAGE_URL", "s3://no-such-bucket/x");
     let out = cmd.output().expect("run");
     assert!(!out.status.success());
@@ -438,7 +495,7 @@ fn a_store_that_cannot_be_used_stops_the_start_naming_the_variable() {
         .arg("serve")
         .env("STILLREEL_DATA_DIR", dir.path())
         .env("STILLREEL_LISTEN", format!("127.0.0.1:{}", free_port()))
-        .envs(moto.env("x"))
+        .envs(garage.env("x"))
         .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{closed}"))
         .output()
         .expect("run");
@@ -540,7 +597,9 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     let Some(db) = rt.block_on(TestDb::new(Backend::Postgres)) else {
         return;
     };
-    let Some(moto) = Moto::start() else { return };
+    let Some(garage) = Garage::start() else {
+        return;
+    };
     let stillreel_server::config::DatabaseConfig::Postgres(db_url) = &db.config else {
         panic!("postgres")
     };
@@ -550,7 +609,7 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
     std::fs::create_dir_all(&api_dir).expect("api dir");
     let (api_port, worker_port) = (free_port(), free_port());
     let public = format!("http://127.0.0.1:{api_port}");
-    let mut common_env = moto.env("media");
+    let mut common_env = garage.env("media");
     common_env.push(("STILLREEL_DATABASE_URL", db_url.clone()));
     common_env.push(("STILLREEL_PUBLIC_URL", public.clone()));
     common_env.push(("STILLREEL_SAMPLES_DIR", samples.display().to_string()));
@@ -613,7 +672,7 @@ fn api_and_separate_worker_render_on_postgres_and_s3() {
 
     // An image that exists only in the bucket, at a URL of the API: the worker must read it
     // through storage (127.0.0.1 is not on the fetch allow-list, so never over HTTP).
-    let uploads = ObjectStorage::s3(&moto.settings("media"), "/files").expect("s3");
+    let uploads = ObjectStorage::s3(&garage.settings("media"), "/files").expect("s3");
     let url_path = uploads
         .put(&samples.join("living-room.png"), "uploads/living-room.png")
         .expect("upload image");

@@ -94,6 +94,7 @@ fn declarations() -> Vec<Declaration> {
         crate::forms::clip_facts_declaration(),
         decl::<ClipCheck>(),
         decl::<core::EngineInfo>(),
+        decl::<core::ProviderHealth>(),
         decl::<core::EngineList>(),
         decl::<core::VideoClip>(),
         decl::<core::GeneratedContent>(),

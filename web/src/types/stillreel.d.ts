@@ -365,9 +365,26 @@ export type EngineInfo = {
    */
   vfx_types: VfxType[];
 };
+/**
+ * One configured model role (docs/PROVIDERS.md) and its health as last seen: `unchecked`
+ * (a hosted protocol, which has no health check), `unreachable`, or a Cog container's state
+ * (`unknown`, `starting`, `ready`, `busy`, `setup_failed`, `defunct`, `unhealthy`).
+ */
+export type ProviderHealth = {
+  health: string;
+  /** `replicate`, `cog`, `openai` or `stillreel`. */
+  protocol: string;
+  /** `staging`, `lifestyle`, `fan`, `depth` or `clip`. */
+  role: string;
+};
 /** `GET /get_engines`. */
 export type EngineList = {
   engines: EngineInfo[];
+  /**
+   * Each configured model role and its host's health as this process last saw it (empty
+   * without model providers).
+   */
+  providers: ProviderHealth[];
 };
 /** One clip of a video (reference: "Video clip"). */
 export type VideoClip = {

@@ -219,6 +219,23 @@ pub struct EngineInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineList {
     pub engines: Vec<EngineInfo>,
+    /// Each configured model role and its host's health as this process last saw it (empty
+    /// without model providers).
+    #[serde(default)]
+    pub providers: Vec<ProviderHealth>,
+}
+
+/// One configured model role (docs/PROVIDERS.md) and its health as last seen: `unchecked`
+/// (a hosted protocol, which has no health check), `unreachable`, or a Cog container's state
+/// (`unknown`, `starting`, `ready`, `busy`, `setup_failed`, `defunct`, `unhealthy`).
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderHealth {
+    /// `staging`, `lifestyle`, `fan`, `depth` or `clip`.
+    pub role: String,
+    /// `replicate`, `cog`, `openai` or `stillreel`.
+    pub protocol: String,
+    pub health: String,
 }
 
 /// `GET /get_videos`: one page of the account's videos, newest first.

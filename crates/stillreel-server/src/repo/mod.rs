@@ -9,6 +9,7 @@
 //! - [`graph`]: what the steps of the job graph record (prepare's facts, each clip, the
 //!   stitch), each with its job's completion, in one transaction.
 //! - [`idempotency`]: `Idempotency-Key` records.
+//! - [`model_calls`]: claims on model calls (one call per input, shared by every worker).
 //! - [`sweep`]: jobs whose lease ran out, and the records they leave unfinished.
 //! - [`webhooks`]: the webhook outbox: events, their delivery jobs and attempts.
 //! - [`uploads`]: uploaded files and the account's upload quota.
@@ -21,6 +22,7 @@ pub mod brand_kits;
 pub mod deleted_videos;
 pub mod graph;
 pub mod idempotency;
+pub mod model_calls;
 pub mod orphans;
 pub mod render;
 pub mod stray_uploads;

@@ -58,5 +58,6 @@ pub async fn get_engines(State(state): State<AppState>, Auth(_): Auth) -> Json<E
             &state.available_engines(),
             &state.available_vfx(),
         ),
+        providers: state.provider_health(),
     })
 }
