@@ -84,7 +84,9 @@ fn start_workers(app: &TestApp, roles: ProviderRoles, model_workers: usize) -> W
     let providers = Providers::new(roles).expect("clients");
     let renderer = worker::build_renderer(&app.state)
         .expect("renderer")
-        .with_providers(providers);
+        .with_providers(providers.clone());
+    // What build_renderer does with configured roles: /get_engines shows their health.
+    app.state.set_providers(providers);
     app.state.set_available_vfx(renderer.available_vfx());
     app.state
         .set_available_engines(renderer.available_engines());

@@ -99,6 +99,8 @@ impl CogModel {
                 .current_dir(&work)
                 .env("PATH", &path)
                 .env("PYTHONPATH", &support)
+            // No __pycache__ beside the shared module in the repository.
+            .env("PYTHONDONTWRITEBYTECODE", "1")
                 .output()
                 .expect("run openapi_schema.py");
             assert!(
@@ -116,6 +118,8 @@ impl CogModel {
             .current_dir(&work)
             .env("PATH", &path)
             .env("PYTHONPATH", &support)
+            // No __pycache__ beside the shared module in the repository.
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("PORT", port.to_string())
             .env("COG_PREDICT_TYPE_STUB", "predict.py:Predictor")
             .env("STILLREEL_COG_CALLS", &calls)

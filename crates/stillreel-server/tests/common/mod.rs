@@ -24,13 +24,9 @@ use stillreel_server::repo::accounts::{self, NewAccount};
 use stillreel_server::{AppState, Db};
 use tokio::sync::oneshot;
 
-<<<<<<< HEAD
 pub mod cog;
-pub mod media;
-pub mod moto;
-=======
 pub mod garage;
->>>>>>> main
+pub mod media;
 pub mod process;
 
 /// Which database a test runs on.
