@@ -99,8 +99,8 @@ impl CogModel {
                 .current_dir(&work)
                 .env("PATH", &path)
                 .env("PYTHONPATH", &support)
-            // No __pycache__ beside the shared module in the repository.
-            .env("PYTHONDONTWRITEBYTECODE", "1")
+                // No __pycache__ beside the shared module in the repository.
+                .env("PYTHONDONTWRITEBYTECODE", "1")
                 .output()
                 .expect("run openapi_schema.py");
             assert!(
