@@ -60,7 +60,8 @@ module_structure() {
   python3 scripts/module_cycles.py crates/*/src >target/module-structure.log || { cat target/module-structure.log; return 1; }
   tail -n 1 target/module-structure.log
 }
-check "module structure (no cycle; long files say why)" module_structure
+check "module structure (scripts/layers.toml)" module_structure
+check "module check's own tests" python3 scripts/test_module_cycles.py
 check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in

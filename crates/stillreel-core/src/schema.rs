@@ -13,8 +13,9 @@
 //! there. A `oneOf` branch marked `writeOnly` is a form only accepted on input (combine's
 //! boolean `branding`) and is left out of the TypeScript.
 //!
-//! The schema parts the types need themselves (an enum's, combine's two-form `branding`) are
-//! in `types::schema_parts`, so this module names the types and the types never name it.
+//! The schema parts the types need themselves are in `types` (an enum's in
+//! `types::schema_parts`, combine's two-form `branding` beside its request), so this module
+//! names the types and the types never name it.
 
 use serde_json::Value;
 use utoipa::openapi::RefOr;
@@ -22,7 +23,7 @@ use utoipa::openapi::schema::Schema;
 
 mod typescript;
 
-pub use crate::types::schema_parts::CombineBranding;
+pub use crate::types::CombineBranding;
 pub use typescript::{Declaration, typescript};
 
 /// A schema as JSON, the form [`typescript`] reads.

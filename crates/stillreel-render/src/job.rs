@@ -39,7 +39,7 @@ pub struct VideoJob {
     /// ([`crate::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
     /// [`Pace::Through`], for the speed ramp, are also keyed where the ramp begins and ends.)
     pub branded_intro: bool,
-    /// The sound of the branded render that follows ([`crate::BrandJob::sound`]), made by the
+    /// The sound of the branded render that follows (`BrandJob::sound`), made by the
     /// stitch beside the main video's when the video has music (`None`: not branded, or the
     /// branded render makes it).
     pub branded_sound: Option<crate::brand_sound::AheadSound>,

@@ -19,6 +19,7 @@ pub mod queue;
 pub mod rate_limit;
 pub mod repo;
 pub mod routes;
+pub mod samples;
 pub mod serve;
 pub mod state;
 pub mod storage;

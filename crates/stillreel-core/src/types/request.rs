@@ -151,7 +151,7 @@ pub struct CombineVideoClipsRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub project: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::types::schema_parts::CombineBranding>))]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<CombineBranding>))]
     pub branding: Option<BrandingRequest>,
     /// Where the completion events of this video are sent (see `webhooks`); same URL rules as
     /// `image_url`.
@@ -228,6 +228,53 @@ impl UpdateBrandKitRequest {
             outro: self.outro.clone(),
             speed_ramp: self.speed_ramp,
             audio_url: self.audio_url.clone(),
+        }
+    }
+}
+
+#[cfg(feature = "schema")]
+pub use combine_branding::CombineBranding;
+
+/// Combine's two-form `branding` schema, beside the request it describes (the enums' schema
+/// parts are in `schema_parts`, which names no type). A module of its own so the utoipa
+/// traits it implements stay out of the derives' scope above.
+#[cfg(feature = "schema")]
+mod combine_branding {
+    use utoipa::openapi::schema::{Object, OneOfBuilder, Schema, SchemaType, Type};
+    use utoipa::openapi::{Ref, RefOr};
+    use utoipa::{PartialSchema, ToSchema};
+
+    use super::BrandingRequest;
+
+    /// `POST /combine_video_clips`'s `branding` as sent: the object, or a boolean. Validation
+    /// turns `true` into `{"speed_ramp": true}` and `false` into none, so the boolean branch is
+    /// `writeOnly`: a normalized body only ever has the object.
+    #[derive(Debug)]
+    pub struct CombineBranding;
+
+    impl PartialSchema for CombineBranding {
+        fn schema() -> RefOr<Schema> {
+            let mut flag = Object::with_type(SchemaType::Type(Type::Boolean));
+            flag.write_only = Some(true);
+            flag.description =
+                Some("`true` is `{\"speed_ramp\": true}`, `false` is no branding.".into());
+            OneOfBuilder::new()
+                .item(Ref::from_schema_name(BrandingRequest::name()))
+                .item(flag)
+                .description(Some(
+                    "Combine's branding: the object, or `true` (= `{\"speed_ramp\": true}`) / `false` (none).",
+                ))
+                .into()
+        }
+    }
+
+    impl ToSchema for CombineBranding {
+        fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+            schemas.push((
+                BrandingRequest::name().into_owned(),
+                BrandingRequest::schema(),
+            ));
+            BrandingRequest::schemas(schemas);
         }
     }
 }

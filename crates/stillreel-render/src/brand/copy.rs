@@ -127,7 +127,7 @@ pub fn outro_command(
 /// The motion search of a branded part: diamond search and one subpixel refinement, where the
 /// clips' veryfast preset uses hexagon and two. Neither is written in the parameter sets, so
 /// the parts still join the main video by copy (checked before every join). Measured on the
-/// 1080p head (docs/BENCHMARKS.md, "Branded render"): 5.2 → 3.8 CPU-s, 46.36 → 46.23 dB
+/// 1080p head (the history of docs/BENCHMARKS.md): 5.2 → 3.8 CPU-s, 46.36 → 46.23 dB
 /// against the unencoded frames, 3.5 % larger.
 pub const PART_SEARCH: &str = "me=dia:subme=1";
 

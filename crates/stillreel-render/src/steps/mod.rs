@@ -113,7 +113,7 @@ pub struct StitchJob {
     /// How the clips meet (the request's `transition`).
     pub transition: Transition,
     /// The sound of the branded render that follows, when the video will be branded
-    /// ([`crate::BrandJob::sound`]): with music, made beside the main video's own and stored
+    /// (`BrandJob::sound`): with music, made beside the main video's own and stored
     /// at its key, so the branded render only copies it.
     pub branded_sound: Option<AheadSound>,
 }

@@ -18,6 +18,7 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::config::StorageConfig;
+use crate::samples::is_sample_path;
 use crate::state::AppState;
 
 /// `GET /files/{key}`: from the media directory, or a redirect into the object store.
@@ -100,25 +101,6 @@ pub fn is_media_path(path: &str) -> bool {
             .all(|segment| !segment.starts_with('.') && !segment.ends_with(".part"))
 }
 
-/// Whether a `/samples/...` path names a picture or a sound file directly in the samples
-/// folder (the renderer reads samples by this same rule).
-pub fn is_sample_path(path: &str) -> bool {
-    let Some(name) = path.strip_prefix("/samples/") else {
-        return false;
-    };
-    let Some((stem, ext)) = name.rsplit_once('.') else {
-        return false;
-    };
-    !stem.is_empty()
-        && stem
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        && matches!(
-            ext.to_ascii_lowercase().as_str(),
-            "jpg" | "jpeg" | "png" | "webp" | "mp3" | "m4a" | "aac" | "ogg" | "wav" | "flac"
-        )
-}
-
 /// A middleware that answers 404 (the envelope layer wraps it) for paths `allowed` refuses.
 fn only(
     allowed: fn(&str) -> bool,
@@ -190,21 +172,5 @@ mod tests {
         assert!(!is_media_path("/files/private/videos/abc/input-000.png"));
         assert!(!is_media_path("/files//private/videos/abc/music.mp3"));
         assert!(is_media_path("/files/videos/private/main.mp4"));
-    }
-
-    #[test]
-    fn sample_paths() {
-        assert!(is_sample_path("/samples/house-bungalow.jpg"));
-        assert!(is_sample_path("/samples/house-modern.webp"));
-        assert!(is_sample_path("/samples/logo.PNG"));
-        assert!(is_sample_path("/samples/theme.mp3"));
-        assert!(is_sample_path("/samples/theme.ogg"));
-        assert!(!is_sample_path("/samples/theme.mp3.txt"));
-        assert!(!is_sample_path("/samples/README.md"));
-        assert!(!is_sample_path("/samples/generate.py"));
-        assert!(!is_sample_path("/samples/.secret.jpg"));
-        assert!(!is_sample_path("/samples/sub/x.jpg"));
-        assert!(!is_sample_path("/samples/x%2ejpg"));
-        assert!(!is_sample_path("/samples/"));
     }
 }

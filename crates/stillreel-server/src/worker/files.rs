@@ -37,9 +37,10 @@ impl ServerFiles {
                 .flatten();
         }
         if let Some(name) = path.strip_prefix("/samples/") {
-            // Exactly what `GET /samples/` serves (a picture or song directly in the folder), by the
-            // route's own rule: nothing the route refuses can be read through a media URL.
-            if !crate::routes::files::is_sample_path(path) {
+            // Exactly what `GET /samples/` serves (a picture or song directly in the folder), by
+            // the rule the route serves by (`samples`): nothing it refuses can be read through a
+            // media URL.
+            if !crate::samples::is_sample_path(path) {
                 return None;
             }
             return Some(self.samples.join(name));
