@@ -10,7 +10,8 @@
 //! token makes sure only the current claim's result is recorded.
 //!
 //! A `create_video` video is a graph of jobs: prepare → one clip job per image → stitch →
-//! branding (`repo::graph` records each step and queues the next in one transaction).
+//! branding (`repo::graph` records each step; the step's kind, in `worker/kinds/`, queues the
+//! next in the same transaction).
 //!
 //! Claiming is one atomic `UPDATE ... RETURNING`. On PostgreSQL the account and then its job
 //! are chosen in `MATERIALIZED` CTEs with `FOR UPDATE SKIP LOCKED`, so concurrent workers
@@ -64,7 +65,7 @@ pub struct Job {
     pub id: i64,
     pub video_id: Uuid,
     pub kind: JobKind,
-    /// The clip a [`JobKind::CLIP`] job renders.
+    /// The clip the job works on (a clip job renders it).
     pub clip_index: Option<usize>,
     /// Attempts so far, this one included.
     pub attempts: i32,
