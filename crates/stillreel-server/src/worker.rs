@@ -2,7 +2,7 @@
 //! them, whatever their kind.
 //!
 //! A kind of job is one file in `kinds/` implementing [`Kind`] (its name and claim rank, its
-//! share of the video's progress, its time limit and retry policy, `run` and `record`),
+//! time limit and retry policy, `run`, and `record`, which builds the jobs that follow it),
 //! registered with one line in [`kinds::builtin`]. A `create_video` video is the job graph
 //! prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
 //! renderer that reads its inputs from storage and leaves its outputs there; `combine` is
@@ -23,9 +23,10 @@
 //! siblings).
 //!
 //! The parts: `loops.rs` claims jobs and rescues expired leases; `runner.rs` runs and settles
-//! one job; `kind.rs` is the trait and the list of kinds; `kinds/` the kinds; `failure.rs`
-//! why a run failed; `observer.rs` writes progress, `scratch.rs` owns the scratch folders,
-//! `files.rs` serves the fetcher the server's own files.
+//! one job; `ctx.rs` is what the loops share, `settings.rs` their timing; `kind.rs` is the
+//! trait and the list of kinds; `kinds/` the kinds; `failure.rs` why a run failed;
+//! `observer.rs` writes progress, `scratch.rs` owns the scratch folders, `files.rs` serves the
+//! fetcher the server's own files.
 
 mod ctx;
 mod failure;

@@ -2,8 +2,12 @@
 
 use uuid::Uuid;
 
-use super::{JobKind, NOTIFY_CHANNEL};
+use super::kind::JobKind;
 use crate::db::{Backend, Batch, DbError, Tx, now_ms};
+
+/// The PostgreSQL channel [`enqueue`] notifies: a hint for idle workers to poll now. Polling
+/// stays the truth (a notification can be missed while a listener reconnects).
+pub const NOTIFY_CHANNEL: &str = "stillreel_jobs";
 
 /// Tells idle workers on PostgreSQL that a job was queued (delivered at commit, dropped on
 /// rollback). Nothing on SQLite: one process, polling is enough.

@@ -2,8 +2,12 @@
 
 use uuid::Uuid;
 
-use super::{JOB_STATES, JobKind};
+use super::kind::JobKind;
 use crate::db::{Db, DbError};
+
+/// States of a job; `/metrics` reports the queue depth by state. `cancelled`: a sibling of a
+/// clip that failed for good, never to run.
+pub const JOB_STATES: &[&str] = &["queued", "running", "done", "failed", "cancelled"];
 
 /// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).
 pub async fn depth_by_state(db: &Db) -> Result<Vec<(&'static str, i64)>, DbError> {

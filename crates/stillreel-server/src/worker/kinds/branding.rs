@@ -3,7 +3,6 @@
 
 use stillreel_core::{JobError, TemplateSlot};
 use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace, StoredMusic};
-
 use uuid::Uuid;
 
 use super::keys::token_prefix;

@@ -10,7 +10,6 @@ use std::time::Duration;
 use stillreel_core::{Engine, JobError, Vfx};
 use stillreel_render::Renderer;
 use stillreel_render::provider::Role;
-
 use uuid::Uuid;
 
 use super::clip::{self, ClipWork, clip_work, needs_depth};

@@ -4,7 +4,6 @@
 
 use stillreel_core::JobError;
 use stillreel_render::{PrepareJob, Prepared};
-
 use uuid::Uuid;
 
 use super::generate::needs_model;

@@ -4,7 +4,6 @@
 use stillreel_core::JobError;
 use stillreel_render::storage::still_key;
 use stillreel_render::{AheadSound, StitchJob, StoredVideo};
-
 use uuid::Uuid;
 
 use super::branding::{self, brand_job};
