@@ -21,6 +21,7 @@ use stillreel_render::ProviderRoles;
 use stillreel_render::fetch::AllowList;
 
 mod database;
+mod error;
 mod http;
 mod limits;
 mod metrics;
@@ -33,6 +34,7 @@ mod urls;
 mod webhooks;
 pub use self::database::{DEFAULT_DATABASE_POOL_SIZE, DatabaseConfig};
 use self::database::{database, pool_size};
+pub use self::error::ConfigError;
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
 pub use self::metrics::MetricsToken;
@@ -43,14 +45,6 @@ pub use self::templates::load_templates;
 pub use self::tools::check_tools;
 use self::urls::{check_public_url, shares_port};
 pub use self::webhooks::{DEFAULT_RETRY_SCHEDULE, parse_schedule};
-
-/// A variable that is set but cannot be used.
-#[derive(Debug, thiserror::Error)]
-#[error("{var}: {message}")]
-pub struct ConfigError {
-    pub var: &'static str,
-    pub message: String,
-}
 
 /// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
 pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;

@@ -19,7 +19,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use stillreel_render::FetchError;
 
-use crate::queue::JobKind;
+use crate::queue::{ClaimRank, JobKind};
 
 /// Prefix of a signing secret, as the specification writes them.
 pub const SECRET_PREFIX: &str = "whsec_";
@@ -61,17 +61,23 @@ impl Event {
     /// The kind of the job that delivers the event.
     pub const fn job_kind(self) -> JobKind {
         match self {
-            Event::VideoCompleted | Event::VideoFailed => JobKind::VIDEO_WEBHOOK,
-            Event::BrandingCompleted | Event::BrandingFailed => JobKind::BRANDING_WEBHOOK,
+            Event::VideoCompleted | Event::VideoFailed => VIDEO_WEBHOOK,
+            Event::BrandingCompleted | Event::BrandingFailed => BRANDING_WEBHOOK,
         }
     }
 }
 
+/// Deliver the webhook event of a settled video (run by `worker/kinds/webhook.rs`; declared
+/// here, where an event names the job that delivers it, since the repository queues it).
+pub const VIDEO_WEBHOOK: JobKind = JobKind::new("video_webhook", ClaimRank::Finishing);
+/// Deliver the webhook event of a settled branded render.
+pub const BRANDING_WEBHOOK: JobKind = JobKind::new("branding_webhook", ClaimRank::Finishing);
+
 /// The outbox subject a delivery job works on (`None` for a job that delivers nothing).
 pub fn subject_of(kind: JobKind) -> Option<&'static str> {
-    if kind == JobKind::VIDEO_WEBHOOK {
+    if kind == VIDEO_WEBHOOK {
         Some("video")
-    } else if kind == JobKind::BRANDING_WEBHOOK {
+    } else if kind == BRANDING_WEBHOOK {
         Some("branding")
     } else {
         None

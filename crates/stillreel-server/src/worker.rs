@@ -2,7 +2,7 @@
 //! them, whatever their kind.
 //!
 //! A kind of job is one file in `kinds/` implementing [`Kind`] (its name and claim rank, its
-//! share of the video's progress, its time limit and retry policy, `run` and `record`),
+//! time limit and retry policy, `run`, and `record`, which builds the jobs that follow it),
 //! registered with one line in [`kinds::builtin`]. A `create_video` video is the job graph
 //! prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
 //! renderer that reads its inputs from storage and leaves its outputs there; `combine` is
@@ -23,10 +23,12 @@
 //! siblings).
 //!
 //! The parts: `loops.rs` claims jobs and rescues expired leases; `runner.rs` runs and settles
-//! one job; `kind.rs` is the trait and the list of kinds; `kinds/` the kinds; `failure.rs`
-//! why a run failed; `observer.rs` writes progress, `scratch.rs` owns the scratch folders,
-//! `files.rs` serves the fetcher the server's own files.
+//! one job; `ctx.rs` is what the loops share, `settings.rs` their timing; `kind.rs` is the
+//! trait and the list of kinds; `kinds/` the kinds; `failure.rs` why a run failed;
+//! `observer.rs` writes progress, `scratch.rs` owns the scratch folders, `files.rs` serves the
+//! fetcher the server's own files.
 
+mod ctx;
 mod failure;
 mod files;
 mod kind;
@@ -36,6 +38,7 @@ mod observer;
 mod orphans;
 mod runner;
 mod scratch;
+mod settings;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,7 +48,7 @@ use stillreel_render::heif::HeifDecoder;
 use stillreel_render::{
     AllowList, FetchConfig, Fetcher, MinRate, Providers, RenderConfig, Renderer,
 };
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
 
@@ -54,61 +57,14 @@ use crate::db::Db;
 use crate::queue;
 use crate::state::Services;
 
+use self::ctx::Ctx;
 pub use self::failure::{Failure, render_failed};
 pub use self::files::ServerFiles;
 pub use self::kind::{JobCtx, Kind, Kinds, Settle};
 use self::loops::{job_loop, listen_loop, rescue_loop};
 pub use self::orphans::sweep as sweep_orphans;
 pub use self::runner::{Failed, Recorded, fail, record};
-
-/// How long running renders may go on after SIGTERM before they are handed back to the queue.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
-
-/// Timing of the worker loops.
-#[derive(Debug, Clone)]
-pub struct WorkerSettings {
-    /// Job loops in this process (`STILLREEL_WORKERS`; 0 = none).
-    pub workers: usize,
-    /// Loops that only run model calls (`STILLREEL_PROVIDER_CONCURRENCY`), started beside the
-    /// render loops when `workers` is not 0 and the renderer has a provider role: a call
-    /// waiting on a model host holds none of the `workers` render slots.
-    pub model_workers: usize,
-    /// Lease taken on a job (`STILLREEL_JOB_LEASE_SECS`).
-    pub lease: Duration,
-    /// How often a running job's lease is renewed (a third of the lease).
-    pub heartbeat: Duration,
-    /// How often expired leases are put back in the queue (half the lease, at most 15 s):
-    /// a crashed process's jobs run again within lease + this, under a minute by default.
-    pub requeue_every: Duration,
-    /// Pause between polls of an empty queue.
-    pub idle_poll: Duration,
-    /// See [`SHUTDOWN_GRACE`].
-    pub grace: Duration,
-    /// Jobs of one account running at once (`STILLREEL_ACCOUNT_MAX_RUNNING`).
-    pub account_max_running: usize,
-    /// Wall time one job may take before it is stopped (its ffmpeg killed) and retried: the
-    /// runner's per-run limit covers one ffmpeg; this covers a whole step (downloads,
-    /// provider calls, several runs).
-    pub job_time_limit: Duration,
-}
-
-impl WorkerSettings {
-    pub fn from_config(config: &Config) -> Self {
-        let lease = Duration::from_secs(config.job_lease_secs.max(3));
-        WorkerSettings {
-            workers: config.workers,
-            model_workers: config.provider_concurrency,
-            lease,
-            heartbeat: lease / 3,
-            requeue_every: (lease / 2).clamp(Duration::from_secs(1), Duration::from_secs(15)),
-            idle_poll: Duration::from_millis(500),
-            grace: SHUTDOWN_GRACE,
-            account_max_running: config.limits.account_max_running,
-            job_time_limit: config.limits.fetch_deadline
-                + RenderConfig::default().step_time_limit * 2,
-        }
-    }
-}
+pub use self::settings::{SHUTDOWN_GRACE, WorkerSettings};
 
 /// A configuration the renderer cannot start with.
 #[derive(Debug, thiserror::Error)]
@@ -229,25 +185,6 @@ impl Workers {
             let _ = task.await;
         }
     }
-}
-
-/// What every loop shares.
-#[derive(Debug)]
-struct Ctx {
-    state: Services,
-    /// The kinds of job this process runs.
-    kinds: Kinds,
-    renderer: Renderer,
-    settings: WorkerSettings,
-    /// Distinguishes this process's leases from other processes'.
-    node: Uuid,
-    /// This process's scratch folder (`<data dir>/work/<node>`).
-    scratch: scratch::Scratch,
-    /// Sends webhook deliveries under the media fetcher's address rules and allow-list.
-    webhooks: Fetcher,
-    /// Rung when this process queued jobs, or PostgreSQL announces some: idle loops poll at
-    /// once (`Services::jobs_queued`).
-    wake: Arc<Notify>,
 }
 
 /// Starts `settings.workers` job loops (and the lease rescuer) on `state`, running the

@@ -18,6 +18,7 @@ use serde_json::Value;
 use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_server::Db;
 use stillreel_server::queue::{self, JobKind};
+use stillreel_server::worker::kinds;
 
 /// `stillreel serve` with one slot and a 3 s lease, serving the bundled samples.
 fn serve(db: &TestDb, port: u16, log: &Path) -> Child {
@@ -301,10 +302,10 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
         kinds,
         vec![
             JobKind::PREPARE,
-            JobKind::CLIP,
-            JobKind::CLIP,
-            JobKind::CLIP,
-            JobKind::STITCH
+            kinds::CLIP,
+            kinds::CLIP,
+            kinds::CLIP,
+            kinds::STITCH
         ],
         "{jobs:?}"
     );
@@ -373,8 +374,8 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
         states,
         vec![
             (JobKind::PREPARE, "done"),
-            (JobKind::CLIP, "done"),
-            (JobKind::STITCH, "queued")
+            (kinds::CLIP, "done"),
+            (kinds::STITCH, "queued")
         ],
         "finished before exit: {jobs:?}\n{}",
         show_log()

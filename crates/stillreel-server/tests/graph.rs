@@ -165,10 +165,10 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
         kinds,
         vec![
             (JobKind::PREPARE, None, "done"),
-            (JobKind::CLIP, Some(0), "done"),
-            (JobKind::CLIP, Some(1), "done"),
-            (JobKind::CLIP, Some(2), "done"),
-            (JobKind::STITCH, None, "done"),
+            (kinds::CLIP, Some(0), "done"),
+            (kinds::CLIP, Some(1), "done"),
+            (kinds::CLIP, Some(2), "done"),
+            (kinds::STITCH, None, "done"),
         ],
         "{jobs:?}"
     );
@@ -332,7 +332,7 @@ async fn record_clip(
 fn then_stitch(video: Uuid, last: bool) -> Recorded {
     Recorded::Done {
         next: if last {
-            vec![NewJob::new(video, JobKind::STITCH)]
+            vec![NewJob::new(video, kinds::STITCH)]
         } else {
             Vec::new()
         },
@@ -376,7 +376,7 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
     let jobs = queue::graph_of_video(db, video).await.expect("jobs");
     let clips: Vec<Option<usize>> = jobs
         .iter()
-        .filter(|j| j.kind == JobKind::CLIP)
+        .filter(|j| j.kind == kinds::CLIP)
         .map(|j| j.clip_index)
         .collect();
     assert_eq!(clips, vec![Some(0), Some(1), Some(2)], "{jobs:?}");
@@ -440,7 +440,7 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
             .await
             .expect("jobs")
             .into_iter()
-            .filter(|j| j.kind == JobKind::STITCH)
+            .filter(|j| j.kind == kinds::STITCH)
             .count();
         assert_eq!(stitches, usize::from(last_one), "after clip {n}");
         let now = progress_of(&app, &key, video).await;
@@ -452,7 +452,7 @@ async fn the_last_clip_completion_enqueues_the_stitch_and_progress_adds_up(app: 
         .await
         .expect("claim")
         .expect("stitch");
-    assert_eq!((stitch.kind, stitch.video_id), (JobKind::STITCH, video));
+    assert_eq!((stitch.kind, stitch.video_id), (kinds::STITCH, video));
     let (keys, music) = graph::stitch_input(db, video).await.expect("stitch input");
     assert_eq!(keys.len(), 3);
     assert!(keys.iter().enumerate().all(|(i, k)| {
@@ -497,7 +497,7 @@ async fn a_stale_lease_token_cannot_complete(app: TestApp) {
         .await
         .expect("claim")
         .expect("clip");
-    assert_eq!(paused.kind, JobKind::CLIP);
+    assert_eq!(paused.kind, kinds::CLIP);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         stillreel_server::repo::sweep::expired_leases(db)
@@ -630,10 +630,10 @@ async fn claims_finish_started_videos_first(app: TestApp) {
         .await;
     let fresh = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
     let mut tx = db.begin().await.expect("tx");
-    queue::enqueue(&mut tx, newer, JobKind::STITCH)
+    queue::enqueue(&mut tx, newer, kinds::STITCH)
         .await
         .expect("stitch");
-    queue::enqueue(&mut tx, older, JobKind::BRANDING)
+    queue::enqueue(&mut tx, older, kinds::BRANDING)
         .await
         .expect("branding");
     tx.commit().await.expect("commit");
@@ -646,13 +646,13 @@ async fn claims_finish_started_videos_first(app: TestApp) {
         order,
         vec![
             // Stitch and branding first: they finish videos that are nearly done.
-            (JobKind::BRANDING, older, None),
-            (JobKind::STITCH, newer, None),
+            (kinds::BRANDING, older, None),
+            (kinds::STITCH, newer, None),
             // Clips of the older video before the newer one's, in index order.
-            (JobKind::CLIP, older, Some(0)),
-            (JobKind::CLIP, older, Some(1)),
-            (JobKind::CLIP, newer, Some(0)),
-            (JobKind::CLIP, newer, Some(1)),
+            (kinds::CLIP, older, Some(0)),
+            (kinds::CLIP, older, Some(1)),
+            (kinds::CLIP, newer, Some(0)),
+            (kinds::CLIP, newer, Some(1)),
             // A video not started yet comes last.
             (JobKind::PREPARE, fresh, None),
         ]
@@ -703,7 +703,7 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::CLIP)
+        .filter(|j| j.kind == kinds::CLIP)
         .map(|j| (j.clip_index, j.state))
         .collect();
     assert_eq!(
@@ -768,7 +768,7 @@ async fn a_clip_failing_for_good_fails_the_video_and_cancels_its_siblings(app: T
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::CLIP)
+        .filter(|j| j.kind == kinds::CLIP)
         .map(|j| j.state)
         .collect();
     assert_eq!(left, vec!["failed", "cancelled"]);
@@ -823,7 +823,7 @@ async fn a_queued_render_job_runs_as_a_prepare(app: TestApp) {
         .await
         .expect("jobs")
         .into_iter()
-        .filter(|j| j.kind == JobKind::CLIP)
+        .filter(|j| j.kind == kinds::CLIP)
         .count();
     assert_eq!(clips, 2);
 }
@@ -851,7 +851,7 @@ async fn enqueueing_notifies_listeners_on_postgres(app: TestApp) {
     // A rolled-back enqueue says nothing.
     let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
     let mut tx = app.db().begin().await.expect("tx");
-    queue::enqueue(&mut tx, video, JobKind::STITCH)
+    queue::enqueue(&mut tx, video, kinds::STITCH)
         .await
         .expect("enqueue");
     drop(tx);
@@ -886,7 +886,7 @@ async fn a_clip_over_the_job_time_limit_is_stopped_and_retried(app: TestApp) {
         let jobs = queue::graph_of_video(app.db(), video).await.expect("jobs");
         if let Some(clip) = jobs
             .iter()
-            .find(|j| j.kind == JobKind::CLIP && j.state == "queued" && j.last_error.is_some())
+            .find(|j| j.kind == kinds::CLIP && j.state == "queued" && j.last_error.is_some())
         {
             break clip.clone();
         }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use common::TestApp;
 use stillreel_core::builder::{CreateVideoBuilder, speed_ramp};
 use stillreel_server::config::{Config, MetricsToken};
+use stillreel_server::webhook;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -341,12 +342,12 @@ async fn crashed_attempts_end_the_video_and_its_branding(app: TestApp) {
     let jobs = queue::jobs_of_video(db, id).await.expect("jobs");
     let deliveries: Vec<_> = jobs
         .iter()
-        .filter(|j| j.0 == queue::JobKind::VIDEO_WEBHOOK)
+        .filter(|j| j.0 == webhook::VIDEO_WEBHOOK)
         .collect();
     assert_eq!(deliveries.len(), 1, "{jobs:?}");
     assert_eq!(deliveries[0].1, "queued", "{jobs:?}");
     assert!(
-        !jobs.iter().any(|j| j.0 == queue::JobKind::BRANDING_WEBHOOK),
+        !jobs.iter().any(|j| j.0 == webhook::BRANDING_WEBHOOK),
         "{jobs:?}"
     );
 }

@@ -28,7 +28,6 @@ struct Echo {
 
 impl Kind for Echo {
     const KIND: JobKind = JobKind::new("echo", ClaimRank::Finishing);
-    const PROGRESS_SHARE: u8 = 0;
     type Output = i32;
 
     fn retry_in(&self, job: &Job, failure: &Failure) -> Option<Duration> {
@@ -63,7 +62,6 @@ struct Echoed {
 
 impl Kind for Echoed {
     const KIND: JobKind = JobKind::new("echoed", ClaimRank::Middle);
-    const PROGRESS_SHARE: u8 = 0;
     type Output = ();
 
     async fn run(&self, _: &JobCtx<'_>, _: &Job) -> Result<(), Failure> {

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use stillreel_render::provider::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
 use stillreel_server::config::Config;
 use stillreel_server::queue;
-use stillreel_server::worker::{self, WorkerSettings};
+use stillreel_server::worker::{self, WorkerSettings, kinds};
 
 both_backends!(
     mod staging, configured by configure:
@@ -215,16 +215,13 @@ async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {
     // The model call was a job of its own, done before the clip.
     let uuid = id.parse().expect("uuid");
     let jobs = queue::graph_of_video(app.db(), uuid).await.expect("jobs");
-    let generate: Vec<_> = jobs
-        .iter()
-        .filter(|j| j.kind == queue::JobKind::GENERATE)
-        .collect();
+    let generate: Vec<_> = jobs.iter().filter(|j| j.kind == kinds::GENERATE).collect();
     assert_eq!(generate.len(), 1, "{jobs:?}");
     assert_eq!(generate[0].clip_index, Some(1));
     assert_eq!(generate[0].state, "done", "{jobs:?}");
     let clip = jobs
         .iter()
-        .find(|j| j.kind == queue::JobKind::CLIP && j.clip_index == Some(1))
+        .find(|j| j.kind == kinds::CLIP && j.clip_index == Some(1))
         .expect("the staged clip's job");
     assert!(
         clip.created_at >= generate[0].updated_at,
@@ -412,7 +409,7 @@ async fn a_generative_video_takes_each_clip_from_the_clip_model(app: TestApp) {
     let jobs = queue::graph_of_video(app.db(), uuid).await.expect("jobs");
     let generate = jobs
         .iter()
-        .filter(|j| j.kind == queue::JobKind::GENERATE && j.state == "done")
+        .filter(|j| j.kind == kinds::GENERATE && j.state == "done")
         .count();
     assert_eq!(generate, 2, "{jobs:?}");
 

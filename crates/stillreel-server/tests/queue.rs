@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::{TestApp, create_body};
 use stillreel_server::queue::{self, JobKind};
+use stillreel_server::worker::kinds;
 use uuid::Uuid;
 
 both_backends!(
@@ -191,7 +192,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
 
     // A branding job enqueued later by the worker, in its own transaction.
     let mut tx = db.begin().await.expect("tx");
-    queue::enqueue(&mut tx, first, JobKind::BRANDING)
+    queue::enqueue(&mut tx, first, kinds::BRANDING)
         .await
         .expect("enqueue");
     tx.commit().await.expect("commit");
@@ -199,10 +200,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         .await
         .expect("claim")
         .expect("job");
-    assert_eq!(
-        (branding.video_id, branding.kind),
-        (first, JobKind::BRANDING)
-    );
+    assert_eq!((branding.video_id, branding.kind), (first, kinds::BRANDING));
 }
 
 async fn expired_leases_are_requeued_then_failed(app: TestApp) {
@@ -567,7 +565,7 @@ async fn a_finishing_job_goes_first_only_once_it_may_run(app: TestApp) {
     let third = claim().await;
     assert_eq!(
         (third.video_id, third.kind),
-        (a1, JobKind::STITCH),
+        (a1, kinds::STITCH),
         "a runnable stitch goes before c's turn"
     );
     assert!(queue::complete(db, &third, "solo").await.expect("complete"));

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{ConfigError, paths};
+use super::error::ConfigError;
+use super::paths;
 
 /// Which database to use.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// Connection limits against slow or hoarding clients (`docs/SECURITY.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! Limits on what one job may fetch and run, and how the queue shares workers between
-//! accounts. Read with the rest of [`super::Config`]; documented in `.env.example`.
+//! accounts. Read with the rest of `Config`; documented in `.env.example`.
 
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ use stillreel_render::DEFAULT_FFMPEG_MEMORY_LIMIT;
 /// smaller value is a mistake to refuse at start-up, not a limit.
 pub const MIN_FFMPEG_MEMORY: u64 = 256 << 20;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// What a job may fetch, how long it may take, how ffmpeg is held, and the per-account cap.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// The shortest token accepted: 16 characters of a random string are out of reach of guessing
 /// over HTTP, and shorter is more likely a placeholder left in a file.

@@ -5,7 +5,7 @@
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf};
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// `path` absolute: as it is when it already is, else joined to `working_dir`, with its `.`
 /// parts dropped (`./data` in `/srv` is `/srv/data`). `..` parts are kept: through a symbolic

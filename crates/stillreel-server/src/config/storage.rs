@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use stillreel_render::S3Settings;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// Where rendered files are kept (`STILLREEL_STORAGE_URL`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// The oldest ffmpeg (and ffprobe) the filter graphs are written for (docs/RENDER.md).
 pub const MIN_FFMPEG: (u32, u32) = (5, 1);

@@ -3,7 +3,7 @@
 
 use std::net::SocketAddr;
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// `STILLREEL_PUBLIC_URL` (already known to start with `http://` or `https://`) must have a
 /// host and no query or fragment: every answer's URLs start with it and the renderer resolves

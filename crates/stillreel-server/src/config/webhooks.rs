@@ -1,6 +1,6 @@
 //! The webhook retry schedule (`STILLREEL_WEBHOOK_RETRY_SCHEDULE`): its default and its
-//! parser. Read with the rest of [`super::Config`]; the delivery code only reads the parsed
-//! [`super::Config::webhook_retry_schedule`].
+//! parser. Read with the rest of `Config`; the delivery code only reads the parsed
+//! `Config::webhook_retry_schedule`.
 
 use std::time::Duration;
 

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::{Job, JobRow, Lane, ms};
+use super::job::{Job, JobRow, ms};
+use super::kind::Lane;
 use crate::db::{Db, DbError, now_ms};
 
 /// A fresh lease token: 128 random bits in hex, usable inside a storage key.

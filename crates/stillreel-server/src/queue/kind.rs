@@ -1,7 +1,10 @@
 //! What a job does, as the queue knows it: its kind's name (the `jobs.kind` column) and its
 //! claim rank (the `jobs.claim_rank` column, written with the row). The work of each kind is
-//! in `worker/kinds/`; the queue only stores and orders kinds, so a new kind needs nothing
-//! here (it declares its own [`JobKind`] with [`JobKind::new`]).
+//! in `worker/kinds/`, and each kind declares its own [`JobKind`] with [`JobKind::new`] in its
+//! file there; the queue only stores and orders kinds, so a new kind needs nothing here. The
+//! two kinds declared here start a video's jobs and are queued by the repository with the
+//! video's rows (`repo::videos`), which sits below the worker; the webhook deliveries'
+//! kinds are in the webhook module (`webhook.rs`), for the same reason.
 
 use std::sync::Mutex;
 
@@ -75,7 +78,7 @@ impl Makes {
 pub enum Lane {
     /// The render slots: every kind but model calls.
     Render,
-    /// Model calls ([`JobKind::GENERATE`]): `STILLREEL_PROVIDER_CONCURRENCY` loops.
+    /// Model calls (the `generate` kind): `STILLREEL_PROVIDER_CONCURRENCY` loops.
     Model,
 }
 
@@ -122,27 +125,12 @@ impl std::hash::Hash for JobKind {
 }
 
 impl JobKind {
-    /// Fetch and check every input of a video once and store the checked copies.
+    /// Fetch and check every input of a video once and store the checked copies (run by
+    /// `worker/kinds/prepare.rs`).
     pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
-    /// Make a clip's generated input (a staged still, a fan clip, a depth map) with the
-    /// configured model provider, before its clip renders (`Job::clip_index`). Claimed only by
-    /// the model lane (`claims::Lane`).
-    pub const GENERATE: JobKind = JobKind::new("generate", ClaimRank::Middle)
-        .making(Makes::Video)
-        .in_lane(Lane::Model);
-    /// Render one clip (its index in `Job::clip_index`) from its stored input.
-    pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle).making(Makes::Video);
-    /// Join a video's clips, in index order, and mix its music or silence.
-    pub const STITCH: JobKind = JobKind::new("stitch", ClaimRank::Finishing).making(Makes::Video);
-    /// Join the existing clips of a `combine_video_clips` video.
+    /// Join the existing clips of a `combine_video_clips` video (run by
+    /// `worker/kinds/combine.rs`).
     pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting).making(Makes::Video);
-    /// Render the branded version of a completed video.
-    pub const BRANDING: JobKind =
-        JobKind::new("branding", ClaimRank::Finishing).making(Makes::Branding);
-    /// Deliver the webhook event of a settled video.
-    pub const VIDEO_WEBHOOK: JobKind = JobKind::new("video_webhook", ClaimRank::Finishing);
-    /// Deliver the webhook event of a settled branded render.
-    pub const BRANDING_WEBHOOK: JobKind = JobKind::new("branding_webhook", ClaimRank::Finishing);
 
     /// A kind named `name` (lower case, as stored), claimed at `rank` by the render loops,
     /// making no record (see [`JobKind::making`] and [`JobKind::in_lane`]).
@@ -194,23 +182,9 @@ impl JobKind {
     }
 }
 
-/// The `'static` copy of a stored kind name: the built-in names without allocating, any
-/// other name leaked once (there are a handful of kinds, not a stream of them).
+/// The `'static` copy of a stored kind name: each distinct name leaked once (there are a
+/// handful of kinds, not a stream of them).
 fn intern(name: &str) -> &'static str {
-    const KNOWN: &[&str] = &[
-        "render",
-        "prepare",
-        "clip",
-        "generate",
-        "stitch",
-        "combine",
-        "branding",
-        "video_webhook",
-        "branding_webhook",
-    ];
-    if let Some(known) = KNOWN.iter().find(|k| **k == name) {
-        return known;
-    }
     static OTHERS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
     let mut others = OTHERS
         .lock()
@@ -229,16 +203,12 @@ mod tests {
 
     #[test]
     fn stored_kinds_round_trip_with_their_rank() {
-        for kind in [
-            JobKind::PREPARE,
-            JobKind::CLIP,
-            JobKind::GENERATE,
-            JobKind::STITCH,
-            JobKind::COMBINE,
-            JobKind::BRANDING,
-            JobKind::VIDEO_WEBHOOK,
-            JobKind::BRANDING_WEBHOOK,
-        ] {
+        let model = JobKind::new("model_call", ClaimRank::Middle)
+            .making(Makes::Video)
+            .in_lane(Lane::Model);
+        let branded = JobKind::new("branded", ClaimRank::Finishing).making(Makes::Branding);
+        let delivery = JobKind::new("delivery", ClaimRank::Finishing);
+        for kind in [JobKind::PREPARE, JobKind::COMBINE, model, branded, delivery] {
             let stored = JobKind::from_stored(
                 kind.as_str(),
                 kind.claim_rank().value(),
@@ -250,11 +220,11 @@ mod tests {
             assert_eq!(stored.makes(), kind.makes());
             assert_eq!(stored.lane(), kind.lane());
         }
-        assert_eq!(JobKind::GENERATE.lane(), Lane::Model);
-        assert_eq!(JobKind::CLIP.lane(), Lane::Render);
-        assert_eq!(JobKind::CLIP.makes(), Makes::Video);
-        assert_eq!(JobKind::BRANDING.makes(), Makes::Branding);
-        assert_eq!(JobKind::VIDEO_WEBHOOK.makes(), Makes::Nothing);
+        assert_eq!(model.lane(), Lane::Model);
+        assert_eq!(JobKind::PREPARE.lane(), Lane::Render);
+        assert_eq!(JobKind::PREPARE.makes(), Makes::Video);
+        assert_eq!(branded.makes(), Makes::Branding);
+        assert_eq!(delivery.makes(), Makes::Nothing);
         let other = JobKind::from_stored("thumbnail", 1, None, "render");
         assert_eq!(other.as_str(), "thumbnail");
         assert_eq!(other.makes(), Makes::Nothing);

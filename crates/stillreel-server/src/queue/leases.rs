@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use super::{Job, ms};
+use super::job::{Job, ms};
 use crate::db::{Db, DbError, Tx, now_ms, on_tx};
 
 /// Runs one statement on the writer and returns the number of rows it changed.

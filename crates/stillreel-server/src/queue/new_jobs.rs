@@ -2,8 +2,12 @@
 
 use uuid::Uuid;
 
-use super::{JobKind, NOTIFY_CHANNEL};
+use super::kind::JobKind;
 use crate::db::{Backend, Batch, DbError, Tx, now_ms};
+
+/// The PostgreSQL channel [`enqueue`] notifies: a hint for idle workers to poll now. Polling
+/// stays the truth (a notification can be missed while a listener reconnects).
+pub const NOTIFY_CHANNEL: &str = "stillreel_jobs";
 
 /// Tells idle workers on PostgreSQL that a job was queued (delivered at commit, dropped on
 /// rollback). Nothing on SQLite: one process, polling is enough.
@@ -18,7 +22,7 @@ fn notify_in(batch: &mut Batch) {
 pub struct NewJob {
     pub video_id: Uuid,
     pub kind: JobKind,
-    /// The clip a [`JobKind::CLIP`] job renders.
+    /// The clip a job works on (a clip job renders it).
     pub clip_index: Option<usize>,
     /// The attempt limit; `None`: the table's default (3).
     pub max_attempts: Option<i32>,
@@ -34,11 +38,11 @@ impl NewJob {
         }
     }
 
-    /// The job of clip `index` of `video_id`.
-    pub fn clip(video_id: Uuid, index: usize) -> Self {
+    /// This job, working on clip `index` of its video.
+    pub fn for_clip(self, index: usize) -> Self {
         Self {
             clip_index: Some(index),
-            ..Self::new(video_id, JobKind::CLIP)
+            ..self
         }
     }
 

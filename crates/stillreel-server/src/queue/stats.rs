@@ -2,37 +2,61 @@
 
 use uuid::Uuid;
 
-use super::{JOB_STATES, JobKind};
+use super::kind::JobKind;
 use crate::db::{Db, DbError};
+
+/// States of a job; `/metrics` reports the queue depth by state. `cancelled`: a sibling of a
+/// clip that failed for good, never to run.
+pub const JOB_STATES: &[&str] = &["queued", "running", "done", "failed", "cancelled"];
 
 /// Number of jobs in each state, every state of [`JOB_STATES`] included (zero when empty).
 pub async fn depth_by_state(db: &Db) -> Result<Vec<(&'static str, i64)>, DbError> {
-    let rows: Vec<(String, i64)> = crate::db::on_db!(db, pool => {
-        sqlx::query_as("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetch_all(pool).await?
+    let rows: Vec<StateCount> = crate::db::on_db!(db, pool => {
+        sqlx::query_as("SELECT state, COUNT(*) AS jobs FROM jobs GROUP BY state")
+            .fetch_all(pool)
+            .await?
     });
     Ok(JOB_STATES
         .iter()
         .map(|&state| {
             (
                 state,
-                rows.iter().find(|(s, _)| s == state).map_or(0, |(_, n)| *n),
+                rows.iter().find(|r| r.state == state).map_or(0, |r| r.jobs),
             )
         })
         .collect())
 }
 
+/// The jobs in one state ([`depth_by_state`]).
+#[derive(sqlx::FromRow)]
+struct StateCount {
+    state: String,
+    jobs: i64,
+}
+
+/// The jobs of one kind in one state ([`depth_by_kind`]).
+#[derive(sqlx::FromRow)]
+struct KindStateCount {
+    kind: String,
+    state: String,
+    jobs: i64,
+}
+
 /// Jobs still to do (`queued`, `running`) by kind and state, for `/metrics`. Kinds as
 /// stored, so a kind this build does not know still shows.
 pub async fn depth_by_kind(db: &Db) -> Result<Vec<(String, String, i64)>, DbError> {
-    let rows: Vec<(String, String, i64)> = crate::db::on_db!(db, pool => {
+    let rows: Vec<KindStateCount> = crate::db::on_db!(db, pool => {
         sqlx::query_as(
-            "SELECT kind, state, COUNT(*) FROM jobs WHERE state IN ('queued', 'running')
+            "SELECT kind, state, COUNT(*) AS jobs FROM jobs WHERE state IN ('queued', 'running')
              GROUP BY kind, state ORDER BY kind, state",
         )
         .fetch_all(pool)
         .await?
     });
-    Ok(rows)
+    Ok(rows
+        .into_iter()
+        .map(|r| (r.kind, r.state, r.jobs))
+        .collect())
 }
 
 /// The state and last error of every job of a video, oldest first (tests and diagnostics).

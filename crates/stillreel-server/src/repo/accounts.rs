@@ -178,8 +178,8 @@ pub async fn count(db: &Db) -> Result<i64, DbError> {
 
 /// The account of an API key, or `None` for an unknown key.
 pub async fn authenticate(db: &Db, key: &str) -> Result<Option<AccountCtx>, DbError> {
-    let row: Option<(Uuid, i32, Uuid)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT a.id, a.clip_limit, p.id FROM api_keys k
+    let row: Option<KeyRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT a.id AS account_id, a.clip_limit, p.id AS default_project FROM api_keys k
          JOIN accounts a ON a.id = k.account_id
          JOIN projects p ON p.account_id = a.id AND p.is_default
          WHERE k.key_hash = $1",
@@ -187,11 +187,19 @@ pub async fn authenticate(db: &Db, key: &str) -> Result<Option<AccountCtx>, DbEr
     .bind(hash_key(key).to_vec())
     .fetch_optional(pool)
     .await?);
-    Ok(row.map(|(account_id, limit, default_project)| AccountCtx {
-        account_id,
-        clip_limit: usize::try_from(limit).unwrap_or(1),
-        default_project,
+    Ok(row.map(|row| AccountCtx {
+        account_id: row.account_id,
+        clip_limit: usize::try_from(row.clip_limit).unwrap_or(1),
+        default_project: row.default_project,
     }))
+}
+
+/// What [`authenticate`] reads of a key's account.
+#[derive(sqlx::FromRow)]
+struct KeyRow {
+    account_id: Uuid,
+    clip_limit: i32,
+    default_project: Uuid,
 }
 
 /// `GET /get_account`: what a client needs to know about the calling account.
@@ -259,7 +267,7 @@ pub async fn create_project(db: &Db, account: Uuid, name: &str) -> Result<Projec
 
 /// The projects of an account, oldest first.
 pub async fn list_projects(db: &Db, account: Uuid) -> Result<Vec<Project>, DbError> {
-    let rows: Vec<(Uuid, String, bool, i64)> = on_db!(db, pool => sqlx::query_as(
+    let rows: Vec<ProjectRow> = on_db!(db, pool => sqlx::query_as(
         "SELECT id, name, is_default, created_at FROM projects WHERE account_id = $1 ORDER BY seq",
     )
     .bind(account)
@@ -267,13 +275,22 @@ pub async fn list_projects(db: &Db, account: Uuid) -> Result<Vec<Project>, DbErr
     .await?);
     Ok(rows
         .into_iter()
-        .map(|(uuid, name, is_default, created)| Project {
-            uuid,
-            name,
-            is_default,
-            created_at: rfc3339(created),
+        .map(|row| Project {
+            uuid: row.id,
+            name: row.name,
+            is_default: row.is_default,
+            created_at: rfc3339(row.created_at),
         })
         .collect())
+}
+
+/// A project's row as [`list_projects`] reads it.
+#[derive(sqlx::FromRow)]
+struct ProjectRow {
+    id: Uuid,
+    name: String,
+    is_default: bool,
+    created_at: i64,
 }
 
 /// Whether `project` exists and belongs to `account`.

@@ -6,10 +6,31 @@ use uuid::Uuid;
 
 use crate::db::{Backend, Batch, Db, DbError, Value, now_ms, on_db, rfc3339};
 
-type KitRow = (Uuid, Json<BrandKitBody>, i64, i64);
+/// A kit's row as [`get`] reads it.
+#[derive(sqlx::FromRow)]
+struct KitRow {
+    id: Uuid,
+    body: Json<BrandKitBody>,
+    created_at: i64,
+    updated_at: i64,
+}
 
-fn record((id, Json(body), created, updated): KitRow) -> BrandKit {
-    BrandKit::new(id, body, rfc3339(created), rfc3339(updated))
+/// A kit's row with its place in the account's list, as [`list`] pages through them.
+#[derive(sqlx::FromRow)]
+struct PageRow {
+    seq: i64,
+    #[sqlx(flatten)]
+    kit: KitRow,
+}
+
+fn record(row: KitRow) -> BrandKit {
+    let Json(body) = row.body;
+    BrandKit::new(
+        row.id,
+        body,
+        rfc3339(row.created_at),
+        rfc3339(row.updated_at),
+    )
 }
 
 /// The most brand kits an account keeps: enough for an agency's brands, and it bounds
@@ -104,7 +125,7 @@ pub async fn list(
 ) -> Result<(Vec<BrandKit>, Option<String>), DbError> {
     // One more than asked, to know whether a next page exists.
     let fetch = i64::try_from(limit + 1).unwrap_or(i64::MAX);
-    let rows: Vec<(i64, Uuid, Json<BrandKitBody>, i64, i64)> = match after {
+    let rows: Vec<PageRow> = match after {
         None => on_db!(db, pool => sqlx::query_as(
             "SELECT seq, id, body, created_at, updated_at FROM brand_kits
              WHERE account_id = $1 ORDER BY seq LIMIT $2",
@@ -124,13 +145,13 @@ pub async fn list(
         .await?),
     };
     let next = (rows.len() > limit).then(|| {
-        let (seq, id, ..) = &rows[limit - 1];
-        crate::repo::videos::cursor(*seq, *id)
+        let last = &rows[limit - 1];
+        crate::repo::videos::cursor(last.seq, last.kit.id)
     });
     let kits = rows
         .into_iter()
         .take(limit)
-        .map(|(_, id, body, created, updated)| record((id, body, created, updated)))
+        .map(|row| record(row.kit))
         .collect();
     Ok((kits, next))
 }

@@ -1,11 +1,13 @@
 //! What the steps of the job graph read and write (prepare → clip × n → stitch).
 //!
 //! Each `record_*_in` runs inside the transaction in which the worker's runner completes the
-//! step's job by its lease token (`worker/runner.rs`), and returns the jobs to queue next in
-//! that same transaction: a worker that lost its lease records nothing. The clip that records
-//! the last clip also returns the stitch, through the `videos.clips_left` counter; so the
-//! stitch exists exactly once and only once every clip is recorded, and no job waits for
-//! another.
+//! step's job by its lease token (`worker/runner.rs`), and answers facts: what it recorded and
+//! what is now ready (the clips still to render, whether this was the last clip, whether the
+//! video completed). The kind that ran the step builds the jobs that follow from them
+//! (`worker/kinds/`), queued in that same transaction: a worker that lost its lease records
+//! nothing. Only the clip that records the last clip, through the `videos.clips_left` counter,
+//! is told it was the last; so the stitch exists exactly once and only once every clip is
+//! recorded, and no job waits for another.
 
 use stillreel_core::{CameraMotion, GeneratedContent};
 use stillreel_render::fetch::{ExifOrientation, MediaFormat};
@@ -13,7 +15,6 @@ use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;
 
 use crate::db::{Db, DbError, Tx, now_ms, on_db, on_tx};
-use crate::queue::{JobKind, NewJob};
 
 /// The video's progress bar (0–100), shared by the steps of its graph: prepare fills the
 /// first [`PREPARE_SHARE`] points, the clips together the next [`CLIPS_SHARE`] (from the mean
@@ -48,23 +49,32 @@ async fn raise_from_clips_in(tx: &mut Tx, video_id: Uuid, now: i64) -> Result<bo
 }
 
 /// How recording a rendered clip ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClipRecorded {
-    /// The clip is recorded; `next` holds the stitch when it was the last one.
-    Recorded { next: Vec<NewJob> },
+    /// The clip is recorded; `last`: it was the video's last clip to record, and the video
+    /// is still running (its stitch is due).
+    Recorded { last: bool },
     /// The clip already had a file (an attempt whose completion was lost after recording
     /// it): the new upload is an orphan.
     AlreadyRecorded,
 }
 
-/// Records what prepare stored in `tx`; returns the clips still to render (or the stitch,
-/// when an earlier attempt had rendered them all), nothing when the video is no longer
-/// running.
+/// How recording what prepare stored ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PrepareRecorded {
+    /// The video is running; these clips (positions, in order) are still to render. Empty
+    /// when an earlier attempt rendered them all.
+    Running { clips_left: Vec<usize> },
+    /// The video is no longer running (failed, or gone): nothing follows.
+    Stopped,
+}
+
+/// Records what prepare stored in `tx`; answers the clips still to render.
 pub async fn record_prepare_in(
     tx: &mut Tx,
     video_id: Uuid,
     prepared: &Prepared,
-) -> Result<Vec<NewJob>, DbError> {
+) -> Result<PrepareRecorded, DbError> {
     let now = now_ms();
     for input in &prepared.inputs {
         on_tx!(&mut *tx, conn => sqlx::query(
@@ -115,16 +125,15 @@ pub async fn record_prepare_in(
     .await?
     .rows_affected())
         > 0;
-    if !running {
-        return Ok(Vec::new());
-    }
-    // The next jobs: every clip still to render, or the stitch.
-    Ok(if left.is_empty() {
-        vec![NewJob::new(video_id, JobKind::STITCH)]
+    Ok(if running {
+        PrepareRecorded::Running {
+            clips_left: left
+                .iter()
+                .map(|&position| usize::try_from(position).unwrap_or(0))
+                .collect(),
+        }
     } else {
-        left.iter()
-            .map(|&position| NewJob::clip(video_id, usize::try_from(position).unwrap_or(0)))
-            .collect()
+        PrepareRecorded::Stopped
     })
 }
 
@@ -200,7 +209,7 @@ pub async fn clip_input(
 }
 
 /// Records a rendered clip (its key and the camera motion really used) in `tx` and counts it
-/// off `videos.clips_left`; returns the stitch when it was the last.
+/// off `videos.clips_left`; answers whether it was the last.
 pub async fn record_clip_in(
     tx: &mut Tx,
     video_id: Uuid,
@@ -232,7 +241,7 @@ pub async fn record_clip_in(
     tx.touch(video_id);
     // The decrement and the test of its result are one statement, so two clips completing at
     // once on two machines cannot both see 0 (the row lock serializes them).
-    let left: Option<(i32, String)> = on_tx!(&mut *tx, conn => sqlx::query_as(
+    let left: Option<ClipsLeft> = on_tx!(&mut *tx, conn => sqlx::query_as(
         "UPDATE videos SET clips_left = clips_left - 1, updated_at = $1
          WHERE id = $2 AND clips_left > 0
          RETURNING clips_left, status",
@@ -242,14 +251,15 @@ pub async fn record_clip_in(
     .fetch_optional(conn)
     .await?);
     raise_from_clips_in(tx, video_id, now).await?;
-    let last = matches!(&left, Some((0, status)) if status == "in_progress");
-    Ok(ClipRecorded::Recorded {
-        next: if last {
-            vec![NewJob::new(video_id, JobKind::STITCH)]
-        } else {
-            Vec::new()
-        },
-    })
+    let last = left.is_some_and(|l| l.clips_left == 0 && l.status == "in_progress");
+    Ok(ClipRecorded::Recorded { last })
+}
+
+/// What counting a clip off its video left ([`record_clip_in`]).
+#[derive(sqlx::FromRow)]
+struct ClipsLeft {
+    clips_left: i32,
+    status: String,
 }
 
 /// Raises the progress of clip `clip_id` and, from all its siblings', of its video.
@@ -289,49 +299,48 @@ pub async fn stitch_input(
     .bind(video_id)
     .fetch_all(pool)
     .await?);
-    let music: Option<(Option<String>, Option<String>)> = on_db!(db, pool => sqlx::query_as(
+    let music: Option<MusicRow> = on_db!(db, pool => sqlx::query_as(
         "SELECT music_key, music_format FROM videos WHERE id = $1",
     )
     .bind(video_id)
     .fetch_optional(pool)
     .await?);
-    let music = music.and_then(|(key, format)| {
+    let music = music.and_then(|row| {
         Some(StoredMusic {
-            key: key?,
-            format: MediaFormat::from_extension(&format?)?,
+            key: row.music_key?,
+            format: MediaFormat::from_extension(&row.music_format?)?,
         })
     });
     Ok((keys, music))
 }
 
-/// Completes the video with its file (stitched or combined) in `tx` (the webhook event with it); returns
-/// its branded render when it has one to make.
+/// A video's stored music, as [`stitch_input`] reads it.
+#[derive(sqlx::FromRow)]
+struct MusicRow {
+    music_key: Option<String>,
+    music_format: Option<String>,
+}
+
+/// Completes the video with its file (stitched or combined) in `tx` (the webhook event with
+/// it); answers whether this completed it (not already complete, failed or gone).
 pub async fn record_video_in(
     tx: &mut Tx,
     video_id: Uuid,
     video_key: &str,
-) -> Result<Vec<NewJob>, DbError> {
-    if crate::repo::render::complete_video_in(tx, video_id, video_key).await? {
-        branding_follow_up_in(tx, video_id).await
-    } else {
-        Ok(Vec::new())
-    }
+) -> Result<bool, DbError> {
+    crate::repo::render::complete_video_in(tx, video_id, video_key).await
 }
 
-/// The branded render of a complete video, when it asked for one and none is queued yet.
-pub async fn branding_follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<NewJob>, DbError> {
-    let wanted: bool = on_tx!(&mut *tx, conn => sqlx::query_scalar(
+/// Whether a video's branded render is due: it asked for one, and no branding job exists
+/// yet.
+pub async fn branding_due_in(tx: &mut Tx, video_id: Uuid) -> Result<bool, DbError> {
+    Ok(on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM brandings WHERE video_id = $1)
             AND NOT EXISTS (SELECT 1 FROM jobs WHERE video_id = $1 AND makes = 'branding')",
     )
     .bind(video_id)
     .fetch_one(conn)
-    .await?);
-    Ok(if wanted {
-        vec![NewJob::new(video_id, JobKind::BRANDING)]
-    } else {
-        Vec::new()
-    })
+    .await?))
 }
 
 /// The storage keys a finished stitch removes: the checked photos, and the music unless a

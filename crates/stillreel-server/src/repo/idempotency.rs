@@ -89,7 +89,7 @@ pub async fn begin(
         tx.commit().await?;
         return Ok(Begin::Fresh);
     }
-    let row: Option<(Vec<u8>, Option<String>)> = on_tx!(&mut tx, conn => sqlx::query_as(
+    let row: Option<KeyAnswer> = on_tx!(&mut tx, conn => sqlx::query_as(
         "SELECT request_hash, response_body FROM idempotency_keys WHERE account_id = $1 AND key = $2",
     )
     .bind(account)
@@ -98,11 +98,25 @@ pub async fn begin(
     .await?);
     tx.commit().await?;
     Ok(match row {
-        Some((hash, _)) if hash.as_slice() != request_hash.as_slice() => Begin::Reused,
-        Some((_, Some(body))) => Begin::Replay(body),
+        Some(found) if found.request_hash.as_slice() != request_hash.as_slice() => Begin::Reused,
+        Some(KeyAnswer {
+            response_body: Some(body),
+            ..
+        }) => Begin::Replay(body),
         // Still running, or deleted by an `abandon` a moment ago: either way, retry later.
-        Some((_, None)) | None => Begin::InProgress,
+        Some(KeyAnswer {
+            response_body: None,
+            ..
+        })
+        | None => Begin::InProgress,
     })
+}
+
+/// A stored key's request and answer, as [`begin`] reads them.
+#[derive(sqlx::FromRow)]
+struct KeyAnswer {
+    request_hash: Vec<u8>,
+    response_body: Option<String>,
 }
 
 /// Adds the storing of `response_body` as the answer of `key` to `batch`, the batch that

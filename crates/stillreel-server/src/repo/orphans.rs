@@ -1,7 +1,7 @@
 //! Files stored by attempts that never recorded them: a worker killed (or cut off) between
 //! storing a clip and committing its record leaves an object no record points at, and the
 //! retry stores its own under a new name. Every name a job stores carries its lease token
-//! (`worker/kinds/mod.rs`), so the lease sweep notes each attempt it takes back (video and
+//! (`worker/kinds/keys.rs`), so the lease sweep notes each attempt it takes back (video and
 //! token, [`note_expired_in`], in the transaction that takes it back) and the orphan sweep
 //! removes, under that video's folder only, the names carrying the token ([`orphaned`]).
 

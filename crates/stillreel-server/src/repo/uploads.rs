@@ -34,18 +34,25 @@ impl NewUpload {
 
 /// The account's quota and the bytes of uploads it keeps now.
 pub async fn usage(db: &Db, account: Uuid) -> Result<(u64, u64), DbError> {
-    let (quota, used): (i64, Option<i64>) = on_db!(db, pool => sqlx::query_as(
-        "SELECT a.upload_quota_bytes,
-                (SELECT CAST(SUM(u.bytes) AS BIGINT) FROM uploads u WHERE u.account_id = a.id)
+    let usage: UsageRow = on_db!(db, pool => sqlx::query_as(
+        "SELECT a.upload_quota_bytes AS quota,
+                (SELECT CAST(SUM(u.bytes) AS BIGINT) FROM uploads u WHERE u.account_id = a.id) AS used
          FROM accounts a WHERE a.id = $1",
     )
     .bind(account)
     .fetch_one(pool)
     .await?);
     Ok((
-        u64::try_from(quota).unwrap_or(0),
-        used.and_then(|n| u64::try_from(n).ok()).unwrap_or(0),
+        u64::try_from(usage.quota).unwrap_or(0),
+        usage.used.and_then(|n| u64::try_from(n).ok()).unwrap_or(0),
     ))
+}
+
+/// An account's quota and the bytes its uploads take ([`usage`]).
+#[derive(sqlx::FromRow)]
+struct UsageRow {
+    quota: i64,
+    used: Option<i64>,
 }
 
 /// Records `upload` if it fits in the account's quota with everything already stored.

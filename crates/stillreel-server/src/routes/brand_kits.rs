@@ -10,8 +10,8 @@ use stillreel_core::{
 };
 use uuid::Uuid;
 
-use super::QueryPairs;
 use super::library::page;
+use super::params::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
 use crate::repo::brand_kits;
@@ -129,7 +129,7 @@ pub async fn delete_brand_kit(
     Auth(ctx): Auth,
     JsonBody(body): JsonBody,
 ) -> Result<Json<super::stored_uploads::Deleted>, ApiError> {
-    let id = super::uuid_body(&body)?;
+    let id = super::params::uuid_body(&body)?;
     if !brand_kits::delete(&state.db, ctx.account_id, id).await? {
         return Err(kit_not_found("uuid"));
     }

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use stillreel_core::{EngineList, ErrorCode, FieldError, TemplateList, TemplateSlotKind, catalog};
 
-use super::QueryPairs;
+use super::params::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::Auth;
 use crate::state::AppState;

@@ -14,7 +14,7 @@ use stillreel_core::{ErrorCode, FieldError, Status, VideoList};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::QueryPairs;
+use super::params::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
 use crate::page_cache::PageKey;
@@ -224,7 +224,7 @@ pub async fn delete_video(
     Auth(ctx): Auth,
     JsonBody(body): JsonBody,
 ) -> Result<Json<DeletedVideo>, ApiError> {
-    let id = super::uuid_body(&body)?;
+    let id = super::params::uuid_body(&body)?;
     // Marking the record deleted and removing its files run on a task of their own, so a
     // client that hangs up cannot leave the record deleted and its files still served.
     let task = tokio::spawn(delete_video_and_files(state, ctx.account_id, id));

@@ -9,8 +9,8 @@ use stillreel_core::{ErrorCode, FieldError, UploadList, UploadedMedia};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::QueryPairs;
 use super::library::page;
+use super::params::QueryPairs;
 use crate::db::rfc3339;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, JsonBody};
@@ -95,7 +95,7 @@ pub async fn delete_upload(
     Auth(ctx): Auth,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Deleted>, ApiError> {
-    let id = super::uuid_body(&body)?;
+    let id = super::params::uuid_body(&body)?;
     // The row's deletion and the file's removal run on a task of their own, so a client that
     // hangs up cannot leave the row gone and the file still stored.
     let task = tokio::spawn(delete_upload_and_file(state, ctx.account_id, id));

@@ -10,7 +10,7 @@ use stillreel_core::{
 };
 use uuid::Uuid;
 
-use super::QueryPairs;
+use super::params::QueryPairs;
 use crate::error::{ApiError, Envelope};
 use crate::extract::{Auth, IdempotencyKey, JsonBody};
 use crate::repo::accounts::{self, AccountCtx};

@@ -36,8 +36,9 @@ impl JobCtx<'_> {
     }
 }
 
-/// What a finished job leaves behind once recorded: the jobs to queue next, or a retry
-/// instead of the completion, and stored files nothing points at any more.
+/// What a finished job leaves behind once recorded: the jobs to queue next (built by the kind
+/// from what its `record` found: the clips left, the last clip, a completed video), or a
+/// retry instead of the completion, and stored files nothing points at any more.
 #[derive(Debug, Default)]
 pub struct Settle {
     /// Queued in the completing transaction (a prepare's clips, the last clip's stitch).
@@ -64,19 +65,19 @@ impl Settle {
     }
 }
 
-/// One kind of job: one file in `kinds/`, registered with one line in `kinds/mod.rs`.
+/// One kind of job: one file in `kinds/` (its [`JobKind`], this trait, and the jobs that
+/// follow it), registered with one line in `kinds/mod.rs`.
 ///
 /// `run` does the work, outside any transaction, and may run more than once for one job (a
 /// lost lease, a crash): it must be idempotent. `record` writes the result inside the
 /// transaction that completes the job; it runs only while the claim's lease token still
 /// matches, so a worker that lost its job records nothing.
 pub trait Kind: Send + Sync + 'static {
-    /// The stored name and the claim rank (written into the job row when it is queued).
+    /// The stored name and the claim rank (written into the job row when it is queued),
+    /// declared in the kind's own file.
     const KIND: JobKind;
     /// Older stored names this kind runs too.
     const ALIASES: &'static [&'static str] = &[];
-    /// The points of its video's progress bar (0–100) this kind's work fills.
-    const PROGRESS_SHARE: u8;
 
     /// What `run` hands to `record`.
     type Output: Send + 'static;

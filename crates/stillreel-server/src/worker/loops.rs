@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, watch};
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::runner::run_job;
 use crate::queue;
 

@@ -1,10 +1,10 @@
 //! Carries what a render step reports (its progress) into the database. The renderer's
 //! observer is synchronous and called from the job's task; the writes happen on a task of
-//! their own, coalesced to the latest value.
+//! their own, coalesced to the latest value. Every kind that reports progress runs its step
+//! through [`observed`].
 
 use stillreel_render::RenderObserver;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 use uuid::Uuid;
 
 use crate::db::Db;
@@ -27,27 +27,27 @@ pub enum Target {
     Branding(Uuid),
 }
 
-/// The observer handed to the renderer.
+/// The observer handed to the renderer: the sending end of [`observed`]'s writer.
 #[derive(Debug)]
 pub struct DbObserver {
     tx: mpsc::UnboundedSender<u8>,
-    writer: JoinHandle<()>,
 }
 
-impl DbObserver {
-    /// The observer, with the task that writes its notes.
-    pub fn spawn(db: Db, target: Target) -> DbObserver {
-        let (tx, rx) = mpsc::unbounded_channel();
-        let writer = tokio::spawn(write_notes(db, target, rx));
-        DbObserver { tx, writer }
-    }
-
-    /// Waits until every note is written.
-    pub async fn finish(self) {
-        let DbObserver { tx, writer } = self;
-        drop(tx);
-        let _ = writer.await;
-    }
+/// Runs a render step (`step`, handed the observer) with its progress written to `target`,
+/// and waits until every note is written before answering the step's result: the kinds'
+/// one way of reporting progress.
+pub async fn observed<F: Future>(
+    db: &Db,
+    target: Target,
+    step: impl FnOnce(DbObserver) -> F,
+) -> F::Output {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let writer = tokio::spawn(write_notes(db.clone(), target, rx));
+    let result = step(DbObserver { tx }).await;
+    // The step's future, and the observer it owned, are gone: the writer ends after the last
+    // note.
+    let _ = writer.await;
+    result
 }
 
 impl RenderObserver for DbObserver {

@@ -18,7 +18,7 @@ use stillreel_core::JobError;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use super::Ctx;
+use super::ctx::Ctx;
 use super::failure::{Failure, render_failed};
 use super::kind::{AnyKind, JobCtx, Kind, Output, Ran};
 use crate::db::DbError;

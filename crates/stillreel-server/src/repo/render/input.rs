@@ -73,6 +73,13 @@ fn decode<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> Result<T,
     serde_json::from_value(value).map_err(|err| DbError::Corrupt(format!("stored request: {err}")))
 }
 
+/// A clip of a created video, as [`render_input`] lists them.
+#[derive(sqlx::FromRow)]
+struct ClipPosition {
+    position: i64,
+    id: Uuid,
+}
+
 /// The render input of a video, or `None` if there is no such video.
 pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>, DbError> {
     let row: Option<InputRow> = on_db!(db, pool => sqlx::query_as(
@@ -84,7 +91,7 @@ pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>
     .await?);
     let Some(row) = row else { return Ok(None) };
     let source = if row.kind == "combine" {
-        let keys: Vec<(Option<String>,)> = on_db!(db, pool => sqlx::query_as(
+        let keys: Vec<Option<String>> = on_db!(db, pool => sqlx::query_scalar(
             "SELECT c.clip_key FROM combine_clips cc JOIN clips c ON c.id = cc.clip_id
              WHERE cc.video_id = $1 ORDER BY cc.position",
         )
@@ -93,29 +100,27 @@ pub async fn render_input(db: &Db, video_id: Uuid) -> Result<Option<RenderInput>
         .await?);
         let clip_keys = keys
             .into_iter()
-            .map(|(k,)| {
-                k.ok_or_else(|| DbError::Corrupt("combined clip is not rendered".to_owned()))
-            })
+            .map(|k| k.ok_or_else(|| DbError::Corrupt("combined clip is not rendered".to_owned())))
             .collect::<Result<_, _>>()?;
         RenderSource::Combine {
             request: decode(row.request.0)?,
             clip_keys,
         }
     } else {
-        let rows: Vec<(i64, Uuid)> = on_db!(db, pool => sqlx::query_as(
+        let rows: Vec<ClipPosition> = on_db!(db, pool => sqlx::query_as(
             "SELECT position, id FROM clips WHERE video_id = $1 ORDER BY position",
         )
         .bind(video_id)
         .fetch_all(pool)
         .await?);
-        let ids: Vec<Uuid> = rows.iter().map(|(_, id)| *id).collect();
+        let ids: Vec<Uuid> = rows.iter().map(|r| r.id).collect();
         let account: Uuid = on_db!(db, pool => sqlx::query_scalar("SELECT account_id FROM videos WHERE id = $1")
             .bind(video_id)
             .fetch_one(pool)
             .await?);
         let mut stored = crate::repo::videos::clips_of_account(db, account, &ids).await?;
         let mut clips = Vec::with_capacity(rows.len());
-        for (position, id) in rows {
+        for ClipPosition { position, id } in rows {
             let clip = stored
                 .remove(&id)
                 .ok_or_else(|| DbError::Corrupt(format!("clip {id} vanished")))?;

@@ -92,14 +92,14 @@ pub async fn complete_video_in(
 ///
 /// [`NewVideo::from_kit`]: crate::repo::videos::NewVideo::from_kit
 pub async fn kit_fields_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<String>, DbError> {
-    let row: Option<(Option<sqlx::types::Json<Vec<String>>>,)> = on_tx!(&mut *tx, conn => sqlx::query_as(
+    let row: Option<Option<sqlx::types::Json<Vec<String>>>> = on_tx!(&mut *tx, conn => sqlx::query_scalar(
         "SELECT kit_fields FROM videos WHERE id = $1",
     )
     .bind(video_id)
     .fetch_optional(conn)
     .await?);
     Ok(row
-        .and_then(|(parts,)| parts)
+        .flatten()
         .map(|sqlx::types::Json(parts)| parts)
         .unwrap_or_default())
 }

@@ -146,13 +146,22 @@ pub enum Deleted {
     Busy,
 }
 
+/// What [`delete_video`] reads of a video and its branded render.
+#[derive(sqlx::FromRow)]
+struct DeleteRow {
+    status: String,
+    video_key: Option<String>,
+    branding_status: Option<String>,
+    branding_key: Option<String>,
+}
+
 /// Marks video `id` of `account` deleted and returns the storage keys it owns (its file, its
 /// branded file, its clips, and the stills beside them). A video still rendering cannot be
 /// deleted: its worker would store files after the keys were removed.
 pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, DbError> {
-    type Row = (String, Option<String>, Option<String>, Option<String>);
-    let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
-        "SELECT v.status, v.video_key, b.status, b.video_key FROM videos v
+    let row: Option<DeleteRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT v.status, v.video_key, b.status AS branding_status, b.video_key AS branding_key
+         FROM videos v
          LEFT JOIN brandings b ON b.video_id = v.id
          WHERE v.id = $1 AND v.account_id = $2 AND v.deleted_at IS NULL",
     )
@@ -160,7 +169,13 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
     .bind(account)
     .fetch_optional(pool)
     .await?);
-    let Some((status, video_key, b_status, b_key)) = row else {
+    let Some(DeleteRow {
+        status,
+        video_key,
+        branding_status: b_status,
+        branding_key: b_key,
+    }) = row
+    else {
         return Ok(Deleted::NotFound);
     };
     let running = |s: &str| s == "queued" || s == "in_progress";

@@ -142,14 +142,14 @@ pub async fn videos_among(db: &Db, account: Uuid, ids: &[Uuid]) -> Result<HashSe
         if found.contains(id) {
             continue;
         }
-        let row: Option<(Uuid,)> = on_db!(db, pool => sqlx::query_as(
+        let row: Option<Uuid> = on_db!(db, pool => sqlx::query_scalar(
             "SELECT id FROM videos WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL",
         )
         .bind(*id)
         .bind(account)
         .fetch_optional(pool)
         .await?);
-        if let Some((video,)) = row {
+        if let Some(video) = row {
             found.insert(video);
         }
     }

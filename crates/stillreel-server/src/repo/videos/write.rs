@@ -4,7 +4,7 @@
 
 use stillreel_core::{
     Branding, BrandingRequest, BrandingTemplates, CombineVideoClipsRequest, CreateVideoRequest,
-    Engine, Status, Video, VideoClip, Webhook, WebhookStatus,
+    Engine, Orientation, Resolution, Status, Video, VideoClip, Webhook, WebhookStatus,
 };
 use uuid::Uuid;
 
@@ -53,6 +53,24 @@ fn branding_of(
     Some((templates, b.speed_ramp && clips >= 2))
 }
 
+/// What the rows of a new video take from its request, whichever endpoint made it.
+struct Parts<'a> {
+    /// `videos.kind`: `create` or `combine`.
+    kind: &'static str,
+    /// The stored request.
+    request: Value,
+    webhook_url: Option<&'a str>,
+    orientation: Orientation,
+    resolution: Resolution,
+    engine: Engine,
+    /// The record's clips: a combine's existing ones; a created video's are rows of their own.
+    clips: Vec<VideoClip>,
+    /// The branding record and whether its speed ramp takes effect.
+    branding: Option<(BrandingTemplates, bool)>,
+    /// The job that starts the video's work.
+    first_job: NewJob,
+}
+
 /// Adds the rows of `video` to `batch`; returns its `queued` record's JSON, which is also
 /// stored as the idempotency answer when the request had a key.
 pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String), DbError> {
@@ -66,34 +84,43 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         Source::Images(request) => request.title.as_deref(),
         Source::Clips { request, .. } => request.title.as_deref(),
     };
-    let (kind, request_json, webhook_url, o, r, engine, clips, branding, job) = match &video.source
-    {
-        Source::Images(request) => (
-            "create",
-            Value::json(Some(request))?,
-            request.webhook_url.as_deref(),
-            request.orientation,
-            request.resolution,
-            request.ai_engine,
-            Vec::new(),
-            branding_of(request.branding.as_ref(), request.image_inputs.len()),
-            NewJob::new(id, JobKind::PREPARE),
-        ),
+    let Parts {
+        kind,
+        request: request_json,
+        webhook_url,
+        orientation: o,
+        resolution: r,
+        engine,
+        clips,
+        branding,
+        first_job: job,
+    } = match &video.source {
+        Source::Images(request) => Parts {
+            kind: "create",
+            request: Value::json(Some(request))?,
+            webhook_url: request.webhook_url.as_deref(),
+            orientation: request.orientation,
+            resolution: request.resolution,
+            engine: request.ai_engine,
+            clips: Vec::new(),
+            branding: branding_of(request.branding.as_ref(), request.image_inputs.len()),
+            first_job: NewJob::new(id, JobKind::PREPARE),
+        },
         Source::Clips {
             request,
             engine,
             clips,
-        } => (
-            "combine",
-            Value::json(Some(request))?,
-            request.webhook_url.as_deref(),
-            request.orientation,
-            request.resolution,
-            *engine,
-            clips.clone(),
-            branding_of(request.branding.as_ref(), clips.len()),
-            NewJob::new(id, JobKind::COMBINE),
-        ),
+        } => Parts {
+            kind: "combine",
+            request: Value::json(Some(request))?,
+            webhook_url: request.webhook_url.as_deref(),
+            orientation: request.orientation,
+            resolution: request.resolution,
+            engine: *engine,
+            clips: clips.clone(),
+            branding: branding_of(request.branding.as_ref(), clips.len()),
+            first_job: NewJob::new(id, JobKind::COMBINE),
+        },
     };
     batch
         .statement(

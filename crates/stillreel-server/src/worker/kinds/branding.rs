@@ -3,24 +3,38 @@
 
 use stillreel_core::{JobError, TemplateSlot};
 use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace, StoredMusic};
+use uuid::Uuid;
 
-use super::{clip_pace, token_prefix};
+use super::keys::token_prefix;
+use super::pace::clip_pace;
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind};
+use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
 use crate::repo::graph;
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
-use crate::worker::observer::{DbObserver, Target};
+use crate::worker::observer::{Target, observed};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Branding;
 
+/// Render the branded version of a completed video.
+pub const BRANDING: JobKind =
+    JobKind::new("branding", ClaimRank::Finishing).making(Makes::Branding);
+
+/// The branded render of a complete video, when it asked for one and none is queued yet:
+/// what follows a stitch or a combine that completed the video (or found it complete).
+pub(super) async fn follow_up_in(tx: &mut Tx, video_id: Uuid) -> Result<Vec<NewJob>, DbError> {
+    Ok(if graph::branding_due_in(tx, video_id).await? {
+        vec![NewJob::new(video_id, BRANDING)]
+    } else {
+        Vec::new()
+    })
+}
+
 impl Kind for Branding {
-    const KIND: JobKind = JobKind::BRANDING;
-    /// Of the branded render's own progress bar.
-    const PROGRESS_SHARE: u8 = 100;
+    const KIND: JobKind = BRANDING;
 
     /// `None`: nothing to brand (the video is gone or asked for no branding).
     type Output = Option<BrandedVideo>;
@@ -48,12 +62,14 @@ impl Kind for Branding {
             return Ok(None);
         };
         records::start_branding(ctx.db(), input.video_id).await?;
-        let observer = DbObserver::spawn(ctx.db().clone(), Target::Branding(input.video_id));
-        let result = ctx
-            .renderer
-            .render_branded(&work, ctx.work_dir, &observer)
-            .await;
-        observer.finish().await;
+        // The branded render's own bar.
+        let target = Target::Branding(input.video_id);
+        let result = observed(ctx.db(), target, |observer| async move {
+            ctx.renderer
+                .render_branded(&work, ctx.work_dir, &observer)
+                .await
+        })
+        .await;
         result.map(Some).map_err(Failure::Job)
     }
 

@@ -7,18 +7,29 @@ use stillreel_render::storage::still_key;
 use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
-use super::{clip_pace, fail_video, key_prefix};
+use super::keys::key_prefix;
+use super::pace::clip_pace;
+use super::stitch;
+use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind};
+use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
 use crate::repo::graph::{self, ClipRecorded};
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
-use crate::worker::observer::{DbObserver, Target};
+use crate::worker::observer::{Target, observed};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Clip;
+
+/// Render one clip (its index in `Job::clip_index`) from its stored input.
+pub const CLIP: JobKind = JobKind::new("clip", ClaimRank::Middle).making(Makes::Video);
+
+/// The job of clip `index` of `video_id` (queued by prepare, or by the clip's generate job).
+pub(super) fn job(video_id: Uuid, index: usize) -> NewJob {
+    NewJob::new(video_id, CLIP).for_clip(index)
+}
 
 /// A rendered clip and the id of the clip row it belongs to.
 #[derive(Debug)]
@@ -30,9 +41,7 @@ pub struct RenderedClip {
 }
 
 impl Kind for Clip {
-    const KIND: JobKind = JobKind::CLIP;
-    /// Together, over the mean of every clip's own progress (`graph::RAISE_FROM_CLIPS`).
-    const PROGRESS_SHARE: u8 = graph::CLIPS_SHARE;
+    const KIND: JobKind = CLIP;
 
     /// `None`: nothing to render (the video is gone, or an earlier attempt recorded the clip).
     type Output = Option<RenderedClip>;
@@ -46,18 +55,19 @@ impl Kind for Clip {
         else {
             return Ok(None);
         };
-        let observer = DbObserver::spawn(
-            ctx.db().clone(),
-            Target::Clip {
-                video: video_id,
-                clip: clip_id,
-            },
-        );
-        let result = ctx
-            .renderer
-            .render_clip(&work, ctx.work_dir, &observer)
-            .await;
-        observer.finish().await;
+        // Its own progress; the video's is raised from every clip's
+        // (`graph::set_clip_progress`, over the clips' share of the bar).
+        let target = Target::Clip {
+            video: video_id,
+            clip: clip_id,
+        };
+        let rendering = &work;
+        let result = observed(ctx.db(), target, |observer| async move {
+            ctx.renderer
+                .render_clip(rendering, ctx.work_dir, &observer)
+                .await
+        })
+        .await;
         let clip = result.map_err(Failure::Job)?;
         Ok(Some(RenderedClip {
             clip_id,
@@ -86,7 +96,9 @@ impl Kind for Clip {
             match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &generated)
                 .await?
             {
-                ClipRecorded::Recorded { next } => Settle::then(next),
+                // The last clip recorded queues the stitch.
+                ClipRecorded::Recorded { last: true } => Settle::then([stitch::job(job.video_id)]),
+                ClipRecorded::Recorded { last: false } => Settle::done(),
                 // Its file is the one recorded first; this upload is an orphan.
                 ClipRecorded::AlreadyRecorded => Settle {
                     remove: vec![clip.key],

@@ -4,7 +4,9 @@
 use stillreel_core::JobError;
 use stillreel_render::{CombineJob, InputFault, StoredVideo};
 
-use super::{fail_video, token_prefix};
+use super::branding;
+use super::keys::token_prefix;
+use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
 use crate::queue::{Job, JobKind};
 use crate::repo::graph;
@@ -12,14 +14,13 @@ use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
-use crate::worker::observer::{DbObserver, Target};
+use crate::worker::observer::{Target, observed};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Combine;
 
 impl Kind for Combine {
     const KIND: JobKind = JobKind::COMBINE;
-    const PROGRESS_SHARE: u8 = 100;
 
     /// `None`: the video is already complete (or gone).
     type Output = Option<StoredVideo>;
@@ -58,16 +59,16 @@ impl Kind for Combine {
             audio_url: request.audio_url.clone(),
             transition: request.transition,
         };
-        let observer = DbObserver::spawn(
-            ctx.db().clone(),
-            Target::Video {
-                video: input.video_id,
-                from: 0,
-                span: Self::PROGRESS_SHARE,
-            },
-        );
-        let result = ctx.renderer.combine(&work, ctx.work_dir, &observer).await;
-        observer.finish().await;
+        // One job: the whole bar.
+        let target = Target::Video {
+            video: input.video_id,
+            from: 0,
+            span: 100,
+        };
+        let result = observed(ctx.db(), target, |observer| async move {
+            ctx.renderer.combine(&work, ctx.work_dir, &observer).await
+        })
+        .await;
         result.map(Some).map_err(Failure::Job)
     }
 
@@ -78,9 +79,16 @@ impl Kind for Combine {
         job: &Job,
         output: Option<StoredVideo>,
     ) -> Result<Settle, DbError> {
-        Ok(Settle::then(match output {
+        let completed = match output {
             Some(video) => graph::record_video_in(tx, job.video_id, &video.key).await?,
-            None => graph::branding_follow_up_in(tx, job.video_id).await?,
+            // Complete already (an earlier attempt died before closing its job): make sure
+            // the branded render was queued.
+            None => true,
+        };
+        Ok(Settle::then(if completed {
+            branding::follow_up_in(tx, job.video_id).await?
+        } else {
+            Vec::new()
         }))
     }
 

@@ -10,17 +10,29 @@ use std::time::Duration;
 use stillreel_core::{Engine, JobError, Vfx};
 use stillreel_render::Renderer;
 use stillreel_render::provider::Role;
+use uuid::Uuid;
 
-use super::clip::{ClipWork, clip_work, needs_depth};
-use super::fail_video;
+use super::clip::{self, ClipWork, clip_work, needs_depth};
+use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind, NewJob};
+use crate::queue::{ClaimRank, Job, JobKind, Lane, Makes, NewJob};
 use crate::state::Services;
 use crate::worker::failure::Failure;
 use crate::worker::kind::{JobCtx, Kind, Settle};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Generate;
+
+/// Make a clip's generated input (a staged still, a fan clip, a depth map) with the configured
+/// model provider, before its clip renders (`Job::clip_index`). Claimed only by the model lane.
+pub const GENERATE: JobKind = JobKind::new("generate", ClaimRank::Middle)
+    .making(Makes::Video)
+    .in_lane(Lane::Model);
+
+/// The model-call job of clip `index` of `video_id` (queued by prepare).
+pub(super) fn job(video_id: Uuid, index: usize) -> NewJob {
+    NewJob::new(video_id, GENERATE).for_clip(index)
+}
 
 /// Whether a clip needs a model call first: its vfx's role, the clip role for the generative
 /// engine, or the depth role for a v25 photo clip, is configured.
@@ -36,9 +48,7 @@ pub(super) fn needs_model(renderer: &Renderer, engine: Engine, vfx: Option<&Vfx>
 }
 
 impl Kind for Generate {
-    const KIND: JobKind = JobKind::GENERATE;
-    /// The clip's progress bar starts when its clip job does.
-    const PROGRESS_SHARE: u8 = 0;
+    const KIND: JobKind = GENERATE;
 
     /// `true`: the clip still needs rendering (queue its clip job).
     type Output = bool;
@@ -69,7 +79,7 @@ impl Kind for Generate {
         needed: bool,
     ) -> Result<Settle, DbError> {
         Ok(match (needed, job.clip_index) {
-            (true, Some(index)) => Settle::then([NewJob::clip(job.video_id, index)]),
+            (true, Some(index)) => Settle::then([clip::job(job.video_id, index)]),
             _ => Settle::done(),
         })
     }

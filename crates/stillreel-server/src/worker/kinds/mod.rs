@@ -1,30 +1,31 @@
 //! The service's kinds of job, one file each. To add a kind: a file here implementing
-//! [`Kind`](super::Kind), and one line in [`builtin`].
+//! [`Kind`](super::Kind), declaring its [`JobKind`](crate::queue::JobKind) and building the
+//! jobs that follow it in its `record`, and one line in [`builtin`] (with its `mod` line).
+//!
+//! Beside the kinds: `keys.rs` makes every storage key the steps write, `pace.rs` says how a
+//! created video's clips move, `video_failure.rs` fails a video for the kinds that make one.
 
-use stillreel_core::JobError;
-use uuid::Uuid;
-
-use crate::db::{DbError, Tx};
-use crate::queue;
-use crate::repo::render as records;
+use super::kind::Kinds;
 
 mod branding;
 mod clip;
 mod combine;
 mod generate;
+mod keys;
+mod pace;
 mod prepare;
 mod stitch;
+mod video_failure;
 mod webhook;
 
-pub use branding::Branding;
-pub use clip::{Clip, RenderedClip};
+pub use branding::{BRANDING, Branding};
+pub use clip::{CLIP, Clip, RenderedClip};
 pub use combine::Combine;
-pub use generate::Generate;
+pub use generate::{GENERATE, Generate};
+pub use keys::served_folder;
 pub use prepare::Prepare;
-pub use stitch::Stitch;
+pub use stitch::{STITCH, Stitch};
 pub use webhook::{BrandingWebhook, VideoWebhook};
-
-use super::kind::Kinds;
 
 /// Every kind this service runs: one line per kind.
 pub fn builtin() -> Kinds {
@@ -39,55 +40,97 @@ pub fn builtin() -> Kinds {
         .with(BrandingWebhook)
 }
 
-// Where the steps of a video store their files: every key is made here
-// (docs/SECURITY.md#stored-files). The checked inputs (photos, music) go under
-// `PRIVATE_PREFIX`, which `/files/` never serves and media URLs cannot name. Every file that is
-// served carries the job's lease token (128 random bits), so no URL can be guessed from
-// another: clips and the stitched video have it in their file name (`clip-000-<token>.mp4`,
-// `video-<token>.mp4`), a combined video and the branded copy in their folder
-// (`<token>/video.mp4`, `<token>/branded.mp4`).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{ClaimRank, JobKind, Lane, Makes};
+    use crate::worker::kind::Kind;
 
-/// The prefix of a video's checked inputs.
-/// How the clips of a `create_video` video move: through their ends when the video is to be
-/// branded with the speed ramp (so the ramp shows, docs/EFFECTS.md "Speed ramp"), else the
-/// engine's own eased curve.
-fn clip_pace(input: &records::RenderInput) -> stillreel_render::Pace {
-    if input.branding.as_ref().is_some_and(|b| b.speed_ramp) {
-        stillreel_render::Pace::Through
-    } else {
-        stillreel_render::Pace::Engine
+    /// The stored names (and ranks, records, lanes) are in the database's `jobs` rows: a kind
+    /// that changed its name would strand every queued job of the old one.
+    #[test]
+    fn built_in_kinds_keep_their_stored_names() {
+        let table: [(JobKind, &str, ClaimRank, Option<&str>, &str); 8] = [
+            (
+                Prepare::KIND,
+                "prepare",
+                ClaimRank::Starting,
+                Some("video"),
+                "render",
+            ),
+            (
+                Generate::KIND,
+                "generate",
+                ClaimRank::Middle,
+                Some("video"),
+                "model",
+            ),
+            (
+                Clip::KIND,
+                "clip",
+                ClaimRank::Middle,
+                Some("video"),
+                "render",
+            ),
+            (
+                Stitch::KIND,
+                "stitch",
+                ClaimRank::Finishing,
+                Some("video"),
+                "render",
+            ),
+            (
+                Combine::KIND,
+                "combine",
+                ClaimRank::Starting,
+                Some("video"),
+                "render",
+            ),
+            (
+                Branding::KIND,
+                "branding",
+                ClaimRank::Finishing,
+                Some("branding"),
+                "render",
+            ),
+            (
+                VideoWebhook::KIND,
+                "video_webhook",
+                ClaimRank::Finishing,
+                None,
+                "render",
+            ),
+            (
+                BrandingWebhook::KIND,
+                "branding_webhook",
+                ClaimRank::Finishing,
+                None,
+                "render",
+            ),
+        ];
+        for (kind, name, rank, makes, lane) in table {
+            assert_eq!(
+                (
+                    kind.as_str(),
+                    kind.claim_rank(),
+                    kind.makes().stored(),
+                    kind.lane().stored()
+                ),
+                (name, rank, makes, lane)
+            );
+            let stored = JobKind::from_stored(name, rank.value(), makes, lane);
+            assert_eq!(stored, kind);
+            assert_eq!(builtin().kind_for(stored), Some(kind));
+        }
+        assert_eq!(GENERATE.lane(), Lane::Model);
+        assert_eq!(BRANDING.makes(), Makes::Branding);
+        // The single render job of before the graph runs as a prepare.
+        let old = JobKind::from_stored(
+            "render",
+            ClaimRank::Starting.value(),
+            Some("video"),
+            "render",
+        );
+        assert_eq!(builtin().kind_for(old), Some(Prepare::KIND));
     }
-}
-
-fn input_prefix(video_id: Uuid) -> String {
-    format!("{}/videos/{video_id}", crate::storage::PRIVATE_PREFIX)
-}
-
-/// The prefix of a video's clips and stitched video (whose names carry the token).
-fn key_prefix(video_id: Uuid) -> String {
-    format!("videos/{video_id}")
-}
-
-/// The folder holding every file a video's jobs serve (clips, the stitched or combined video,
-/// the branded copy and their stills): where the orphan sweep looks for an abandoned
-/// attempt's files (`worker/orphans.rs`).
-pub(super) fn served_folder(video_id: Uuid) -> String {
-    key_prefix(video_id)
-}
-
-/// The prefix of a combined video or a branded copy: the job's token is the folder.
-fn token_prefix(video_id: Uuid, job: &queue::Job) -> String {
-    format!("videos/{video_id}/{}", job.token)
-}
-
-/// What failing a step of a video for good does: the video fails with the step's error, and
-/// its queued siblings (the other clips, the stitch) are cancelled. Answers the video's
-/// checked inputs (and a branded sound made ahead), removed once the failure is committed.
-async fn fail_video(tx: &mut Tx, video_id: Uuid, error: &JobError) -> Result<Vec<String>, DbError> {
-    records::fail_video_in(tx, video_id, error).await?;
-    queue::cancel_siblings_in(tx, video_id).await?;
-    let mut keys = crate::repo::graph::prepared_keys_in(tx, video_id).await?;
-    // A stitch may have made the branded sound ahead before the video failed.
-    keys.push(crate::storage::branded_sound_key(video_id));
-    Ok(keys)
 }

@@ -1,19 +1,23 @@
 //! Prepare: fetches and checks every input of a `create_video` video once and stores the
-//! checked copies; records them and queues one clip job per clip still to render.
+//! checked copies; records them and queues one clip job per clip still to render (a generate
+//! job first for a clip that needs a model call), or the stitch when none is left.
 
 use stillreel_core::JobError;
 use stillreel_render::{PrepareJob, Prepared};
+use uuid::Uuid;
 
 use super::generate::needs_model;
-use super::{fail_video, input_prefix};
+use super::keys::input_prefix;
+use super::video_failure::fail_video;
+use super::{branding, clip, generate, stitch};
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind};
-use crate::repo::graph;
+use crate::queue::{Job, JobKind, NewJob};
+use crate::repo::graph::{self, PrepareRecorded};
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
-use crate::worker::observer::{DbObserver, Target};
+use crate::worker::observer::{Target, observed};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Prepare;
@@ -22,7 +26,6 @@ impl Kind for Prepare {
     const KIND: JobKind = JobKind::PREPARE;
     /// The single render job of before the job graph: a queued one starts the graph.
     const ALIASES: &'static [&'static str] = &["render"];
-    const PROGRESS_SHARE: u8 = graph::PREPARE_SHARE;
 
     /// `None`: the video is already complete (or gone). With the clips whose model call
     /// (`generate.rs`) runs before them.
@@ -54,16 +57,15 @@ impl Kind for Prepare {
                 .collect(),
             audio_url: request.audio_url.clone(),
         };
-        let observer = DbObserver::spawn(
-            ctx.db().clone(),
-            Target::Video {
-                video: input.video_id,
-                from: 0,
-                span: Self::PROGRESS_SHARE,
-            },
-        );
-        let result = ctx.renderer.prepare(&work, ctx.work_dir, &observer).await;
-        observer.finish().await;
+        let target = Target::Video {
+            video: input.video_id,
+            from: 0,
+            span: graph::PREPARE_SHARE,
+        };
+        let result = observed(ctx.db(), target, |observer| async move {
+            ctx.renderer.prepare(&work, ctx.work_dir, &observer).await
+        })
+        .await;
         let generated = clips
             .iter()
             .filter(|c| needs_model(ctx.renderer, input.engine, c.clip.vfx.as_ref()))
@@ -81,24 +83,38 @@ impl Kind for Prepare {
     ) -> Result<Settle, DbError> {
         Ok(Settle::then(match output {
             Some((prepared, generated)) => {
-                let mut next = graph::record_prepare_in(tx, job.video_id, &prepared).await?;
-                // A clip that needs a model call waits for it: its generate job queues it.
-                for job in &mut next {
-                    if job.kind == JobKind::CLIP
-                        && job.clip_index.is_some_and(|i| generated.contains(&i))
-                    {
-                        job.kind = JobKind::GENERATE;
-                    }
-                }
-                next
+                let recorded = graph::record_prepare_in(tx, job.video_id, &prepared).await?;
+                follow_ups(job.video_id, recorded, &generated)
             }
             // Complete already (an earlier attempt died before closing its job): make sure
             // the branded render was queued.
-            None => graph::branding_follow_up_in(tx, job.video_id).await?,
+            None => branding::follow_up_in(tx, job.video_id).await?,
         }))
     }
 
     async fn fail(&self, tx: &mut Tx, job: &Job, error: &JobError) -> Result<Vec<String>, DbError> {
         fail_video(tx, job.video_id, error).await
+    }
+}
+
+/// What follows a recorded prepare: a job per clip left to render (its generate job when the
+/// clip needs a model call, which queues the clip after it), or the stitch when an earlier
+/// attempt rendered them all; nothing once the video stopped.
+fn follow_ups(video_id: Uuid, recorded: PrepareRecorded, generated: &[usize]) -> Vec<NewJob> {
+    match recorded {
+        PrepareRecorded::Stopped => Vec::new(),
+        PrepareRecorded::Running { clips_left } if clips_left.is_empty() => {
+            vec![stitch::job(video_id)]
+        }
+        PrepareRecorded::Running { clips_left } => clips_left
+            .into_iter()
+            .map(|index| {
+                if generated.contains(&index) {
+                    generate::job(video_id, index)
+                } else {
+                    clip::job(video_id, index)
+                }
+            })
+            .collect(),
     }
 }

@@ -4,24 +4,34 @@
 use stillreel_core::JobError;
 use stillreel_render::storage::still_key;
 use stillreel_render::{AheadSound, StitchJob, StoredVideo};
+use uuid::Uuid;
 
-use super::branding::brand_job;
-use super::{fail_video, key_prefix};
+use super::branding::{self, brand_job};
+use super::keys::key_prefix;
+use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind};
+use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
 use crate::repo::graph;
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
-use crate::worker::observer::{DbObserver, Target};
+use crate::worker::observer::{Target, observed};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Stitch;
 
+/// Join a video's clips, in index order, and mix its music or silence.
+pub const STITCH: JobKind = JobKind::new("stitch", ClaimRank::Finishing).making(Makes::Video);
+
+/// The stitch of `video_id` (queued by the last clip recorded, or by a prepare that found
+/// every clip rendered).
+pub(super) fn job(video_id: Uuid) -> NewJob {
+    NewJob::new(video_id, STITCH)
+}
+
 impl Kind for Stitch {
-    const KIND: JobKind = JobKind::STITCH;
-    const PROGRESS_SHARE: u8 = graph::STITCH_SHARE;
+    const KIND: JobKind = STITCH;
 
     /// `None`: the video is already complete (or gone).
     type Output = Option<StoredVideo>;
@@ -61,19 +71,17 @@ impl Kind for Stitch {
             },
         };
         // All of its share but the last point: 100 comes with completion.
-        let observer = DbObserver::spawn(
-            ctx.db().clone(),
-            Target::Video {
-                video: input.video_id,
-                from: graph::STITCH_FROM,
-                span: Self::PROGRESS_SHARE - 1,
-            },
-        );
-        let result = ctx
-            .renderer
-            .stitch_clips(&work, ctx.work_dir, &observer)
-            .await;
-        observer.finish().await;
+        let target = Target::Video {
+            video: input.video_id,
+            from: graph::STITCH_FROM,
+            span: graph::STITCH_SHARE - 1,
+        };
+        let result = observed(ctx.db(), target, |observer| async move {
+            ctx.renderer
+                .stitch_clips(&work, ctx.work_dir, &observer)
+                .await
+        })
+        .await;
         result.map(Some).map_err(Failure::Job)
     }
 
@@ -86,10 +94,14 @@ impl Kind for Stitch {
     ) -> Result<Settle, DbError> {
         let Some(video) = output else {
             return Ok(Settle::then(
-                graph::branding_follow_up_in(tx, job.video_id).await?,
+                branding::follow_up_in(tx, job.video_id).await?,
             ));
         };
-        let next = graph::record_video_in(tx, job.video_id, &video.key).await?;
+        let next = if graph::record_video_in(tx, job.video_id, &video.key).await? {
+            branding::follow_up_in(tx, job.video_id).await?
+        } else {
+            Vec::new()
+        };
         // The checked inputs served their purpose: nothing reads them once the video is
         // stitched (branding starts from the video, and takes the music it lays under the
         // outro, which it removes itself).

@@ -11,7 +11,8 @@ use crate::queue::{Job, JobKind};
 use crate::repo::{videos, webhooks};
 use crate::state::Services;
 use crate::webhook::{
-    ATTEMPT_TIMEOUT, AttemptResult, MAX_ANSWER_BYTES, signature_header, subject_of,
+    ATTEMPT_TIMEOUT, AttemptResult, BRANDING_WEBHOOK, MAX_ANSWER_BYTES, VIDEO_WEBHOOK,
+    signature_header, subject_of,
 };
 use crate::worker::failure::Failure;
 use crate::worker::kind::{JobCtx, Kind, Settle};
@@ -29,7 +30,6 @@ macro_rules! delivery_kind {
     ($kind:ty, $name:expr) => {
         impl Kind for $kind {
             const KIND: JobKind = $name;
-            const PROGRESS_SHARE: u8 = 0;
 
             type Output = AttemptResult;
 
@@ -51,8 +51,8 @@ macro_rules! delivery_kind {
     };
 }
 
-delivery_kind!(VideoWebhook, JobKind::VIDEO_WEBHOOK);
-delivery_kind!(BrandingWebhook, JobKind::BRANDING_WEBHOOK);
+delivery_kind!(VideoWebhook, VIDEO_WEBHOOK);
+delivery_kind!(BrandingWebhook, BRANDING_WEBHOOK);
 
 /// Records a delivery attempt on its outbox row; the job completes, or runs again after the
 /// schedule's next delay. One log line per attempt, with the video id and the `webhook-id`.
