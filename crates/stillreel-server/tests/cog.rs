@@ -301,7 +301,7 @@ async fn two_jobs_at_once_on_one_cog_server(app: TestApp) {
                 .expect("jobs");
             running += jobs
                 .iter()
-                .filter(|j| j.kind == queue::JobKind::GENERATE && j.state == "running")
+                .filter(|j| j.kind == worker::kinds::GENERATE && j.state == "running")
                 .count();
         }
         both_running = running == 2;
