@@ -81,11 +81,11 @@ PY
 # floor NAME DATA_DIR: the encoder floor for the video this round made (see the header).
 floor() {
   local name=$1 data=$2 video frames w h level started
-  video=$(find "$data" -name video.mp4 | head -1)
+  video=$(find "$data" -name "video-*.mp4" | head -1)
   [ -n "$video" ] || { echo "floor: no video under $data" >&2; return; }
   frames=/dev/shm/stillreel-floor-$$.yuv
   ffmpeg -nostdin -v error -y -i "$video" -an -f rawvideo -pix_fmt yuv420p "$frames"
-  read -r w h < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=' ' "$video")
+  read -r w h < <(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0 "$video" | tr , ' ')
   level=3.1; [ "$h" -gt 720 ] && [ "$w" -gt 720 ] && level=4.1
   started=$(date +%s.%N)
   ffmpeg -nostdin -v error -y -f rawvideo -pix_fmt yuv420p -s "${w}x${h}" -framerate 30 -i "$frames" \
