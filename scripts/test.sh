@@ -62,6 +62,7 @@ module_structure() {
 }
 check "module structure (scripts/layers.toml)" module_structure
 check "module check's own tests" python3 scripts/test_module_cycles.py
+check "doc claims (files and Type::member in docs exist)" python3 scripts/doc_claims.py
 check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in
