@@ -62,6 +62,10 @@ module_structure() {
 }
 check "module structure (no cycle; long files say why)" module_structure
 check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
+# The camera's pixel kernels claim these targets besides x86-64 (the SIMD paths are per
+# architecture); an rlib needs no linker for them.
+check "cargo build stillreel-camera (wasm32)" cargo build -p stillreel-camera --target wasm32-unknown-unknown --locked
+check "cargo build stillreel-camera (aarch64)" cargo build -p stillreel-camera --target aarch64-unknown-linux-gnu --locked
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in
 # name order; each prints its own closing line and exits non-zero on failure.

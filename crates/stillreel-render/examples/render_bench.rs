@@ -80,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
         key_prefix: format!("bench/{resolution}"),
@@ -190,7 +190,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
@@ -243,8 +243,8 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
 
 /// `render_bench canvas`: see the module doc.
 fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    use stillreel_render::clip_plan::{ClipPlan, Motion};
-    use stillreel_render::fetch::{ExifOrientation, MediaFormat};
+    use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+    use stillreel_camera::input::{ExifOrientation, MediaFormat};
     let [resolution, image, runs] = args else {
         return Err("usage: render_bench canvas <720p|1080p> <image> <runs>".into());
     };
@@ -277,7 +277,7 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..runs {
         let start = Instant::now();
         let bytes = std::fs::read(&still.path)?;
-        let frame = stillreel_render::still_canvas::canvas_yuv420p(
+        let frame = stillreel_camera::input::canvas::canvas_yuv420p(
             &bytes,
             format,
             still.orientation,

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::failure::{InputFault, JobFailure};
-use crate::fetch::{MediaClass, MediaFormat};
 use crate::runner::{RenderError, Step};
+use stillreel_camera::input::{MediaClass, MediaFormat};
 
 /// An input of a failed run that may be the cause.
 #[derive(Debug, Clone)]

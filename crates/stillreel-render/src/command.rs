@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 
 use stillreel_core::Engine;
 
-use crate::clip_plan::ClipPlan;
 use crate::effect::{ClipContext, EffectFilter};
-use crate::fetch::{ExifOrientation, MediaFormat};
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 
 pub use crate::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
 
@@ -118,7 +118,7 @@ pub struct StillInput {
 
 /// The canvas of a clip: the still decoded once, turned by its EXIF tag, cover-cropped to the
 /// frame at full quality (lanczos) and converted to yuv420p, written as one raw frame. The
-/// camera's frames are drawn from it in Rust ([`crate::warp`]).
+/// camera's frames are drawn from it in Rust ([`stillreel_camera::draw::warp`]).
 pub fn canvas_graph(plan: &ClipPlan, orientation: ExifOrientation) -> String {
     let (w, h) = (plan.width, plan.height);
     let mut chain = String::from("[0:v]");
@@ -182,7 +182,7 @@ pub fn clip_graph(effect: Option<&EffectFilter>) -> String {
 }
 
 /// Encodes one clip whose frames (raw yuv420p, W×H, in order) arrive on standard input, the
-/// camera's frames drawn by [`crate::warp`]. Only the pipe protocol is allowed for that input.
+/// camera's frames drawn by [`stillreel_camera::draw::warp`]. Only the pipe protocol is allowed for that input.
 pub fn clip_command(
     plan: &ClipPlan,
     effect: Option<&EffectFilter>,
@@ -450,8 +450,8 @@ mod tests {
     use stillreel_core::{Orientation, Resolution};
 
     use super::*;
-    use crate::clip_plan::Motion;
     use crate::effect::EffectInput;
+    use stillreel_camera::geometry::clip_plan::Motion;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

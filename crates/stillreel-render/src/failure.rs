@@ -3,10 +3,10 @@
 //! [`RenderError`], [`ProviderError`]), so none of them imports it. An input that arrived but
 //! cannot be used is told apart from our own faults by the `blame` module.
 
-use crate::depth::DepthError;
 use crate::fetch::FetchError;
 use crate::provider::{ProviderError, Role};
 use crate::runner::RenderError;
+use stillreel_camera::depth::DepthError;
 
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
 /// the advice.

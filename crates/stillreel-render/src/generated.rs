@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::fetch::{MediaFormat, sniff};
 use crate::provider::{
     CallClaims, ProviderError, ProviderOutput, RoleClient, RoleRequest, check_answer,
 };
 use crate::storage::Storage;
+use stillreel_camera::input::{MediaFormat, sniff};
 
 /// Where generated inputs live (never served: `/files/` refuses the private prefix).
 pub const GENERATED_PREFIX: &str = "private/generated";

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
-use crate::clip_plan::{Motion, Pace};
-use crate::depth::DepthInput;
 use crate::effect::EffectStage;
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::{Motion, Pace};
 
 /// One image of a video job.
 #[derive(Debug, Clone)]

@@ -15,56 +15,41 @@
 //!
 //! See `docs/RENDER.md`.
 
-mod bent;
-mod bent_orbit;
 pub mod blame;
 mod blocking;
 pub mod brand;
 pub mod brand_sound;
 pub mod clip_keys;
-pub mod clip_plan;
 pub mod command;
 pub mod concat;
 pub mod config;
-pub mod depth;
 pub mod effect;
 pub mod failure;
 pub mod fetch;
 mod files;
-mod flat_points;
 pub mod generated;
 pub mod heif;
-pub mod homography;
 pub mod job;
 pub mod keyframes;
-mod keystone;
 pub mod objects;
 pub mod observer;
-pub mod parallax;
 pub mod probe;
 pub mod progress;
 pub mod provider;
 pub mod reference;
 pub mod renderer;
 pub mod runner;
-mod sampling;
 pub mod steps;
-pub mod still_canvas;
 pub mod storage;
-mod taps;
 pub mod thumbnail;
 pub mod transition;
 pub mod vfx;
 pub mod video;
 pub mod video_plan;
-pub mod warp;
-mod zoom;
 
 pub use brand::{AheadSound, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
 pub use clip_keys::ClipUse;
-pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
-pub use depth::{DepthError, DepthInput, DepthPolarity};
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::{InputFault, JobFailure};
 pub use fetch::{

@@ -1,6 +1,6 @@
 //! The previous renderer's clip: the camera's motion drawn by ffmpeg's `perspective` with
 //! per-frame expressions (one thread, its sampling map recomputed every frame), in one ffmpeg
-//! run. Not used to render any more; kept as the reference the Rust frames ([`crate::warp`])
+//! run. Not used to render any more; kept as the reference the Rust frames ([`stillreel_camera::draw::warp`])
 //! are compared against (`tests/camera.rs`, `bench/render.sh`).
 //!
 //! `perspective` numbers its input frames from 1, so this graph shows the plan's frame `n + 1`
@@ -9,12 +9,12 @@
 
 use std::path::Path;
 
-use crate::clip_plan::ClipPlan;
 use crate::command::{
     Encoding, FfmpegArgs, StillInput, encode_video_args, local_arg, push, still_input,
 };
 use crate::effect::EffectFilter;
-use crate::fetch::ExifOrientation;
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::ExifOrientation;
 
 /// The previous renderer's clip graph (see the module doc).
 pub fn reference_clip_graph(
@@ -90,8 +90,8 @@ mod tests {
     use stillreel_core::{Engine, Orientation, Resolution};
 
     use super::*;
-    use crate::clip_plan::Motion;
-    use crate::fetch::MediaFormat;
+    use stillreel_camera::geometry::clip_plan::Motion;
+    use stillreel_camera::input::MediaFormat;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

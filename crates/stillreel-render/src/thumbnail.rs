@@ -18,7 +18,7 @@ use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 
 use crate::command::STILL_WIDTH;
-use crate::warp::frame_bytes;
+use stillreel_camera::draw::warp::frame_bytes;
 
 /// JPEG quality (1–100) of the thumbnail: no visible blocking at 640 px, files 1.2–1.3 × the
 /// size of ffmpeg's `-q:v 3` (34–46 KB against 26–39 KB on the samples at 720p).

@@ -83,7 +83,7 @@ impl Renderer {
                         transition: job.transition,
                         branded_intro: job.branded_intro,
                         // Clips are paced through their ends only for the ramp.
-                        ramp: job.pace == crate::clip_plan::Pace::Through,
+                        ramp: job.pace == stillreel_camera::geometry::clip_plan::Pace::Through,
                     },
                 }
             })

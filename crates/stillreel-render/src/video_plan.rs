@@ -8,8 +8,8 @@ use std::path::Path;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
-use crate::clip_plan::{ClipPlan, resolve_motion};
 use crate::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
+use stillreel_camera::geometry::clip_plan::{ClipPlan, resolve_motion};
 
 /// The frame and look every clip of a video shares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +168,7 @@ impl VideoPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clip_plan::Motion;
+    use stillreel_camera::geometry::clip_plan::Motion;
 
     const SHAPE: VideoShape = VideoShape {
         orientation: Orientation::Landscape,
@@ -251,7 +251,7 @@ mod tests {
         );
         let music = MusicInput {
             path: "music.mp3".into(),
-            format: crate::fetch::MediaFormat::Mp3,
+            format: stillreel_camera::input::MediaFormat::Mp3,
         };
         let cmd = plan.stitch.command(
             Path::new("clips.ffconcat"),

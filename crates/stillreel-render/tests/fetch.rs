@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Route, TestServer};
-use stillreel_render::fetch::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 use stillreel_render::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };

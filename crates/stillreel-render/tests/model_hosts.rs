@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
+use stillreel_camera::input::MediaFormat;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::fetch::MediaFormat;
 use stillreel_render::provider::{
     Model, OutputSpec, Protocol, ProviderError, ProviderOutput, ProviderRoles, Providers, Role,
     RoleClient, RoleConfig, RoleRequest,
@@ -392,7 +392,7 @@ impl Env {
             engine: Engine::V25,
             audio_url: None,
             transition: stillreel_core::Transition::Cut,
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
         }
@@ -612,7 +612,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth: Some(depth),
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
     };
     let clip = renderer

@@ -65,7 +65,7 @@ impl Env {
 
     fn job(&self, vfx: &Vfx) -> VideoJob {
         VideoJob {
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
             key_prefix: "videos/p".into(),

@@ -122,7 +122,7 @@ impl Env {
         engine: Engine,
     ) -> VideoJob {
         VideoJob {
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
             key_prefix: format!("videos/{}", images.len()),
@@ -330,7 +330,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     }
     assert_eq!(
         video.clips[1].motion,
-        Some(stillreel_render::clip_plan::Motion::OrbitLeft)
+        Some(stillreel_camera::geometry::clip_plan::Motion::OrbitLeft)
     );
     // Stream copy: the video's packets are the clips' packets, byte for byte, in order.
     common::assert_stream_copy(&main, &parts);
@@ -354,11 +354,11 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
         stillreel_render::probe::mp4::clip_facts(&data[..data.len() / 2]),
         None
     );
-    let plan = stillreel_render::clip_plan::ClipPlan::new(
+    let plan = stillreel_camera::geometry::clip_plan::ClipPlan::new(
         Orientation::Landscape,
         Resolution::P720,
         Engine::V25,
-        stillreel_render::clip_plan::Motion::PushIn,
+        stillreel_camera::geometry::clip_plan::Motion::PushIn,
     );
     let refused = stillreel_render::probe::probe_and_check(ffprobe, &cut, &plan, step);
     assert!(

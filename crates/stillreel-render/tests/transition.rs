@@ -85,7 +85,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     );
     // Dark, light, dark: every join changes the brightness.
     let job = VideoJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
         key_prefix: "videos/x".into(),

@@ -22,7 +22,6 @@ use crate::blame::{Suspect, blame_async, check_decodes};
 use crate::blocking::run_blocking;
 use crate::command::{ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
-use crate::fetch::{MediaClass, MediaFormat};
 use crate::files::{get, io_error, make_dir, put, relative};
 use crate::job::StoredVideo;
 use crate::keyframes::{self, VideoFacts};
@@ -30,6 +29,7 @@ use crate::observer::RenderObserver;
 use crate::progress::Progress;
 use crate::renderer::Renderer;
 use crate::runner::{RenderError, Step};
+use stillreel_camera::input::{MediaClass, MediaFormat};
 
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`

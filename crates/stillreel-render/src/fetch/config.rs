@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use super::{AllowList, MediaClass};
+use stillreel_camera::input::MediaClass;
+
+use super::AllowList;
 #[cfg(doc)]
 use super::{Fetcher, OwnFiles};
 use crate::heif::HeifDecoder;

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use super::{
-    ExifOrientation, FetchError, FetchedMedia, Limits, MediaErrorKind, MediaFormat, fnv1a,
-};
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
+
+use super::{FetchError, FetchedMedia, Limits, MediaErrorKind, fnv1a};
 use crate::heif::{HeifDecoder, HeifError};
 
 /// Decodes `bytes` (a HEIC file whose header passed the picture checks) into

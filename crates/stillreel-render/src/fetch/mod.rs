@@ -23,9 +23,7 @@ pub mod allow;
 mod config;
 mod error;
 mod heic;
-pub mod orient;
 pub mod post;
-pub mod sniff;
 
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -44,9 +42,9 @@ pub use self::address::{NonPublic, check_public};
 pub use self::allow::{AllowList, BadAllowEntry};
 pub use self::config::{FetchConfig, FetchRequest, MinRate};
 pub use self::error::{FetchError, MediaErrorKind};
-pub use self::orient::ExifOrientation;
 pub use self::post::PostAnswer;
-pub use self::sniff::{MediaClass, MediaFormat, sniff};
+use stillreel_camera::input::sniff::{self, sniff};
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 
 mod url_host {
     pub use reqwest::Url;

@@ -11,8 +11,8 @@ pub mod mp4;
 
 use std::path::{Path, PathBuf};
 
-use crate::clip_plan::ClipPlan;
 use crate::runner::{RenderError, Step};
+use stillreel_camera::geometry::clip_plan::ClipPlan;
 
 /// What ffprobe says about a clip's video stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,7 +202,7 @@ mod tests {
     use stillreel_core::{Engine, Orientation, Resolution};
 
     use super::*;
-    use crate::clip_plan::Motion;
+    use stillreel_camera::geometry::clip_plan::Motion;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

@@ -18,8 +18,8 @@ use super::stillreel::{
     MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError,
 };
 use super::{openai, replicate};
-use crate::depth::DepthMap;
-use crate::fetch::{MediaClass, MediaFormat, sniff};
+use stillreel_camera::depth::DepthMap;
+use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
 
 /// The largest picture a model may answer, in pixels (as for a user's photo).
 pub const MAX_ANSWER_PIXELS: u64 = stillreel_core::limits::MAX_IMAGE_PIXELS;
@@ -260,7 +260,8 @@ pub fn check_answer(
             }
         }
         OutputKind::DepthMap => {
-            let invalid = |e: crate::depth::DepthError| ProviderError::Invalid(e.to_string());
+            let invalid =
+                |e: stillreel_camera::depth::DepthError| ProviderError::Invalid(e.to_string());
             DepthMap::from_png(&bytes)
                 .map_err(invalid)?
                 .check_aspect(photo)

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use stillreel_core::{Vfx, VfxType};
 
 use super::error::ProviderError;
-use crate::fetch::{MediaClass, MediaFormat, sniff};
+use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
 
 /// Default time one provider call may take.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;

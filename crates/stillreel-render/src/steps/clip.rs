@@ -11,9 +11,7 @@ use super::generate::ClipSource;
 use super::{ClipJob, clip_key};
 use crate::blame::{self, Suspect};
 use crate::blocking::run_blocking;
-use crate::clip_plan::ClipPlan;
 use crate::command::{self, Encoding, StillInput};
-use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
 use crate::failure::{InputFault, JobFailure};
 use crate::fetch::FetchedMedia;
@@ -23,11 +21,13 @@ use crate::observer::RenderObserver;
 use crate::progress::Progress;
 use crate::renderer::Renderer;
 use crate::runner::{RenderError, Runner, Step};
-use crate::still_canvas;
 use crate::storage::Storage;
 use crate::thumbnail;
 use crate::video_plan::clip_plan;
-use crate::warp::{self, Canvas};
+use stillreel_camera::depth::{DepthField, DepthInput, DepthMap};
+use stillreel_camera::draw::warp::{self, Canvas};
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::canvas as still_canvas;
 
 impl Renderer {
     /// The clip step: renders clip `job.index` from its stored input, without audio, checks

@@ -7,17 +7,18 @@
 use std::path::{Path, PathBuf};
 
 use super::ClipJob;
-use crate::clip_plan::ClipPlan;
 use crate::command::StillInput;
-use crate::depth::DepthInput;
 use crate::failure::JobFailure;
-use crate::fetch::{ExifOrientation, FetchedMedia};
+use crate::fetch::FetchedMedia;
 use crate::files::{get, io_error, make_dir};
 use crate::generated::Made;
 use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::Step;
 use crate::video_plan::clip_plan;
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::ExifOrientation;
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
@@ -116,7 +117,7 @@ impl Renderer {
         // Depth models (Depth Anything and its kin) answer relative inverse depth.
         Ok(Some(DepthInput {
             key,
-            polarity: crate::depth::DepthPolarity::BrighterIsNearer,
+            polarity: stillreel_camera::depth::DepthPolarity::BrighterIsNearer,
         }))
     }
 

@@ -31,13 +31,14 @@ use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
 use crate::brand_sound::AheadSound;
 use crate::clip_keys::ClipUse;
-use crate::clip_plan::Pace;
-use crate::depth::DepthInput;
 use crate::effect::EffectStage;
-use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
+use crate::fetch::FetchRequest;
 #[cfg(doc)]
 use crate::renderer::Renderer;
 use crate::video_plan::{PictureFacts, VideoShape};
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::Pace;
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 
 /// What [`Renderer::prepare`] fetches.
 #[derive(Debug, Clone)]
@@ -91,7 +92,7 @@ pub struct ClipJob {
     pub resolution: Resolution,
     pub engine: Engine,
     /// The picture's depth map, if one was made: on v25 the motions become depth-aware
-    /// (`crate::parallax`); v24 ignores it.
+    /// (`stillreel_camera::geometry::parallax`); v24 ignores it.
     pub depth: Option<DepthInput>,
     /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks
     /// for the speed ramp (the camera keeps moving through the ends the ramp accelerates).

@@ -184,7 +184,7 @@ fn clip_usage(input: &records::RenderInput, transition: Transition) -> ClipUse {
     ClipUse {
         transition,
         branded_intro: branding.is_some_and(|b| b.templates.intro.is_some()),
-        ramp: clip_pace(input) == stillreel_render::Pace::Through,
+        ramp: clip_pace(input) == stillreel_camera::geometry::clip_plan::Pace::Through,
     }
 }
 

@@ -8,7 +8,7 @@
 //! Here, once per frame, each column's read across (left neighbour and weight) and its row
 //! position at the band's first row and per row are worked out. Then every canvas row the
 //! band reads is blended across once (**horizontal pass**: the push's byte shuffles,
-//! [`crate::zoom::horizontal`], eight pixels per `pshufb`), and each output row is a run of
+//! [`crate::draw::zoom::horizontal`], eight pixels per `pshufb`), and each output row is a run of
 //! contiguous blends of two of those rows (**vertical pass**: columns that read the same two
 //! rows form a run; the row positions are `start + step·k` in `f64`, four at a time with AVX).
 //! A 720p flat orbit frame takes 1.5 ms.
@@ -19,9 +19,9 @@
 
 use std::sync::Mutex;
 
-use crate::homography::Homography;
-use crate::sampling::{Plane, SUB, SUB_BITS};
-use crate::zoom::{Columns, REACH, horizontal};
+use crate::draw::sampling::{Plane, SUB, SUB_BITS};
+use crate::draw::zoom::{Columns, REACH, horizontal};
+use crate::geometry::homography::Homography;
 
 /// Whether `map` keeps the window's sides vertical, so [`draw_keystone`] applies.
 /// `Homography::from_corners` gives exact zeros for such windows.
@@ -75,7 +75,7 @@ pub(crate) fn draw_keystone(
     }
     let step = f64::from(1u32 << shift);
     // `sampling::fixed`'s scale and clamp, as the general path (`warp::Projective`).
-    let scale = crate::sampling::position_scale(shift);
+    let scale = crate::draw::sampling::position_scale(shift);
     let umax = ((w - 1) * SUB as usize) as f64;
     let vmax = ((plane.height - 1) * SUB as usize) as f64;
     let (du, dv, dd) = (map.a * step, map.d * step, map.g * step);
@@ -95,7 +95,7 @@ pub(crate) fn draw_keystone(
         .collect();
     let per_row: Vec<f64> = inv.iter().map(|&inv| map.e * step * inv * scale).collect();
     let mut across = scratch.take();
-    crate::sampling::widest(Keystone {
+    crate::draw::sampling::widest(Keystone {
         plane,
         out,
         columns: &columns,
@@ -107,7 +107,7 @@ pub(crate) fn draw_keystone(
     scratch.give(across);
 }
 
-/// [`draw_keystone`]'s passes as a unit of work for [`crate::sampling::widest`].
+/// [`draw_keystone`]'s passes as a unit of work for [`crate::draw::sampling::widest`].
 struct Keystone<'a> {
     plane: &'a Plane,
     out: &'a mut [u8],

@@ -82,7 +82,7 @@ impl MediaFormat {
 }
 
 /// Bytes needed to decide; a shorter file is judged on what it has. Enough for a HEIC
-/// file's `ftyp` box with its compatible brands ([`crate::heif::is_heic`]), which this
+/// file's `ftyp` box with its compatible brands (the render crate's `heif::is_heic`), which this
 /// module's [`sniff`] leaves to the HEIF decoding.
 pub const SNIFF_LEN: usize = 64;
 

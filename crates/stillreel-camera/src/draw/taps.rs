@@ -4,9 +4,9 @@
 //! one pixel at a time (scalar loads; AVX2's gathers need `unsafe`), into [`Taps`]. The
 //! blends then run over those arrays with no position-dependent load: with AVX2, eight pixels
 //! per step by two 16-bit multiply-adds (`pmaddwd`), horizontal then vertical, which is the
-//! very arithmetic of [`crate::sampling::blend`] (same bytes: `tests`); one by one elsewhere.
+//! very arithmetic of [`crate::draw::sampling::blend`] (same bytes: `tests`); one by one elsewhere.
 
-use crate::sampling::{SUB, SUB_BITS, blend};
+use crate::draw::sampling::{SUB, SUB_BITS, blend};
 
 /// The two neighbour pairs a read at offset `i` of a plane blends: `(data[i], data[i + 1])`
 /// and the pair one row (`stride`) below, each as one little-endian `u16`. Offsets are `u32`

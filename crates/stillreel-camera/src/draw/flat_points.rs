@@ -6,8 +6,8 @@
 //! wide path spells out the same values (`tests`).
 
 use crate::depth::DepthField;
-use crate::homography::Homography;
-use crate::sampling::SUB;
+use crate::draw::sampling::SUB;
+use crate::geometry::homography::Homography;
 
 /// One row of the map: the two numerators' and the denominator's values at `x = 0` and
 /// their steps per pixel, and the depth field's size.

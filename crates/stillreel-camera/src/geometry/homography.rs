@@ -1,5 +1,5 @@
 //! The map from an output frame's pixels to the canvas points its window shows: a homography
-//! built from the window's four corners ([`crate::clip_plan::ClipPlan::window_at`]), evaluated per
+//! built from the window's four corners ([`crate::geometry::clip_plan::ClipPlan::window_at`]), evaluated per
 //! pixel by the `warp` and `parallax` modules.
 
 /// A projective map from output pixels to canvas points:
@@ -75,7 +75,7 @@ mod tests {
     use stillreel_core::{Engine, Orientation, Resolution};
 
     use super::*;
-    use crate::clip_plan::{ClipPlan, Motion};
+    use crate::geometry::clip_plan::{ClipPlan, Motion};
 
     #[test]
     fn homography_sends_the_frame_corners_to_the_window_corners() {

@@ -27,7 +27,7 @@ use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
 
-use crate::fetch::{ExifOrientation, MediaFormat};
+use crate::input::{ExifOrientation, MediaFormat};
 
 /// Stills above this many pixels go to ffmpeg: decoded to three bytes a pixel here, a 24 MP
 /// photo (6000 × 4000, a common camera) is 72 MB, and the render process should not hold
@@ -398,8 +398,8 @@ mod tests {
 
     #[test]
     fn cut_or_garbled_stills_never_panic_and_never_give_a_wrong_sized_frame() {
-        let jpeg: &[u8] = include_bytes!("../../../samples/house-bungalow.jpg");
-        let png: &[u8] = include_bytes!("../../../samples/logo.png");
+        let jpeg: &[u8] = include_bytes!("../../../../samples/house-bungalow.jpg");
+        let png: &[u8] = include_bytes!("../../../../samples/logo.png");
         for (bytes, format) in [(jpeg, MediaFormat::Jpeg), (png, MediaFormat::Png)] {
             for cut in (1..8).map(|i| bytes.len() * i / 8) {
                 let mut garbled = bytes.to_vec();

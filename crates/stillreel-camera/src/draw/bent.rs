@@ -1,4 +1,4 @@
-//! Frames bent by depth ([`crate::parallax`]), drawn a band of rows at a time.
+//! Frames bent by depth ([`crate::geometry::parallax`]), drawn a band of rows at a time.
 //!
 //! The flat point of each luma pixel comes from the window's map (per-column and per-row
 //! tables when the map is axis-aligned, as a push is; an incremental homography otherwise),
@@ -9,15 +9,15 @@
 //! position at (2x, 2y), halved): the bend is worked out once for all three planes. On a
 //! push the nearness, u and horizontal weight per column are kept while the rows read the same
 //! row of the (half-resolution) depth field. Each row's reads are gathered, then blended eight
-//! pixels at a time ([`crate::taps`]).
+//! pixels at a time ([`crate::draw::taps`]).
 
-use crate::bent_orbit::OrbitBend;
 use crate::depth::DepthField;
-use crate::flat_points::RowPoints;
-use crate::homography::Homography;
-use crate::parallax::Parallax;
-use crate::sampling::{Plane, SUB, SUB_BITS};
-use crate::taps::{Blender, ChromaRows, Taps, gather_chroma, pairs};
+use crate::draw::bent_orbit::OrbitBend;
+use crate::draw::flat_points::RowPoints;
+use crate::draw::sampling::{Plane, SUB, SUB_BITS};
+use crate::draw::taps::{Blender, ChromaRows, Taps, gather_chroma, pairs};
+use crate::geometry::homography::Homography;
+use crate::geometry::parallax::Parallax;
 
 /// Fractional bits of the tables' scale ([`Tables::s`]).
 const SCALE_BITS: u32 = 16;
@@ -58,7 +58,7 @@ impl Tables {
         field: &DepthField,
         width: usize,
         limits: [i32; 2],
-        simd: crate::flat_points::Simd,
+        simd: crate::draw::flat_points::Simd,
     ) -> Option<OrbitBend> {
         let tables = (&self.s, SCALE_BITS, &self.u0, &self.v0);
         OrbitBend::new(map, tables, field, width, limits, simd)
@@ -100,7 +100,7 @@ fn fixed(value: f64) -> i64 {
     (value * f64::from(SUB)).round() as i64
 }
 
-/// One band of a bent frame as a unit of work for [`crate::sampling::widest`]: chroma rows
+/// One band of a bent frame as a unit of work for [`crate::draw::sampling::widest`]: chroma rows
 /// `first..first + rows` (and the luma rows twice those) into the band's slices of the three
 /// planes.
 pub(crate) struct Band<'a> {
@@ -140,7 +140,7 @@ impl pulp::NullaryFnOnce for Band<'_> {
 /// Per output row, three steps: the position of every pixel (path-specific), the gather of
 /// its four neighbours and weights into [`Taps`] (scalar: one load per neighbour pair), and
 /// the blends ([`Taps::blend`], eight pixels per step with AVX2 under
-/// [`crate::sampling::widest`]). A blend done pixel by pixel beside its gather was three
+/// [`crate::draw::sampling::widest`]). A blend done pixel by pixel beside its gather was three
 /// quarters of the frame's time.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -161,7 +161,7 @@ pub(crate) fn draw_band(
     let chroma_stride = u32::try_from(planes[1].stride).expect("a plane narrower than 4 G pixels");
     let tables = Tables::new(parallax);
     let blender = Blender::new();
-    let simd = crate::flat_points::simd();
+    let simd = crate::draw::flat_points::simd();
     // Positions are clamped inside the plane (the far edge is padded, so a read at the last
     // pixel needs no branch).
     let limits = [((w - 1) as i32) << SUB_BITS, ((h - 1) as i32) << SUB_BITS];
@@ -180,7 +180,7 @@ pub(crate) fn draw_band(
         Vec::new()
     };
     // A keystone map (the orbit's) bent by a parallax of one scale: its own path
-    // ([`crate::bent_orbit`]).
+    // ([`crate::draw::bent_orbit`]).
     let mut orbit = if separable {
         None
     } else {
@@ -300,11 +300,11 @@ pub(crate) fn draw_band(
 mod tests {
     use stillreel_core::Engine;
 
-    use crate::clip_plan::{ClipPlan, Motion, Pace};
     use crate::depth::DepthField;
-    use crate::homography::Homography;
-    use crate::parallax::parallax_at;
-    use crate::warp::{Canvas, frame_bytes};
+    use crate::draw::warp::{Canvas, frame_bytes};
+    use crate::geometry::clip_plan::{ClipPlan, Motion, Pace};
+    use crate::geometry::homography::Homography;
+    use crate::geometry::parallax::parallax_at;
 
     const W: u32 = 96;
     const H: u32 = 64;
@@ -349,7 +349,7 @@ mod tests {
     }
 
     /// The luma value at `(x, y)` read straight from the definition: the map's flat point,
-    /// the bend at the nearness there ([`crate::parallax::Parallax::bend`]), a bilinear read.
+    /// the bend at the nearness there ([`crate::geometry::parallax::Parallax::bend`]), a bilinear read.
     fn expected(
         bytes: &[u8],
         map: &Homography,
@@ -392,16 +392,16 @@ mod tests {
         (0..w * h + w + 2).map(|i| (i * 7 % 251) as u8).collect()
     }
 
-    /// The orbit's own path ([`crate::bent_orbit`]) finds the positions of the general path
+    /// The orbit's own path ([`crate::draw::bent_orbit`]) finds the positions of the general path
     /// (the same u; v at most 1/256 px apart) and reads there, on both orbits, over a landscape
     /// and a portrait frame, for every row, at the start, middle and end; a dolly (a scale per
     /// nearness) does not take it.
     #[test]
     fn the_orbit_path_reads_what_the_projective_path_reads() {
         use super::{RowPoints, Tables};
-        use crate::taps::Taps;
+        use crate::draw::taps::Taps;
         let field = field();
-        let simd = crate::flat_points::simd();
+        let simd = crate::draw::flat_points::simd();
         for (w, h) in [(96u32, 64u32), (64, 96)] {
             let (wu, hu) = (w as usize, h as usize);
             let canvas = luma_plane(wu, hu);
@@ -451,9 +451,9 @@ mod tests {
     #[test]
     fn the_orbit_path_clamps_reads_past_the_sides() {
         use super::{OrbitBend, SCALE_BITS, Tables};
-        use crate::taps::Taps;
+        use crate::draw::taps::Taps;
         let field = field();
-        let simd = crate::flat_points::simd();
+        let simd = crate::draw::flat_points::simd();
         let (w, h) = (W as usize, H as usize);
         let canvas = luma_plane(w, h);
         let limits = [((w - 1) as i32) << 8, ((h - 1) as i32) << 8];

@@ -19,8 +19,8 @@
 //! whose methods are the intrinsics, and `vectorize` compiles the closure with those features
 //! (AVX2 when present, which also widens the vertical pass).
 
-use crate::homography::Homography;
-use crate::sampling::{Plane, SUB, fixed};
+use crate::draw::sampling::{Plane, SUB, fixed};
+use crate::geometry::homography::Homography;
 
 /// Fractional bits of a horizontal weight.
 const H_BITS: u32 = 6;

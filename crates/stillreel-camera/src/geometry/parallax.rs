@@ -1,6 +1,6 @@
 //! Depth-aware motions (engine v25 with a depth map), as pure math per frame.
 //!
-//! The flat window of the plan ([`crate::clip_plan`]) still decides where the camera looks; depth
+//! The flat window of the plan ([`crate::geometry::clip_plan`]) still decides where the camera looks; depth
 //! then bends the canvas point each output pixel reads, by the nearness `d` (0 far ..= 255
 //! near, [`crate::depth::DepthField`]) found there:
 //! `u = ox + (u_flat − ox)·scale[d] + shift[d]`, `v = oy + (v_flat − oy)·scale[d]`.
@@ -17,7 +17,7 @@
 //!
 //! Both follow the plan's progress `p`, so they ease exactly as the flat motions (v25).
 
-use crate::clip_plan::{ClipPlan, Motion};
+use crate::geometry::clip_plan::{ClipPlan, Motion};
 
 /// How much depth spreads the dolly's zoom exponent: far parts zoom as `z^(1 − ½·K)`, near as
 /// `z^(1 + ½·K)`.
@@ -100,8 +100,11 @@ mod tests {
 
     /// Where the frame point `(x, y)` reads from at frame `n`, for nearness `d`.
     fn read(plan: &ClipPlan, n: u32, x: f64, y: f64, d: u8) -> (f64, f64) {
-        let map =
-            crate::homography::Homography::from_corners(plan.window_at(n), plan.width, plan.height);
+        let map = crate::geometry::homography::Homography::from_corners(
+            plan.window_at(n),
+            plan.width,
+            plan.height,
+        );
         let (u, v) = map.map(x, y);
         parallax_at(plan, n).bend(u, v, d)
     }
@@ -141,8 +144,12 @@ mod tests {
         for motion in [Motion::PushIn, Motion::OrbitLeft, Motion::OrbitRight] {
             let p = plan(motion);
             for d in [0, 255] {
-                let flat = crate::homography::Homography::from_corners(p.window_at(0), 1280, 720)
-                    .map(300.0, 200.0);
+                let flat = crate::geometry::homography::Homography::from_corners(
+                    p.window_at(0),
+                    1280,
+                    720,
+                )
+                .map(300.0, 200.0);
                 let (u, v) = read(&p, 0, 300.0, 200.0, d);
                 assert!(
                     (u - flat.0).abs() < 1e-9 && (v - flat.1).abs() < 1e-9,

@@ -1,5 +1,5 @@
-//! Depth-bent orbit frames: a keystone map ([`crate::keystone::is_keystone`], `b = h = 0`)
-//! bent by a parallax with one scale for every nearness (the orbit's, [`crate::parallax`]).
+//! Depth-bent orbit frames: a keystone map ([`crate::draw::keystone::is_keystone`], `b = h = 0`)
+//! bent by a parallax with one scale for every nearness (the orbit's, [`crate::geometry::parallax`]).
 //!
 //! Why: read through `bent`'s general projective path, a depth orbit frame cost 4.4 ms at
 //! 720p, three times the flat orbit's, and the depth orbit clip 1.33–1.35 × the flat one
@@ -15,10 +15,10 @@
 //! rounds the flat v first, so it is at most 1/256 px apart (`bent`'s tests).
 
 use crate::depth::DepthField;
-use crate::flat_points::{RowPoints, Simd};
-use crate::homography::Homography;
-use crate::sampling::{SUB, SUB_BITS};
-use crate::taps::{Taps, pairs};
+use crate::draw::flat_points::{RowPoints, Simd};
+use crate::draw::sampling::{SUB, SUB_BITS};
+use crate::draw::taps::{Taps, pairs};
+use crate::geometry::homography::Homography;
 
 /// The orbit's bend of one band: the per-column half, once per band, and the buffers of one
 /// row.
@@ -59,7 +59,7 @@ impl OrbitBend {
         simd: Simd,
     ) -> Option<Self> {
         let one_scale = s.iter().all(|&t| t == s[0]) && v0.iter().all(|&v| v == v0[0]);
-        if !crate::keystone::is_keystone(map) || !one_scale {
+        if !crate::draw::keystone::is_keystone(map) || !one_scale {
             return None;
         }
         let field = (field.width as u32, field.height as u32);
@@ -171,7 +171,7 @@ impl OrbitBend {
     #[inline(always)]
     fn fill_wide(&mut self, simd: Simd, start: f64, step: f64, stride: u32) -> usize {
         let Some(simd) = simd else { return 0 };
-        let wide = crate::flat_points::Wide::new(simd, self.field);
+        let wide = crate::draw::flat_points::Wide::new(simd, self.field);
         let (avx, sse2, sse4) = (simd.avx, simd.sse2, simd.sse4_1);
         let splat = |value: f64| avx._mm256_set1_pd(value);
         let (start, step) = (splat(start), splat(step));

@@ -1,4 +1,4 @@
-//! The camera's frames, drawn in Rust: the plan's window ([`crate::clip_plan::ClipPlan::window_at`])
+//! The camera's frames, drawn in Rust: the plan's window ([`crate::geometry::clip_plan::ClipPlan::window_at`])
 //! sampled bilinearly out of the cover-cropped picture (the *canvas*, yuv420p), one frame at a
 //! time, for ffmpeg to encode from a pipe.
 //!
@@ -6,7 +6,7 @@
 //! map for every frame on one thread, which cost about as much as the encode itself. Here a
 //! frame is a homography evaluated per row and a bilinear read per pixel, over the rows split
 //! between threads; a push (an axis-aligned zoom) takes a two-pass path (rows blended first,
-//! then columns by byte shuffles: [`crate::zoom`]).
+//! then columns by byte shuffles: [`crate::draw::zoom`]).
 //!
 //! The mapping is the one `perspective` used, so clips look as before: output pixel `(x, y)`
 //! (its top-left corner) maps to the canvas point the window's corners span at `(x/W, y/H)`,
@@ -18,12 +18,12 @@ use std::thread;
 
 use stillreel_core::Engine;
 
-use crate::clip_plan::ClipPlan;
 use crate::depth::DepthField;
-use crate::homography::Homography;
-use crate::parallax::{Parallax, parallax_at};
-use crate::sampling::{Plane, SUB};
-use crate::taps::{Blender, Taps};
+use crate::draw::sampling::{Plane, SUB};
+use crate::draw::taps::{Blender, Taps};
+use crate::geometry::clip_plan::ClipPlan;
+use crate::geometry::homography::Homography;
+use crate::geometry::parallax::{Parallax, parallax_at};
 
 /// A size or buffer that does not fit a canvas.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,7 +42,7 @@ pub struct Canvas {
     height: u32,
     planes: [Plane; 3],
     /// The keystone path's buffers, kept from frame to frame.
-    scratch: crate::keystone::Scratch,
+    scratch: crate::draw::keystone::Scratch,
 }
 
 /// Bytes of one yuv420p frame.
@@ -74,7 +74,7 @@ impl Canvas {
                 Plane::padded(w / 2, h / 2, u),
                 Plane::padded(w / 2, h / 2, v),
             ],
-            scratch: crate::keystone::Scratch::default(),
+            scratch: crate::draw::keystone::Scratch::default(),
         })
     }
 
@@ -92,7 +92,7 @@ impl Canvas {
         self.draw_bent(map, None, out, threads);
     }
 
-    /// Like [`Canvas::draw`], each read bent by depth ([`crate::parallax`]).
+    /// Like [`Canvas::draw`], each read bent by depth ([`crate::geometry::parallax`]).
     pub fn draw_with_depth(
         &self,
         map: &Homography,
@@ -137,17 +137,19 @@ impl Canvas {
                 (y_rest, u_rest, v_rest) = (yr, ur, vr);
                 let first = row;
                 let mut work = move || match depth {
-                    Some((field, parallax)) => crate::sampling::widest(crate::bent::Band {
-                        planes: &self.planes,
-                        map,
-                        field,
-                        parallax,
-                        first,
-                        rows,
-                        y_out: yb,
-                        u_out: ub,
-                        v_out: vb,
-                    }),
+                    Some((field, parallax)) => {
+                        crate::draw::sampling::widest(crate::draw::bent::Band {
+                            planes: &self.planes,
+                            map,
+                            field,
+                            parallax,
+                            first,
+                            rows,
+                            y_out: yb,
+                            u_out: ub,
+                            v_out: vb,
+                        })
+                    }
                     None => {
                         self.draw_plane(0, map, 2 * first, yb);
                         self.draw_plane(1, map, first, ub);
@@ -169,9 +171,9 @@ impl Canvas {
         let plane = &self.planes[index];
         let shift = u32::from(index > 0);
         if map.is_separable() {
-            crate::zoom::draw_zoom(plane, map, shift, first, out);
-        } else if crate::keystone::is_keystone(map) {
-            crate::keystone::draw_keystone(plane, map, shift, first, out, &self.scratch);
+            crate::draw::zoom::draw_zoom(plane, map, shift, first, out);
+        } else if crate::draw::keystone::is_keystone(map) {
+            crate::draw::keystone::draw_keystone(plane, map, shift, first, out, &self.scratch);
         } else {
             draw_projective(plane, map, shift, first, out);
         }
@@ -180,11 +182,11 @@ impl Canvas {
 
 /// Any map: per row, the homography per pixel, then a four-neighbour blend. Positions first
 /// (a loop of plain arithmetic over the row), then the reads gathered and blended eight at a
-/// time ([`crate::taps`]), compiled for the widest instruction set
-/// ([`crate::sampling::widest`]): the same bytes as reading and blending pixel by pixel, at a
+/// time ([`crate::draw::taps`]), compiled for the widest instruction set
+/// ([`crate::draw::sampling::widest`]): the same bytes as reading and blending pixel by pixel, at a
 /// fraction of the time.
 fn draw_projective(plane: &Plane, map: &Homography, shift: u32, first: usize, out: &mut [u8]) {
-    crate::sampling::widest(Projective {
+    crate::draw::sampling::widest(Projective {
         plane,
         map,
         shift,
@@ -193,7 +195,7 @@ fn draw_projective(plane: &Plane, map: &Homography, shift: u32, first: usize, ou
     });
 }
 
-/// [`draw_projective`]'s rows as a unit of work for [`crate::sampling::widest`].
+/// [`draw_projective`]'s rows as a unit of work for [`crate::draw::sampling::widest`].
 struct Projective<'a> {
     plane: &'a Plane,
     map: &'a Homography,
@@ -218,7 +220,7 @@ impl pulp::NullaryFnOnce for Projective<'_> {
         let step = f64::from(1u32 << shift);
         let stride = u32::try_from(plane.stride).expect("a plane narrower than 4 G pixels");
         // `sampling::fixed`'s scale and clamp, for the whole fixed-point position.
-        let scale = crate::sampling::position_scale(shift);
+        let scale = crate::draw::sampling::position_scale(shift);
         let (umax, vmax) = (
             ((w - 1) * SUB as usize) as f64,
             ((plane.height - 1) * SUB as usize) as f64,
@@ -319,7 +321,7 @@ pub fn draw_threads() -> usize {
 
 /// Writes the clip's frames, in order, drawn from `canvas` through `plan`'s window, to `out`
 /// (ffmpeg's standard input). With a depth field on engine v25 the motions are the
-/// depth-aware ones ([`crate::parallax`]); v24 keeps its flat moves either way.
+/// depth-aware ones ([`crate::geometry::parallax`]); v24 keeps its flat moves either way.
 pub fn write_frames(
     plan: &ClipPlan,
     canvas: &Canvas,
@@ -422,7 +424,7 @@ mod tests {
     /// One pixel at a time, as `draw_projective` read before it gathered and blended rows:
     /// the homography, `sampling::fixed`, a four-neighbour `sampling::blend`.
     fn projective_pixel(plane: &Plane, map: &Homography, shift: u32, x: usize, y: usize) -> u8 {
-        use crate::sampling::{blend, fixed};
+        use crate::draw::sampling::{blend, fixed};
         let (xf, yf) = ((x << shift) as f64, (y << shift) as f64);
         let den = map.h * yf + 1.0 + map.g * xf;
         let inv = 1.0 / den;
@@ -482,8 +484,8 @@ mod tests {
 
     #[test]
     fn keystone_and_projective_paths_draw_the_same_orbits() {
-        use crate::clip_plan::{ClipPlan, Motion};
-        use crate::keystone::{Scratch, draw_keystone, is_keystone};
+        use crate::draw::keystone::{Scratch, draw_keystone, is_keystone};
+        use crate::geometry::clip_plan::{ClipPlan, Motion};
         use stillreel_core::{Orientation, Resolution};
         let scratch = Scratch::default();
         let compare = |canvas: &Canvas, map: &Homography, what: &str| {
