@@ -4,9 +4,9 @@
 //! cannot be used is told apart from our own faults by the `blame` module.
 
 use crate::fetch::FetchError;
-use crate::provider::{ProviderError, Role};
 use crate::runner::RenderError;
 use stillreel_camera::depth::DepthError;
+use stillreel_providers::{ProviderError, Role};
 
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
 /// the advice.

@@ -2,7 +2,7 @@
 //! the role, the model, the SHA-256 of the input picture and the parameters (prompt, filled
 //! input template, output size), so a retry, a second video of the same photo or a second
 //! clip of it with the same settings never pays for a second call. The stored copy has passed
-//! the answer checks ([`crate::provider::check_answer`]) and is checked again when read back.
+//! the answer checks ([`stillreel_providers::check_answer`]) and is checked again when read back.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::provider::{
-    CallClaims, ProviderError, ProviderOutput, RoleClient, RoleRequest, check_answer,
-};
 use crate::storage::Storage;
 use stillreel_camera::input::{MediaFormat, sniff};
+use stillreel_providers::{
+    CallClaims, ProviderError, ProviderOutput, RoleClient, RoleRequest, check_answer,
+};
 
 /// Where generated inputs live (never served: `/files/` refuses the private prefix).
 pub const GENERATED_PREFIX: &str = "private/generated";
@@ -124,7 +124,7 @@ pub async fn made_with_key(
 /// replaces it rather than the photo failing for good.
 async fn stored(
     storage: &Arc<dyn Storage>,
-    role: crate::provider::Role,
+    role: stillreel_providers::Role,
     request: &RoleRequest<'_>,
     key: &str,
     local: &Path,

@@ -4,11 +4,14 @@
 //!
 //! Layers, inward to outward (imports only point left):
 //!
-//! - pure: [`clip_plan`] (one clip's motion math), [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
+//! The camera (clip plans, depth, pixels) is the `stillreel-camera` crate and the model
+//! providers the `stillreel-providers` crate; this crate runs ffmpeg around them.
+//!
+//! - pure: [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
 //!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
 //!   the pure halves of [`probe`], [`keyframes`], [`fetch`] and [`heif`];
 //! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
-//!   ([`FetchError`]; HEIC pictures decoded to JPEG by [`heif`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
+//!   ([`FetchError`]; HEIC pictures decoded to JPEG by [`heif`]), [`storage`] and [`objects`];
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
 //!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]), whose
 //!   input at fault [`blame`] finds.
@@ -35,7 +38,6 @@ pub mod objects;
 pub mod observer;
 pub mod probe;
 pub mod progress;
-pub mod provider;
 pub mod reference;
 pub mod renderer;
 pub mod runner;
@@ -58,10 +60,6 @@ pub use fetch::{
 pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
 pub use objects::{ObjectStorage, S3Settings};
 pub use observer::{NoObserver, RenderObserver};
-pub use provider::{
-    Provider, ProviderConfig, ProviderError, ProviderRoles, ProviderSetupError, Providers, Role,
-    RoleConfig,
-};
 pub use renderer::Renderer;
 pub use runner::{RenderError, Step};
 pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use crate::config::RenderConfig;
 use crate::fetch::Fetcher;
-use crate::provider::{CallClaims, LocalClaims, Provider, ProviderRoles, Providers};
 use crate::runner::Runner;
 use crate::storage::Storage;
+use stillreel_providers::{CallClaims, LocalClaims, Provider, ProviderRoles, Providers};
 
 /// Renders videos.
 #[derive(Debug, Clone)]

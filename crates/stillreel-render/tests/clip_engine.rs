@@ -14,7 +14,7 @@ use std::time::Duration;
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
 use stillreel_camera::geometry::clip_plan::Motion;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::provider::{
+use stillreel_providers::{
     Model, Protocol, ProviderError, ProviderRoles, Providers, Role, RoleConfig,
 };
 use stillreel_render::{

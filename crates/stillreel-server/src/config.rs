@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
-use stillreel_render::ProviderRoles;
+use stillreel_providers::ProviderRoles;
 use stillreel_render::fetch::AllowList;
 
 mod database;
@@ -395,7 +395,7 @@ mod tests {
     use std::collections::HashMap;
     use std::num::NonZeroU32;
 
-    use stillreel_render::provider::{Protocol, Role};
+    use stillreel_providers::{Protocol, Role};
 
     use super::*;
 

@@ -12,13 +12,13 @@ use crate::failure::JobFailure;
 use crate::fetch::FetchedMedia;
 use crate::files::{get, io_error, make_dir};
 use crate::generated::Made;
-use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
 use crate::renderer::Renderer;
 use crate::runner::Step;
 use crate::video_plan::clip_plan;
 use stillreel_camera::depth::DepthInput;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 use stillreel_camera::input::ExifOrientation;
+use stillreel_providers::{OutputSpec, ProviderError, Role, RoleRequest};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]

@@ -2,7 +2,7 @@
 //! queues the stitch when it was the last clip.
 
 use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
-use stillreel_render::provider::Role;
+use stillreel_providers::Role;
 use stillreel_render::storage::still_key;
 use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;

@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use stillreel_core::{Engine, JobError, Vfx};
+use stillreel_providers::Role;
 use stillreel_render::Renderer;
-use stillreel_render::provider::Role;
 
 use super::clip::{ClipWork, clip_work, needs_depth};
 use super::fail_video;

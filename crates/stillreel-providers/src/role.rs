@@ -285,7 +285,7 @@ impl ProviderRoles {
 
     /// The three generative roles on one `stillreel`-contract service (what
     /// `STILLREEL_PROVIDER_URL` configures).
-    pub fn legacy(config: &crate::provider::ProviderConfig) -> Self {
+    pub fn legacy(config: &crate::ProviderConfig) -> Self {
         let roles = [Role::Staging, Role::Lifestyle, Role::Fan]
             .into_iter()
             .map(|role| (role, RoleConfig::from_legacy(role, config)))
@@ -336,7 +336,7 @@ impl ProviderRoles {
 }
 
 impl RoleConfig {
-    pub(super) fn from_legacy(role: Role, legacy: &crate::provider::ProviderConfig) -> Self {
+    pub(super) fn from_legacy(role: Role, legacy: &crate::ProviderConfig) -> Self {
         RoleConfig {
             role,
             protocol: Protocol::Stillreel,

@@ -36,14 +36,14 @@ impl ProviderRoles {
             }
         }
         if let Some(url) = get(LEGACY_URL) {
-            let legacy = crate::provider::ProviderConfig::from_values(
+            let legacy = crate::ProviderConfig::from_values(
                 Some(&url),
                 get(LEGACY_TOKEN).as_deref(),
                 get(LEGACY_TIMEOUT).as_deref(),
             )
             .map_err(|err| RoleSetupError {
                 var: match err {
-                    crate::provider::ProviderSetupError::BadTimeout(_) => LEGACY_TIMEOUT,
+                    crate::ProviderSetupError::BadTimeout(_) => LEGACY_TIMEOUT,
                     _ => LEGACY_URL,
                 },
                 message: err.to_string(),

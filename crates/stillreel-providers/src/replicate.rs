@@ -512,7 +512,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::provider::role::Role;
+    use crate::role::Role;
 
     fn config(protocol: Protocol, model: Option<Model>) -> RoleConfig {
         RoleConfig {

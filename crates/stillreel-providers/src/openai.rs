@@ -212,7 +212,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::provider::role::{Protocol, Role};
+    use crate::role::{Protocol, Role};
 
     fn config() -> RoleConfig {
         RoleConfig {

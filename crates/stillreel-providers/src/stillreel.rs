@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use stillreel_core::{Vfx, VfxType};
 
 use super::error::ProviderError;
+use super::http::{Driver, Exchange, Method};
 use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
 
 /// Default time one provider call may take.
@@ -202,29 +203,21 @@ impl Provider {
             output,
         };
         let body = serde_json::to_vec(&body).map_err(|e| ProviderError::Invalid(e.to_string()))?;
-        let mut request = self
-            .client
-            .post(&self.config.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json")
-            .body(body);
-        if let Some(token) = &self.config.token {
-            request = request.bearer_auth(token);
+        let exchange = Exchange {
+            method: Method::Post,
+            url: self.config.url.clone(),
+            headers: vec![
+                ("content-type", "application/json".to_owned()),
+                ("accept", "application/json".to_owned()),
+            ],
+            body,
         }
-        let secs = self.config.timeout.as_secs();
-        let sent = tokio::time::timeout(self.config.timeout, async {
-            let response = request.send().await?;
-            let status = response.status().as_u16();
-            let bytes = response.bytes().await?;
-            Ok::<_, reqwest::Error>((status, bytes))
-        })
-        .await;
-        let (status, bytes) = match sent {
-            Err(_) => return Err(ProviderError::TimedOut(secs)),
-            Ok(Err(e)) if e.is_timeout() => return Err(ProviderError::TimedOut(secs)),
-            Ok(Err(_)) => return Err(ProviderError::Unreachable),
-            Ok(Ok(answer)) => answer,
-        };
+        .bearer(self.config.token.as_deref());
+        // One request, no retry: the contract's host answers or fails, and the job retries.
+        let answer = Driver::new(self.client.clone(), self.config.timeout)
+            .send(&exchange)
+            .await?;
+        let (status, bytes) = (answer.status, answer.body);
         if !(200..300).contains(&status) {
             let parsed: Option<ErrorAnswer> = serde_json::from_slice(&bytes).ok();
             let (code, message) = match parsed {
