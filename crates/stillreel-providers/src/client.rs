@@ -11,12 +11,10 @@ use stillreel_core::{CameraMotion, Vfx, VfxType};
 
 use super::error::ProviderError;
 use super::health::{self, Health, HealthBoard};
-use super::http::Driver;
+use super::http::{Driver, MAX_ANSWER_BYTES};
 use super::prompt::{self, InputFacts, PromptFacts};
 use super::role::{OutputKind, Protocol, ProviderRoles, Role, RoleConfig};
-use super::stillreel::{
-    MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError,
-};
+use super::stillreel::{OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError};
 use super::{openai, replicate};
 use stillreel_camera::depth::DepthMap;
 use stillreel_camera::input::{MediaClass, MediaFormat, sniff};

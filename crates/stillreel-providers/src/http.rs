@@ -8,7 +8,10 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt as _;
 
 use super::error::ProviderError;
-use super::stillreel::MAX_ANSWER_BYTES;
+
+/// Largest answer accepted, and largest decoded answer (a clip may be larger than an input
+/// picture): every protocol's answers come through [`Driver::send`].
+pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// A request, as data.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,9 +23,10 @@ pub use claims::{CallClaims, LocalClaims};
 pub use client::{Providers, RoleClient, RoleRequest, check_answer};
 pub use error::ProviderError;
 pub use health::{Health, HealthBoard};
+pub use http::MAX_ANSWER_BYTES;
 pub use role::{Model, OutputKind, Protocol, ProviderRoles, Role, RoleConfig};
 pub use settings::RoleSetupError;
 pub use stillreel::{
-    DEFAULT_TIMEOUT_SECS, MAX_ANSWER_BYTES, OutputSpec, Provider, ProviderConfig, ProviderOutput,
-    ProviderSetupError, decode_answer,
+    DEFAULT_TIMEOUT_SECS, OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError,
+    decode_answer,
 };

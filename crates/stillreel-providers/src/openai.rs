@@ -118,7 +118,7 @@ pub fn parse_edit(answer: &Answer) -> Result<Edited, ProviderError> {
         .pointer("/data/0")
         .ok_or_else(|| ProviderError::Invalid("the image edit answer has no data".into()))?;
     if let Some(b64) = first.get("b64_json").and_then(Value::as_str) {
-        if b64.len() / 4 * 3 > super::stillreel::MAX_ANSWER_BYTES {
+        if b64.len() / 4 * 3 > super::http::MAX_ANSWER_BYTES {
             return Err(ProviderError::Invalid("the picture is too large".into()));
         }
         return BASE64

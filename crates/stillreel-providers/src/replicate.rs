@@ -324,7 +324,7 @@ pub fn output_ref(output: &Value, kind: OutputKind) -> Result<OutputRef, Provide
                 "a data: output not in base64".into(),
             ));
         }
-        if data.len() / 4 * 3 > super::stillreel::MAX_ANSWER_BYTES {
+        if data.len() / 4 * 3 > super::http::MAX_ANSWER_BYTES {
             return Err(ProviderError::Invalid("the output is too large".into()));
         }
         let bytes = BASE64

@@ -21,13 +21,11 @@ use serde::{Deserialize, Serialize};
 use stillreel_core::{Vfx, VfxType};
 
 use super::error::ProviderError;
-use super::http::{Driver, Exchange, Method};
+use super::http::{Driver, Exchange, MAX_ANSWER_BYTES, Method};
 use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
 
 /// Default time one provider call may take.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
-/// Largest decoded answer accepted (a clip may be larger than an input picture).
-pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// Where the provider is and how to call it.
 #[derive(Clone, PartialEq, Eq)]

@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
-use stillreel_render::command::StillInput;
-use stillreel_render::runner::{Runner, Step};
+use stillreel_render::ffmpeg::command::StillInput;
+use stillreel_render::ffmpeg::runner::{Runner, Step};
 use stillreel_render::{
     ClipJob, ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
     PrepareJob, RenderConfig, Renderer, VideoJob,
@@ -210,14 +210,14 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             out.join("store").join(&stored.key)
         }
         "reference" => {
-            let plan = stillreel_render::video_plan::clip_plan(job.shape(), &job.picture());
+            let plan = stillreel_render::plan::video_plan::clip_plan(job.shape(), &job.picture());
             let still = StillInput {
                 path: out.join("store").join(&input.key),
                 format: input.format,
                 orientation: input.orientation,
             };
             let output = work.join("reference.mp4");
-            let cmd = stillreel_render::reference::reference_clip_command(
+            let cmd = stillreel_render::ffmpeg::reference::reference_clip_command(
                 &plan,
                 &still,
                 None,
@@ -268,7 +268,8 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         format,
         orientation: ExifOrientation(1),
     };
-    let cmd = stillreel_render::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
+    let cmd =
+        stillreel_render::ffmpeg::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
     let runner = Runner::new(
         RenderConfig::default().ffmpeg,
         std::time::Duration::from_secs(60),

@@ -21,7 +21,7 @@ use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
-use stillreel_render::storage::Storage;
+use stillreel_render::store::storage::Storage;
 use stillreel_render::{
     AheadSound, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage,
     OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,

@@ -36,13 +36,13 @@ pub struct VideoJob {
     /// branded with the speed ramp).
     pub pace: Pace,
     /// The video will be branded with an intro: its first clip is keyed where the intro ends
-    /// ([`crate::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
+    /// ([`crate::ffmpeg::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
     /// [`Pace::Through`], for the speed ramp, are also keyed where the ramp begins and ends.)
     pub branded_intro: bool,
     /// The sound of the branded render that follows ([`crate::BrandJob::sound`]), made by the
     /// stitch beside the main video's when the video has music (`None`: not branded, or the
     /// branded render makes it).
-    pub branded_sound: Option<crate::brand_sound::AheadSound>,
+    pub branded_sound: Option<crate::plan::sound::AheadSound>,
 }
 
 /// `combine_video_clips`, as the renderer needs it.

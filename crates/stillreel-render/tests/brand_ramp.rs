@@ -19,7 +19,7 @@ use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use stillreel_effects::template::{FieldValue, Frame, intro_overlay, outro_card};
 use stillreel_render::brand::brand_command;
-use stillreel_render::command::Encoding;
+use stillreel_render::ffmpeg::command::Encoding;
 use stillreel_render::{
     AllowList, BrandJob, BrandMusic, BrandPlan, BrandSlot, ClipRequest, FetchConfig, Fetcher,
     LocalStorage, NoObserver, RenderConfig, Renderer, VideoJob,

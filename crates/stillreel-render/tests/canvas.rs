@@ -11,7 +11,7 @@ use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
 use stillreel_camera::input::canvas::canvas_yuv420p;
 use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution};
-use stillreel_render::command::{StillInput, canvas_command};
+use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

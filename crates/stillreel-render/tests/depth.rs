@@ -12,7 +12,7 @@ use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
     ClipJob, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver, OwnFiles, PrepareJob,
-    RenderConfig, Renderer, storage::Storage,
+    RenderConfig, Renderer, Storage,
 };
 
 const W: usize = 1280;

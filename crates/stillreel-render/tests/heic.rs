@@ -13,8 +13,8 @@ use common::heic::{self, BOTTOM, Stored, TOP};
 use common::{Route, TestServer};
 use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
-use stillreel_render::fetch::FetchedMedia;
-use stillreel_render::heif::HeifDecoder;
+use stillreel_render::media::fetch::FetchedMedia;
+use stillreel_render::media::heif::HeifDecoder;
 use stillreel_render::{
     AllowList, ClipRequest, FetchConfig, FetchError, Fetcher, LocalStorage, MediaErrorKind,
     NoObserver, RenderConfig, Renderer, VideoJob,

@@ -16,8 +16,10 @@ use stillreel_camera::draw::warp::{Canvas, write_frames};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
 use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution, Vfx, VfxType};
-use stillreel_render::command::{Encoding, StillInput, canvas_command, clip_command, clip_context};
-use stillreel_render::runner::{Runner, Step};
+use stillreel_render::ffmpeg::command::{
+    Encoding, StillInput, canvas_command, clip_command, clip_context,
+};
+use stillreel_render::ffmpeg::runner::{Runner, Step};
 use stillreel_render::vfx_stage;
 
 const FRAMES: &str = "15";

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
 use stillreel_providers::ProviderRoles;
-use stillreel_render::fetch::AllowList;
+use stillreel_render::media::fetch::AllowList;
 
 mod database;
 mod http;

@@ -42,7 +42,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stillreel_providers::Providers;
-use stillreel_render::heif::HeifDecoder;
+use stillreel_render::media::heif::HeifDecoder;
 use stillreel_render::{AllowList, FetchConfig, Fetcher, MinRate, RenderConfig, Renderer};
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;

@@ -12,9 +12,9 @@ use stillreel_effects::ramp::RampPlan;
 use stillreel_effects::template::{Frame, INTRO_SECONDS};
 use stillreel_effects::{EffectError, EffectGraph, Pads};
 
-use crate::brand_sound::BrandSound;
-use crate::command::{self, Encoding, FfmpegArgs, MusicInput};
+use crate::ffmpeg::command::{self, Encoding, FfmpegArgs, MusicInput};
 use crate::job::StoredVideo;
+use crate::plan::sound::BrandSound;
 use crate::steps::StoredMusic;
 use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_camera::input::MediaFormat;

@@ -4,7 +4,7 @@
 
 use axum::http::StatusCode;
 use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
-use stillreel_render::heif::is_heic;
+use stillreel_render::media::heif::is_heic;
 
 use crate::error::ApiError;
 

@@ -5,16 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::runner::{RenderError, Step};
-use crate::storage::Storage;
-
-/// A file error at `step`.
-pub(crate) fn io_error(step: Step, error: impl std::fmt::Display) -> RenderError {
-    RenderError::Io {
-        step,
-        message: error.to_string(),
-    }
-}
+use crate::ffmpeg::runner::{RenderError, Step, io_error};
+use crate::store::storage::Storage;
 
 /// Creates the work directory of `step`.
 pub(crate) fn make_dir(dir: &Path, step: Step) -> Result<(), RenderError> {
@@ -28,7 +20,7 @@ pub(crate) async fn get(
     dest: &Path,
     step: Step,
 ) -> Result<(), RenderError> {
-    crate::storage::get_async(storage, key, dest)
+    crate::store::storage::get_async(storage, key, dest)
         .await
         .map_err(|e| io_error(step, e))
 }

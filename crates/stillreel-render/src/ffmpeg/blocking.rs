@@ -4,12 +4,12 @@
 
 use tokio::sync::mpsc;
 
-use crate::files::io_error;
-use crate::runner::{RenderError, Step};
+use crate::ffmpeg::runner::io_error;
+use crate::ffmpeg::runner::{RenderError, Step};
 
 /// Runs `work` on a blocking thread, handing it a callback for frames done; each report is
 /// passed to `on_frames` on this task. Dropping the returned future does not stop `work`: the
-/// caller holds a [`crate::runner::CancelOnDrop`] for that.
+/// caller holds a [`crate::ffmpeg::runner::CancelOnDrop`] for that.
 pub(crate) async fn run_blocking<T, E, W>(
     step: Step,
     work: W,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::storage::Storage;
+use crate::store::storage::Storage;
 use stillreel_camera::input::{MediaFormat, sniff};
 use stillreel_providers::{
     CallClaims, ProviderError, ProviderOutput, RoleClient, RoleRequest, check_answer,
@@ -194,7 +194,7 @@ mod tests {
         let a = cache_key("staging", "replicate|m|stage a bedroom", b"photo");
         assert!(a.starts_with("private/generated/staging/"));
         assert_eq!(a.len(), "private/generated/staging/".len() + 64);
-        crate::storage::check_key(&a).expect("a valid key");
+        crate::store::storage::check_key(&a).expect("a valid key");
         assert_eq!(
             a,
             cache_key("staging", "replicate|m|stage a bedroom", b"photo")

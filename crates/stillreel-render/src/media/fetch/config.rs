@@ -10,7 +10,7 @@ use stillreel_camera::input::MediaClass;
 use super::AllowList;
 #[cfg(doc)]
 use super::{Fetcher, OwnFiles};
-use crate::heif::HeifDecoder;
+use crate::media::heif::HeifDecoder;
 
 /// How fetching behaves. [`FetchConfig::default`] follows docs/API-DESIGN.md#media-fetching and
 /// #media-limits.

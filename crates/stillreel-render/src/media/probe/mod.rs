@@ -11,7 +11,7 @@ pub mod mp4;
 
 use std::path::{Path, PathBuf};
 
-use crate::runner::{RenderError, Step};
+use crate::ffmpeg::runner::{RenderError, Step};
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 
 /// What ffprobe says about a clip's video stream.
@@ -53,7 +53,7 @@ pub fn probe_args(file: &Path) -> Vec<String> {
     ]
     .into_iter()
     .map(str::to_owned)
-    .chain([crate::command::local_arg(file)])
+    .chain([crate::ffmpeg::command::local_arg(file)])
     .collect()
 }
 

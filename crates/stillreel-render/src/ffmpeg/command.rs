@@ -19,7 +19,7 @@ use crate::effect::{ClipContext, EffectFilter};
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 use stillreel_camera::input::{ExifOrientation, MediaFormat};
 
-pub use crate::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
+pub use crate::ffmpeg::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
 
 /// x264 settings shared by every clip, so clips join with `-c copy`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,10 +226,10 @@ pub fn clip_command(
 }
 
 /// Makes the clip's encoder put keyframes at `keys` (output frame numbers) besides its GOP's
-/// ([`crate::clip_keys`]): `-force_key_frames` among the first output's options. `false` when
+/// ([`crate::ffmpeg::clip_keys`]): `-force_key_frames` among the first output's options. `false` when
 /// there is nothing to add or no encoder to add it to.
 pub fn add_keyframes(cmd: &mut FfmpegArgs, keys: &[u32]) -> bool {
-    let Some(value) = crate::clip_keys::force_key_frames_value(keys) else {
+    let Some(value) = crate::ffmpeg::clip_keys::force_key_frames_value(keys) else {
         return false;
     };
     let Some(at) = cmd.args.iter().position(|a| a == "-c:v") else {

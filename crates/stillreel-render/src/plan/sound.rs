@@ -11,7 +11,7 @@ use std::path::Path;
 
 use stillreel_effects::template::OUTRO_SECONDS;
 
-use crate::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
+use crate::ffmpeg::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
 
 /// Length and fade of the branded video's sound, in frames of the video.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::failure::{InputFault, JobFailure};
-use crate::runner::{RenderError, Step};
+use crate::ffmpeg::runner::{RenderError, Step};
 use stillreel_camera::input::{MediaClass, MediaFormat};
 
 /// An input of a failed run that may be the cause.
@@ -222,7 +222,7 @@ pub(crate) async fn check_decodes(
         decode_alone(&ffmpeg, &dir, &suspect, step).map_err(|e| (suspect, e))
     })
     .await
-    .map_err(|e| JobFailure::Render(crate::files::io_error(step, e)))?;
+    .map_err(|e| JobFailure::Render(crate::ffmpeg::runner::io_error(step, e)))?;
     checked.map_err(|(suspect, e)| input_failure(&suspect, &reason_of(&e, &suspect.path), e))
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use stillreel_core::Transition;
 
 use super::{SeamPlan, total_frames};
-use crate::command::{self, Encoding, FfmpegArgs};
+use crate::ffmpeg::command::{self, Encoding, FfmpegArgs};
 
 /// Timestamps reset and the frame rate pinned, so trims count frames from 0 and blends line
 /// up.
@@ -97,7 +97,7 @@ pub fn seams_command(
     graph.push_str("format=yuv420p,setsar=1[v]");
     finish(&mut cmd, &graph, frames, size, fps, encoding, output);
     let mut extra: Vec<String> = color.to_vec();
-    if let Some(keys) = crate::clip_keys::force_key_frames_value(&starts[1..]) {
+    if let Some(keys) = crate::ffmpeg::clip_keys::force_key_frames_value(&starts[1..]) {
         extra.extend(["-force_key_frames".to_owned(), keys]);
     }
     extra.extend(["-x264-params".to_owned(), "subme=1".to_owned()]);
@@ -245,7 +245,7 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transition::tests::standard;
+    use crate::plan::transition::tests::standard;
 
     #[test]
     fn one_run_encodes_a_batch_of_seams_keyed_where_each_starts() {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
-use crate::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
+use crate::ffmpeg::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, resolve_motion};
 
 /// The frame and look every clip of a video shares.
@@ -53,7 +53,7 @@ pub enum AudioPlan {
 }
 
 /// The join of standard clips by stream copy (blended transitions re-encode only their seams,
-/// [`crate::transition`]), with one audio track over the whole length.
+/// [`crate::plan::transition`]), with one audio track over the whole length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StitchPlan {
     pub clips: u32,

@@ -9,9 +9,9 @@ mod sps;
 
 use std::path::Path;
 
-use crate::command;
-use crate::probe::ProbeError;
-use crate::runner::{RenderError, Step};
+use crate::ffmpeg::command;
+use crate::ffmpeg::runner::{RenderError, Step};
+use crate::media::probe::ProbeError;
 
 /// One keyframe: its presentation and decoding times in seconds of the file's timeline.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -188,7 +188,12 @@ pub fn run_ffprobe(
     name: &str,
     step: Step,
 ) -> Result<VideoFacts, RenderError> {
-    let out = crate::probe::ffprobe_output(ffprobe, &facts_args(Path::new(name)), Some(dir), step)?;
+    let out = crate::media::probe::ffprobe_output(
+        ffprobe,
+        &facts_args(Path::new(name)),
+        Some(dir),
+        step,
+    )?;
     parse_facts(&out).map_err(|e| RenderError::Io {
         step,
         message: e.to_string(),

@@ -25,7 +25,7 @@ use object_store::{
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::storage::{Storage, StorageError, check_key};
+use crate::store::storage::{Storage, StorageError, check_key};
 
 /// How an S3 (or S3-compatible) store is reached. Read from `STILLREEL_STORAGE_URL` and the
 /// standard `AWS_*` variables by the server's configuration.

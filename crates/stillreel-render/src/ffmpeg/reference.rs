@@ -9,10 +9,10 @@
 
 use std::path::Path;
 
-use crate::command::{
+use crate::effect::EffectFilter;
+use crate::ffmpeg::command::{
     Encoding, FfmpegArgs, StillInput, encode_video_args, local_arg, push, still_input,
 };
-use crate::effect::EffectFilter;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 use stillreel_camera::input::ExifOrientation;
 

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::sps::sps_colour;
 use super::{Keyframe, VideoFacts};
-use crate::probe::mp4::{boxes, child, u16_at, u32_at};
+use crate::media::probe::mp4::{boxes, child, u16_at, u32_at};
 
 /// Seconds as ffprobe prints them (six decimals).
 fn seconds(ticks: i64, timescale: u32) -> f64 {

@@ -278,7 +278,7 @@ impl Fetcher {
         let bytes = self.download(url, &limits).await?;
         let host = display_host(url);
         // HEIC is no format the renderer reads: it is decoded to a JPEG below.
-        let heic = class == MediaClass::Image && crate::heif::is_heic(&bytes);
+        let heic = class == MediaClass::Image && crate::media::heif::is_heic(&bytes);
         let format = match sniff(&bytes).filter(|f| f.class() == class) {
             Some(format) => format,
             None if heic => MediaFormat::Jpeg,
@@ -556,7 +556,7 @@ impl Fetcher {
                 // key is not.
                 let max = limits.max_bytes;
                 let read = tokio::task::spawn_blocking(move || {
-                    Ok::<_, crate::storage::StorageError>(match storage.size(&key)? {
+                    Ok::<_, crate::store::storage::StorageError>(match storage.size(&key)? {
                         None => None,
                         // Refused by its size before any byte is read.
                         Some(size) if size > max => Some(Err(size)),
@@ -564,7 +564,7 @@ impl Fetcher {
                     })
                 })
                 .await
-                .unwrap_or_else(|e| Err(crate::storage::StorageError(e.to_string())));
+                .unwrap_or_else(|e| Err(crate::store::storage::StorageError(e.to_string())));
                 return match read {
                     Ok(Some(Ok(bytes))) => {
                         limits.check_bytes(bytes.len() as u64, true)?;

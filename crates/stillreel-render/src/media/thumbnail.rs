@@ -17,7 +17,7 @@ use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 
-use crate::command::STILL_WIDTH;
+use crate::ffmpeg::command::STILL_WIDTH;
 use stillreel_camera::draw::warp::frame_bytes;
 
 /// JPEG quality (1–100) of the thumbnail: no visible blocking at 640 px, files 1.2–1.3 × the

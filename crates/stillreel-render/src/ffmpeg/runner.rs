@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use ffmpeg_sidecar::command::FfmpegCommand;
 use ffmpeg_sidecar::event::FfmpegEvent;
 
-use crate::command::FfmpegArgs;
+use crate::ffmpeg::command::FfmpegArgs;
 
 /// The step of a render that ran ffmpeg (or prepared for it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -450,6 +450,14 @@ fn widen_pipe(stdin: &std::process::ChildStdin) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = stdin;
+}
+
+/// A file error at `step`.
+pub(crate) fn io_error(step: Step, error: impl std::fmt::Display) -> RenderError {
+    RenderError::Io {
+        step,
+        message: error.to_string(),
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -1,4 +1,4 @@
-//! A fetched HEIC picture made into the JPEG the renderer reads ([`crate::heif`]), with the
+//! A fetched HEIC picture made into the JPEG the renderer reads ([`crate::media::heif`]), with the
 //! picture checks repeated on what was decoded, and the decoder's failures as fetch errors.
 
 use std::path::Path;
@@ -6,7 +6,7 @@ use std::path::Path;
 use stillreel_camera::input::{ExifOrientation, MediaFormat};
 
 use super::{FetchError, FetchedMedia, Limits, MediaErrorKind, fnv1a};
-use crate::heif::{HeifDecoder, HeifError};
+use crate::media::heif::{HeifDecoder, HeifError};
 
 /// Decodes `bytes` (a HEIC file whose header passed the picture checks) into
 /// `<dir>/<stem>.jpg`. The media is that JPEG; its digest is the HEIC file's, so the `auto`
@@ -69,7 +69,7 @@ mod tests {
     #[test]
     fn file_faults_are_permanent_and_name_the_host() {
         let damaged = fetch_error(
-            HeifError::Damaged(crate::heif::Damaged("it has no meta box")),
+            HeifError::Damaged(crate::media::heif::Damaged("it has no meta box")),
             "photos.example",
         );
         assert_eq!(damaged.kind, MediaErrorKind::Unsupported);

@@ -22,8 +22,8 @@ use std::ops::Range;
 
 use stillreel_core::Transition;
 
-use crate::command::ConcatEntry;
-use crate::keyframes::{Keyframe, VideoFacts};
+use crate::ffmpeg::command::ConcatEntry;
+use crate::media::keyframes::{Keyframe, VideoFacts};
 
 mod commands;
 
@@ -250,7 +250,7 @@ pub fn total_frames(clip_frames: &[u32], overlap: u32) -> u32 {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::command;
+    use crate::ffmpeg::command;
 
     /// A standard clip's keyframes (every 2 s from its start), dts two frames early.
     pub(super) fn standard() -> VideoFacts {
