@@ -23,6 +23,7 @@ pub mod allow;
 mod config;
 mod error;
 mod heic;
+mod pinned;
 pub mod post;
 
 use std::future::Future;
@@ -34,7 +35,6 @@ use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
 use reqwest::Url;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::Policy;
 use url_host::Host;
 
@@ -42,6 +42,7 @@ pub use self::address::{NonPublic, check_public};
 pub use self::allow::{AllowList, BadAllowEntry};
 pub use self::config::{FetchConfig, FetchRequest, MinRate};
 pub use self::error::{FetchError, MediaErrorKind};
+use self::pinned::{NoDns, Purpose, Target, display_host, request_error};
 pub use self::post::PostAnswer;
 use stillreel_camera::input::sniff::{self, sniff};
 use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
@@ -131,17 +132,6 @@ impl std::fmt::Debug for Fetcher {
             .field("config", &self.config)
             .field("own", &self.own.is_some())
             .finish()
-    }
-}
-
-/// A DNS resolver that resolves nothing: every connection the client makes must go to an
-/// address pinned with `ClientBuilder::resolve` after it was checked.
-struct NoDns;
-
-impl Resolve for NoDns {
-    fn resolve(&self, name: Name) -> Resolving {
-        let message = format!("unchecked DNS lookup of {} refused", name.as_str());
-        Box::pin(std::future::ready(Err::<Addrs, _>(message.into())))
     }
 }
 
@@ -411,6 +401,35 @@ impl Fetcher {
             self.config.max_redirects,
             display_host(raw)
         )))
+    }
+
+    /// POSTs `body` to `url` with `headers`, all within `timeout` (connection, request and
+    /// reading the answer), under the same address rules as downloads ([`post`]). The answer's
+    /// body is read up to `max_answer_bytes` and dropped: a receiver cannot make us hold more
+    /// than that. A non-public target without an allow-list entry is a permanent error and
+    /// nothing is sent.
+    pub async fn post(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        timeout: Duration,
+        max_answer_bytes: usize,
+    ) -> Result<PostAnswer, FetchError> {
+        post::within(url, timeout, async {
+            let parsed = post::parse_url(url)?;
+            let target = self.checked_target(&parsed, Purpose::Webhook).await?;
+            post::send(
+                &target,
+                parsed,
+                &self.config,
+                headers,
+                body,
+                max_answer_bytes,
+            )
+            .await
+        })
+        .await
     }
 
     /// Resolves the URL's host and checks every address; the first is the one to connect to.
@@ -714,37 +733,6 @@ fn megapixels(pixels: u64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// A checked destination: connect to `addr`, and present `domain` (if any) as the host name.
-struct Target {
-    domain: Option<String>,
-    addr: SocketAddr,
-}
-
-fn request_error(url: &Url, error: &reqwest::Error) -> FetchError {
-    let host = display_host(url.as_str());
-    if error.is_timeout() {
-        FetchError::transient(MediaErrorKind::Unreachable, format!("{host} timed out"))
-    } else if error.is_connect() {
-        FetchError::transient(
-            MediaErrorKind::Unreachable,
-            format!("could not connect to {host}"),
-        )
-    } else {
-        FetchError::transient(
-            MediaErrorKind::Unreachable,
-            format!("download from {host} failed"),
-        )
-    }
-}
-
-/// The host of a URL for messages, or a placeholder.
-fn display_host(url: &str) -> String {
-    Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_else(|| "the URL".to_owned())
-}
-
 /// 64-bit FNV-1a: small, stable across versions and platforms (unlike `DefaultHasher`).
 pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
@@ -786,15 +774,6 @@ fn is_no_such_name(text: &str) -> bool {
 /// The client-facing message for a name that does not exist.
 fn no_such_name_message(domain: &str) -> String {
     format!("{domain} does not resolve: no such host name (check the spelling of the URL)")
-}
-
-/// What a checked connection is for: the refusal of a non-public host says what to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Purpose {
-    /// Media of a request: the client can upload the file instead.
-    Media,
-    /// A webhook delivery: only the operator can allow the host.
-    Webhook,
 }
 
 /// The one client-facing message for a host that is not public, with the way around it.
