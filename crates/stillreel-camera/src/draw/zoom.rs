@@ -33,6 +33,10 @@ pub(crate) const REACH: usize = 16;
 /// Eight output pixels of a row: where their reads start, which bytes from there each lane
 /// pairs, and the pairs' weights (`H_ONE − f`, `f`).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    expect(dead_code, reason = "only x86-64's SSSE3 path reads the blocks")
+)]
 pub(crate) struct Block {
     base: u32,
     pairs: [u8; 16],
@@ -46,6 +50,10 @@ pub(crate) struct Block {
 pub(crate) struct Columns {
     left: Vec<u32>,
     frac: Vec<u8>,
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        expect(dead_code, reason = "only x86-64's SSSE3 path reads the blocks")
+    )]
     blocks: Option<Vec<Block>>,
 }
 
