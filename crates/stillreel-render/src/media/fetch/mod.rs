@@ -404,7 +404,7 @@ impl Fetcher {
     }
 
     /// POSTs `body` to `url` with `headers`, all within `timeout` (connection, request and
-    /// reading the answer), under the same address rules as downloads ([`post`]). The answer's
+    /// reading the answer), under the same address rules as downloads (the `post` module). The answer's
     /// body is read up to `max_answer_bytes` and dropped: a receiver cannot make us hold more
     /// than that. A non-public target without an allow-list entry is a permanent error and
     /// nothing is sent.
