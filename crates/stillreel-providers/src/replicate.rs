@@ -12,6 +12,9 @@
 //! outputs as `data:` URIs; `409` while it runs another prediction (retried like a rate
 //! limit); `503` while it cannot take one, when `GET {base}/health-check` tells why (see
 //! `health`); at the time limit, `POST {base}/predictions/{id}/cancel` frees the container.
+//!
+//! Over 400 lines on purpose: hosted Replicate and Cog are one protocol, sharing the request
+//! body, the output parsing and the run loop, and differ in a few branches of each.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
