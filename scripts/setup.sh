@@ -45,6 +45,10 @@ fi
 if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
   rustup target add wasm32-unknown-unknown
 fi
+# The camera crate is built for ARM too (scripts/test.sh): an rlib, so no cross linker is needed.
+if ! rustup target list --installed | grep -q '^aarch64-unknown-linux-gnu$'; then
+  rustup target add aarch64-unknown-linux-gnu
+fi
 rustup component list --installed | grep -q '^clippy' || rustup component add clippy
 rustup component list --installed | grep -q '^rustfmt' || rustup component add rustfmt
 

@@ -64,6 +64,10 @@ check "module structure (scripts/layers.toml)" module_structure
 check "module check's own tests" python3 scripts/test_module_cycles.py
 check "doc claims (files and Type::member in docs exist)" python3 scripts/doc_claims.py
 check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
+# The camera's pixel kernels claim these targets besides x86-64 (the SIMD paths are per
+# architecture); an rlib needs no linker for them.
+check "cargo build stillreel-camera (wasm32)" cargo build -p stillreel-camera --target wasm32-unknown-unknown --locked
+check "cargo build stillreel-camera (aarch64)" cargo build -p stillreel-camera --target aarch64-unknown-linux-gnu --locked
 
 # Suites that need services or other runtimes live in scripts/suites/, one file each, run in
 # name order; each prints its own closing line and exits non-zero on failure.

@@ -173,7 +173,7 @@ impl EffectGraph {
 /// Why an effect cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EffectError {
-    /// Generative types are rendered by a provider (`stillreel_render::provider`), not by a graph.
+    /// Generative types are rendered by a provider (`stillreel_providers`), not by a graph.
     #[error("{0} is a generative effect: render it through a provider")]
     Generative(VfxType),
     #[error("word-drop text is not drawable: {0}")]

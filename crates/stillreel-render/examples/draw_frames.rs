@@ -10,12 +10,12 @@
 use std::process::Command;
 use std::time::Instant;
 
+use stillreel_camera::depth::{DepthField, DepthMap};
+use stillreel_camera::draw::warp::{Canvas, draw_threads, write_frames};
+use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion, Pace};
+use stillreel_camera::input::{ExifOrientation, sniff};
 use stillreel_core::Engine;
-use stillreel_render::clip_plan::{ClipPlan, Motion, Pace};
-use stillreel_render::command::{StillInput, canvas_command};
-use stillreel_render::depth::{DepthField, DepthMap};
-use stillreel_render::fetch::{ExifOrientation, sniff};
-use stillreel_render::warp::{Canvas, draw_threads, write_frames};
+use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
+use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution};
-use stillreel_render::clip_plan::{ClipPlan, Motion};
-use stillreel_render::command::{self, Encoding, StillInput};
-use stillreel_render::fetch::{ExifOrientation, MediaFormat};
+use stillreel_render::ffmpeg::command::{self, Encoding, StillInput};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -41,10 +41,10 @@ fn main() {
         Path::new("render-000.mp4"),
     );
     println!(
-        "# clip (the camera's frames, drawn by stillreel_render::warp, on standard input)\nffmpeg {}",
+        "# clip (the camera's frames, drawn by stillreel_camera::draw::warp, on standard input)\nffmpeg {}",
         quote(&clip.args)
     );
-    let reference = stillreel_render::reference::reference_clip_command(
+    let reference = stillreel_render::ffmpeg::reference::reference_clip_command(
         &plan,
         &still,
         None,

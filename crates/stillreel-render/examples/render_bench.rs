@@ -23,8 +23,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
-use stillreel_render::command::StillInput;
-use stillreel_render::runner::{Runner, Step};
+use stillreel_render::ffmpeg::command::StillInput;
+use stillreel_render::ffmpeg::runner::{Runner, Step};
 use stillreel_render::{
     ClipJob, ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
     PrepareJob, RenderConfig, Renderer, VideoJob,
@@ -80,7 +80,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let renderer = Renderer::new(config, fetcher, storage);
     let job = VideoJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
         key_prefix: format!("bench/{resolution}"),
@@ -190,7 +190,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
@@ -210,14 +210,14 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             out.join("store").join(&stored.key)
         }
         "reference" => {
-            let plan = stillreel_render::video_plan::clip_plan(job.shape(), &job.picture());
+            let plan = stillreel_render::plan::video_plan::clip_plan(job.shape(), &job.picture());
             let still = StillInput {
                 path: out.join("store").join(&input.key),
                 format: input.format,
                 orientation: input.orientation,
             };
             let output = work.join("reference.mp4");
-            let cmd = stillreel_render::reference::reference_clip_command(
+            let cmd = stillreel_render::ffmpeg::reference::reference_clip_command(
                 &plan,
                 &still,
                 None,
@@ -243,8 +243,8 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
 
 /// `render_bench canvas`: see the module doc.
 fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    use stillreel_render::clip_plan::{ClipPlan, Motion};
-    use stillreel_render::fetch::{ExifOrientation, MediaFormat};
+    use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+    use stillreel_camera::input::{ExifOrientation, MediaFormat};
     let [resolution, image, runs] = args else {
         return Err("usage: render_bench canvas <720p|1080p> <image> <runs>".into());
     };
@@ -268,7 +268,8 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         format,
         orientation: ExifOrientation(1),
     };
-    let cmd = stillreel_render::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
+    let cmd =
+        stillreel_render::ffmpeg::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
     let runner = Runner::new(
         RenderConfig::default().ffmpeg,
         std::time::Duration::from_secs(60),
@@ -277,7 +278,7 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..runs {
         let start = Instant::now();
         let bytes = std::fs::read(&still.path)?;
-        let frame = stillreel_render::still_canvas::canvas_yuv420p(
+        let frame = stillreel_camera::input::canvas::canvas_yuv420p(
             &bytes,
             format,
             still.orientation,

@@ -16,14 +16,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_render::NoObserver;
-use stillreel_render::storage::Storage;
+use stillreel_render::store::storage::Storage;
 use stillreel_render::{
-    AheadSound, BrandJob, BrandMusic, BrandSlot, ClipRequest, DepthInput, DepthPolarity,
-    FetchConfig, Fetcher, LocalStorage, OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
+    AheadSound, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher, LocalStorage,
+    OwnFiles, RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 #[derive(Debug, Default)]
@@ -123,7 +124,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Some(vfx_stage(&serde_json::from_str::<Vfx>(vfx)?))
             };
             let job = VideoJob {
-                pace: stillreel_render::Pace::Engine,
+                pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
                 branded_intro: false,
                 branded_sound: None,
                 key_prefix: "showcase/clip".into(),
@@ -157,9 +158,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map(|path| files.url(PathBuf::from(path)));
             // The ramp is visible only over clips whose camera keeps moving through their ends.
             let pace = if ramp == "true" {
-                stillreel_render::Pace::Through
+                stillreel_camera::geometry::clip_plan::Pace::Through
             } else {
-                stillreel_render::Pace::Engine
+                stillreel_camera::geometry::clip_plan::Pace::Engine
             };
             // The branded job is known before the main render: its stitch makes the branded
             // sound ahead, as the service's does.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::command::Encoding;
+use crate::ffmpeg::command::Encoding;
 
 /// Default memory limit of one ffmpeg run: a 49.8-megapixel photo rendered at 1080p needs
 /// between 512 and 768 MiB of data segment (381 MiB resident); 1.5 GiB leaves room for

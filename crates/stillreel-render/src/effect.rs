@@ -5,6 +5,8 @@
 //! effect's chain from `[mv]` to `[fx]`, then `[fx] → format=yuv420p → encoder`. Without an
 //! effect, `[mv]` goes straight to the encoder.
 
+pub mod vfx;
+
 use std::path::PathBuf;
 
 use stillreel_core::Engine;

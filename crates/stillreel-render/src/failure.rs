@@ -3,10 +3,12 @@
 //! [`RenderError`], [`ProviderError`]), so none of them imports it. An input that arrived but
 //! cannot be used is told apart from our own faults by the `blame` module.
 
-use crate::depth::DepthError;
-use crate::fetch::FetchError;
-use crate::provider::{ProviderError, Role};
-use crate::runner::RenderError;
+pub mod blame;
+
+use crate::ffmpeg::runner::RenderError;
+use crate::media::fetch::FetchError;
+use stillreel_camera::depth::DepthError;
+use stillreel_providers::{ProviderError, Role};
 
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
 /// the advice.
@@ -91,7 +93,7 @@ impl JobFailure {
     }
 
     /// The step that failed, when a render step did (for the log line).
-    pub fn step(&self) -> Option<crate::runner::Step> {
+    pub fn step(&self) -> Option<crate::ffmpeg::runner::Step> {
         match self {
             JobFailure::Render(e) | JobFailure::Input { cause: e, .. } => Some(e.step()),
             _ => None,

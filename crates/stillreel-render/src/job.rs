@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
-use crate::clip_plan::{Motion, Pace};
-use crate::depth::DepthInput;
 use crate::effect::EffectStage;
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::{Motion, Pace};
 
 /// One image of a video job.
 #[derive(Debug, Clone)]
@@ -36,13 +36,13 @@ pub struct VideoJob {
     /// branded with the speed ramp).
     pub pace: Pace,
     /// The video will be branded with an intro: its first clip is keyed where the intro ends
-    /// ([`crate::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
+    /// ([`crate::ffmpeg::clip_keys`]), so the branded copy encodes only the intro. (Clips paced
     /// [`Pace::Through`], for the speed ramp, are also keyed where the ramp begins and ends.)
     pub branded_intro: bool,
     /// The sound of the branded render that follows (`BrandJob::sound`), made by the
     /// stitch beside the main video's when the video has music (`None`: not branded, or the
     /// branded render makes it).
-    pub branded_sound: Option<crate::brand_sound::AheadSound>,
+    pub branded_sound: Option<crate::plan::sound::AheadSound>,
 }
 
 /// `combine_video_clips`, as the renderer needs it.
@@ -77,4 +77,12 @@ pub struct StoredVideo {
     pub url_path: String,
     pub seconds: f64,
     pub clips: Vec<StoredClip>,
+}
+
+/// The checked music in storage (what the prepare step stored, and what the branded render's
+/// plan takes as a video's music).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredMusic {
+    pub key: String,
+    pub format: stillreel_camera::input::MediaFormat,
 }

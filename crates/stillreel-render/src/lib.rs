@@ -1,85 +1,51 @@
-//! The render machinery of stillreel: safe media fetching, clip plans, ffmpeg commands as
-//! data, the ffmpeg runner, stitching, audio and combine. Knows nothing of HTTP routes or
-//! databases; the server's worker drives it through [`Renderer`].
+//! The render machinery of stillreel: media fetching, ffmpeg commands as data and their runs,
+//! storage, the job's steps and the branded render. Knows nothing of HTTP routes or databases;
+//! the server's worker drives it through [`Renderer`]. The camera (clip plans, depth maps,
+//! pixels) is the `stillreel-camera` crate and the model providers are `stillreel-providers`.
 //!
 //! Layers, inward to outward (imports only point left):
 //!
-//! - pure: [`clip_plan`] (one clip's motion math), [`clip_keys`] (where a clip needs keyframes), [`video_plan`] (a whole video: clips, frames,
-//!   stitch, sound), [`transition`] (the seams of blended joins), [`brand::plan`] (the branded render), [`command`] (ffmpeg argument lists),
-//!   the pure halves of [`probe`], [`keyframes`], [`fetch`] and [`heif`];
-//! - processes and files: [`runner`] (runs ffmpeg; [`RenderError`]), [`probe`], [`keyframes`], [`fetch`]
-//!   ([`FetchError`]; HEIC pictures decoded to JPEG by [`heif`]), [`provider`] ([`ProviderError`]), [`storage`] and [`objects`];
+//! - pure: [`plan`] (a whole video, keyframes, blended seams), [`brand::plan`] (the branded
+//!   render), [`ffmpeg::command`] (ffmpeg argument lists), [`effect`] (the effect stage of a
+//!   clip's graph), and the pure halves of [`media`];
+//! - processes and files: [`ffmpeg`] (runs ffmpeg; [`RenderError`]), [`media`] (fetching with
+//!   [`FetchError`], HEIC, probing, keyframes, thumbnails) and [`store`] (local files, object
+//!   stores, generated inputs kept);
 //! - steps: [`renderer`], [`steps`] (prepare, clip, stitch), [`video`] (a whole video in one
-//!   process, combine) and [`brand`]'s run, failing with [`JobFailure`] ([`failure`]), whose
-//!   input at fault [`blame`] finds.
+//!   process, combine) and [`brand`]'s run, reporting to an [`observer`] and failing with
+//!   [`JobFailure`] ([`failure`], whose `blame` finds the input at fault); [`config`] and
+//!   [`job`] are what they are asked to do.
 //!
 //! See `docs/RENDER.md`.
 
-mod bent;
-mod bent_orbit;
-pub mod blame;
-mod blocking;
 pub mod brand;
-pub mod brand_sound;
-pub mod clip_keys;
-pub mod clip_plan;
-pub mod command;
-pub mod concat;
 pub mod config;
-pub mod depth;
 pub mod effect;
 pub mod failure;
-pub mod fetch;
-mod files;
-mod flat_points;
-pub mod generated;
-pub mod heif;
-pub mod homography;
+pub mod ffmpeg;
 pub mod job;
-pub mod keyframes;
-mod keystone;
-pub mod objects;
+pub mod media;
 pub mod observer;
-pub mod parallax;
-pub mod probe;
-pub mod progress;
-pub mod provider;
-pub mod reference;
+pub mod plan;
 pub mod renderer;
-pub mod runner;
-mod sampling;
 pub mod steps;
-pub mod still_canvas;
-pub mod storage;
-mod taps;
-pub mod thumbnail;
-pub mod transition;
-pub mod vfx;
+pub mod store;
 pub mod video;
-pub mod video_plan;
-pub mod warp;
-mod zoom;
 
 pub use brand::{AheadSound, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
-pub use clip_keys::ClipUse;
-pub use clip_plan::Pace;
 pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
-pub use depth::{DepthError, DepthInput, DepthPolarity};
+pub use effect::vfx::stage as vfx_stage;
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::{InputFault, JobFailure};
-pub use fetch::{
+pub use ffmpeg::clip_keys::ClipUse;
+pub use ffmpeg::runner::{RenderError, Step};
+pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
+pub use media::fetch::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };
-pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
-pub use objects::{ObjectStorage, S3Settings};
 pub use observer::{NoObserver, RenderObserver};
-pub use provider::{
-    Provider, ProviderConfig, ProviderError, ProviderRoles, ProviderSetupError, Providers, Role,
-    RoleConfig,
-};
+pub use plan::video_plan::{StitchPlan, VideoPlan};
 pub use renderer::Renderer;
-pub use runner::{RenderError, Step};
 pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
-pub use storage::{LocalStorage, Storage};
-pub use vfx::stage as vfx_stage;
-pub use video_plan::{StitchPlan, VideoPlan};
+pub use store::objects::{ObjectStorage, S3Settings};
+pub use store::storage::{LocalStorage, Storage};

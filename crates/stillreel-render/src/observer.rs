@@ -1,10 +1,12 @@
 //! [`RenderObserver`]: what the job runner learns while a render runs, and the adapters that map
 //! one step's progress onto a share of a whole job's bar.
 
+pub mod progress;
+
 use std::sync::{Mutex, PoisonError};
 
+use self::progress::Progress;
 use crate::job::StoredClip;
-use crate::progress::{self, Progress};
 
 /// What the job runner learns while a video renders.
 pub trait RenderObserver: Send + Sync {

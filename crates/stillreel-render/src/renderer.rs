@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use crate::config::RenderConfig;
-use crate::fetch::Fetcher;
-use crate::provider::{CallClaims, LocalClaims, Provider, ProviderRoles, Providers};
-use crate::runner::Runner;
-use crate::storage::Storage;
+use crate::ffmpeg::runner::Runner;
+use crate::media::fetch::Fetcher;
+use crate::store::storage::Storage;
+use stillreel_providers::{CallClaims, LocalClaims, Provider, ProviderRoles, Providers};
 
 /// Renders videos.
 #[derive(Debug, Clone)]

@@ -8,15 +8,15 @@ use std::sync::{Arc, Mutex};
 
 use futures_util::stream::{self, StreamExt};
 
-use crate::blame::{self, Suspect, blame_async};
+use crate::failure::blame::{self, Suspect, blame_async};
 use crate::failure::{InputFault, JobFailure};
-use crate::files::{get, make_dir};
+use crate::ffmpeg::runner::{RenderError, Step};
 use crate::job::{CombineJob, StoredClip, StoredVideo, VideoJob};
+use crate::observer::progress::{self, Progress};
 use crate::observer::{ClipShare, RenderObserver, Share};
-use crate::progress::{self, Progress};
 use crate::renderer::Renderer;
-use crate::runner::{RenderError, Step};
 use crate::steps::{ClipJob, PrepareJob, StitchJob, music_request};
+use crate::store::files::{get, make_dir};
 
 impl Renderer {
     /// Renders `job` in `work_dir` (created if missing; the caller removes it afterwards):
@@ -79,11 +79,11 @@ impl Renderer {
                     engine: job.engine,
                     depth: clip.depth.clone(),
                     pace: job.pace,
-                    usage: crate::clip_keys::ClipUse {
+                    usage: crate::ffmpeg::clip_keys::ClipUse {
                         transition: job.transition,
                         branded_intro: job.branded_intro,
                         // Clips are paced through their ends only for the ramp.
-                        ramp: job.pace == crate::clip_plan::Pace::Through,
+                        ramp: job.pace == stillreel_camera::geometry::clip_plan::Pace::Through,
                     },
                 }
             })
@@ -215,7 +215,7 @@ impl Renderer {
                         error,
                     })?;
                 suspects.push(Suspect::music("audio_url", &media.path, media.format));
-                Some(crate::command::MusicInput {
+                Some(crate::ffmpeg::command::MusicInput {
                     path: media.path,
                     format: media.format,
                 })
@@ -249,13 +249,13 @@ impl Renderer {
 
     /// Fails unless the combined clip `suspect` (in `work_dir`) reads as a video.
     async fn check_clip(&self, suspect: &Suspect, work_dir: &Path) -> Result<(), JobFailure> {
-        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let path = work_dir.join(&suspect.path);
         let probed = tokio::task::spawn_blocking(move || {
-            crate::probe::run_ffprobe(&ffprobe, &path, Step::Combine)
+            crate::media::probe::run_ffprobe(&ffprobe, &path, Step::Combine)
         })
         .await
-        .map_err(|e| JobFailure::Render(crate::files::io_error(Step::Combine, e)))?;
+        .map_err(|e| JobFailure::Render(crate::ffmpeg::runner::io_error(Step::Combine, e)))?;
         match probed {
             Ok(_) => Ok(()),
             Err(e @ (RenderError::Spawn { .. } | RenderError::Cancelled { .. })) => Err(e.into()),
@@ -267,10 +267,13 @@ impl Renderer {
     }
 
     /// The size of stored `key`, `None` when it is not there.
-    async fn stored_size(&self, key: &str) -> Result<Option<u64>, crate::storage::StorageError> {
+    async fn stored_size(
+        &self,
+        key: &str,
+    ) -> Result<Option<u64>, crate::store::storage::StorageError> {
         let (storage, key) = (Arc::clone(&self.storage), key.to_owned());
         tokio::task::spawn_blocking(move || storage.size(&key))
             .await
-            .map_err(|e| crate::storage::StorageError(format!("storage task failed: {e}")))?
+            .map_err(|e| crate::store::storage::StorageError(format!("storage task failed: {e}")))?
     }
 }

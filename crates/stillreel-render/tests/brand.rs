@@ -9,13 +9,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::{Route, TestServer, num, probe, stream};
+use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::NoObserver;
 use stillreel_render::{
     AheadSound, AllowList, BrandJob, BrandMusic, BrandSlot, ClipRequest, FetchConfig, Fetcher,
-    JobFailure, LocalStorage, Pace, RenderConfig, Renderer, VideoJob,
+    JobFailure, LocalStorage, RenderConfig, Renderer, VideoJob,
 };
 
 fn text(v: &str) -> TemplateValue {

@@ -13,15 +13,16 @@ use std::process::Command;
 use std::sync::Arc;
 
 use common::{Route, TestServer, num, probe, stream};
+use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_core::catalog::builtin_templates;
 use stillreel_core::types::{TemplateSlot, TemplateValue};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use stillreel_effects::template::{FieldValue, Frame, intro_overlay, outro_card};
 use stillreel_render::brand::brand_command;
-use stillreel_render::command::Encoding;
+use stillreel_render::ffmpeg::command::Encoding;
 use stillreel_render::{
     AllowList, BrandJob, BrandMusic, BrandPlan, BrandSlot, ClipRequest, FetchConfig, Fetcher,
-    LocalStorage, NoObserver, Pace, RenderConfig, Renderer, VideoJob,
+    LocalStorage, NoObserver, RenderConfig, Renderer, VideoJob,
 };
 
 const FRAME: Frame = Frame {

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use stillreel_camera::draw::warp::{Canvas, draw_threads, frame_bytes, write_frames};
+use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution};
-use stillreel_render::clip_plan::{ClipPlan, Motion};
-use stillreel_render::command::{StillInput, canvas_command};
-use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::reference::reference_clip_graph;
-use stillreel_render::runner::{Runner, Step};
-use stillreel_render::warp::{Canvas, draw_threads, frame_bytes, write_frames};
+use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
+use stillreel_render::ffmpeg::reference::reference_clip_graph;
+use stillreel_render::ffmpeg::runner::{Runner, Step};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -7,11 +7,11 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+use stillreel_camera::input::canvas::canvas_yuv420p;
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution};
-use stillreel_render::clip_plan::{ClipPlan, Motion};
-use stillreel_render::command::{StillInput, canvas_command};
-use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::still_canvas::canvas_yuv420p;
+use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
+use stillreel_camera::geometry::clip_plan::Motion;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::clip_plan::Motion;
-use stillreel_render::provider::{
+use stillreel_providers::{
     Model, Protocol, ProviderError, ProviderRoles, Providers, Role, RoleConfig,
 };
 use stillreel_render::{
@@ -68,7 +68,7 @@ fn job(url: String) -> VideoJob {
         engine: Engine::Generative,
         audio_url: None,
         transition: stillreel_core::Transition::Cut,
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
     }

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
+use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
-    ClipJob, DepthInput, DepthPolarity, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver,
-    OwnFiles, PrepareJob, RenderConfig, Renderer, storage::Storage,
+    ClipJob, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver, OwnFiles, PrepareJob,
+    RenderConfig, Renderer, Storage,
 };
 
 const W: usize = 1280;
@@ -142,7 +143,7 @@ async fn render(
         }
     });
     let job = ClipJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Route, TestServer};
-use stillreel_render::fetch::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 use stillreel_render::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };
@@ -33,11 +33,14 @@ async fn fetch_image(
     f: &Fetcher,
     url: &str,
     dir: &Path,
-) -> Result<stillreel_render::fetch::FetchedMedia, FetchError> {
+) -> Result<stillreel_render::media::fetch::FetchedMedia, FetchError> {
     f.fetch(url, MediaClass::Image, dir, "img").await
 }
 
-fn assert_refused(result: Result<stillreel_render::fetch::FetchedMedia, FetchError>, url: &str) {
+fn assert_refused(
+    result: Result<stillreel_render::media::fetch::FetchedMedia, FetchError>,
+    url: &str,
+) {
     let err = result.expect_err(url);
     assert_eq!(err.kind, MediaErrorKind::Unreachable, "{url}: {err}");
     assert!(!err.transient, "{url}: refusals are permanent");
@@ -303,7 +306,7 @@ async fn limits_and_sniffing() {
         None,
     );
     let kind = |r: Result<_, FetchError>| {
-        r.map(|_: stillreel_render::fetch::FetchedMedia| ())
+        r.map(|_: stillreel_render::media::fetch::FetchedMedia| ())
             .expect_err("must fail")
     };
 

@@ -11,9 +11,10 @@ use std::time::Duration;
 
 use common::heic::{self, BOTTOM, Stored, TOP};
 use common::{Route, TestServer};
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
-use stillreel_render::fetch::{ExifOrientation, FetchedMedia, MediaClass, MediaFormat};
-use stillreel_render::heif::HeifDecoder;
+use stillreel_render::media::fetch::FetchedMedia;
+use stillreel_render::media::heif::HeifDecoder;
 use stillreel_render::{
     AllowList, ClipRequest, FetchConfig, FetchError, Fetcher, LocalStorage, MediaErrorKind,
     NoObserver, RenderConfig, Renderer, VideoJob,
@@ -283,7 +284,7 @@ async fn heic_clips_render_upright_in_the_pictures_colours() {
     let renderer = Renderer::new(RenderConfig::default(), fetcher, storage);
     let names = ["/upright.heic", "/exif.heic", "/irot.heic"];
     let job = VideoJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
         key_prefix: "videos/heic".to_owned(),

@@ -12,13 +12,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use stillreel_camera::draw::warp::{Canvas, write_frames};
+use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::{Engine, Orientation, Resolution, Vfx, VfxType};
-use stillreel_render::clip_plan::{ClipPlan, Motion};
-use stillreel_render::command::{Encoding, StillInput, canvas_command, clip_command, clip_context};
-use stillreel_render::fetch::{ExifOrientation, MediaFormat};
-use stillreel_render::runner::{Runner, Step};
+use stillreel_render::ffmpeg::command::{
+    Encoding, StillInput, canvas_command, clip_command, clip_context,
+};
+use stillreel_render::ffmpeg::runner::{Runner, Step};
 use stillreel_render::vfx_stage;
-use stillreel_render::warp::{Canvas, write_frames};
 
 const FRAMES: &str = "15";
 

@@ -12,9 +12,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
+use stillreel_camera::input::MediaFormat;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
-use stillreel_render::fetch::MediaFormat;
-use stillreel_render::provider::{
+use stillreel_providers::{
     Model, OutputSpec, Protocol, ProviderError, ProviderOutput, ProviderRoles, Providers, Role,
     RoleClient, RoleConfig, RoleRequest,
 };
@@ -259,12 +259,12 @@ async fn cog_busy_is_retried_and_data_outputs_decoded() {
     );
 
     let cog = config(&double, Role::Staging, Protocol::Cog, 5);
-    let health = stillreel_render::provider::replicate::health_check(&cog);
+    let health = stillreel_providers::replicate::health_check(&cog);
     assert_eq!(health.url, format!("{}/health-check", double.base));
     let answer = reqwest_get(&health.url).await;
     assert_eq!(
-        stillreel_render::provider::health::parse(&answer, None),
-        Ok(stillreel_render::provider::Health::Ready)
+        stillreel_providers::health::parse(&answer, None),
+        Ok(stillreel_providers::Health::Ready)
     );
 
     let failing = ModelHostDouble::start(Flavor::Cog, Script::Failed, Payload::Staged).await;
@@ -288,14 +288,12 @@ async fn a_prediction_without_urls_get_is_polled_by_its_id() {
     assert!(double.seen().iter().any(|s| s.path == "/v1/predictions/p1"));
 }
 
-async fn reqwest_get(url: &str) -> stillreel_render::provider::http::Answer {
+async fn reqwest_get(url: &str) -> stillreel_providers::http::Answer {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let driver = stillreel_render::provider::http::Driver::new(
-        reqwest::Client::new(),
-        Duration::from_secs(5),
-    );
+    let driver =
+        stillreel_providers::http::Driver::new(reqwest::Client::new(), Duration::from_secs(5));
     driver
-        .send(&stillreel_render::provider::http::Exchange::get(url))
+        .send(&stillreel_providers::http::Exchange::get(url))
         .await
         .expect("health check")
 }
@@ -392,7 +390,7 @@ impl Env {
             engine: Engine::V25,
             audio_url: None,
             transition: stillreel_core::Transition::Cut,
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
         }
@@ -612,7 +610,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth: Some(depth),
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
     };
     let clip = renderer
@@ -702,8 +700,8 @@ async fn concurrent_jobs_for_one_input_share_one_call() {
     let env = Env::new().await;
     let double = ModelHostDouble::start(Flavor::Cog, Script::Busy(1), Payload::GreyDepth).await;
     let roles = ProviderRoles::none().with(config(&double, Role::Depth, Protocol::Cog, 30));
-    let claims: Arc<dyn stillreel_render::provider::CallClaims> =
-        Arc::new(stillreel_render::provider::LocalClaims::default());
+    let claims: Arc<dyn stillreel_providers::CallClaims> =
+        Arc::new(stillreel_providers::LocalClaims::default());
     let one = env
         .renderer(roles.clone())
         .with_call_claims(Arc::clone(&claims));

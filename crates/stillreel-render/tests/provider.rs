@@ -13,11 +13,11 @@ use std::time::Duration;
 use common::{Route, TestServer, num, probe, stream};
 use provider_double::{Mode, ProviderDouble};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
+use stillreel_providers::{Provider, ProviderConfig, ProviderError};
 use stillreel_render::NoObserver;
-use stillreel_render::provider::ProviderError;
 use stillreel_render::{
-    AllowList, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage, Provider,
-    ProviderConfig, RenderConfig, Renderer, VideoJob, vfx_stage,
+    AllowList, ClipRequest, FetchConfig, Fetcher, JobFailure, LocalStorage, RenderConfig, Renderer,
+    VideoJob, vfx_stage,
 };
 
 struct Env {
@@ -65,7 +65,7 @@ impl Env {
 
     fn job(&self, vfx: &Vfx) -> VideoJob {
         VideoJob {
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
             key_prefix: "videos/p".into(),

@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::{Route, TestServer};
+use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use stillreel_effects::ramp::RampPlan;
 use stillreel_render::{
-    AllowList, BrandJob, ClipRequest, FetchConfig, Fetcher, LocalStorage, NoObserver, Pace,
-    RenderConfig, Renderer, VideoJob,
+    AllowList, BrandJob, ClipRequest, FetchConfig, Fetcher, LocalStorage, NoObserver, RenderConfig,
+    Renderer, VideoJob,
 };
 
 /// Decoded frames are compared at this size (grey): enough to see a camera move of a pixel at

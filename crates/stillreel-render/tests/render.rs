@@ -122,7 +122,7 @@ impl Env {
         engine: Engine,
     ) -> VideoJob {
         VideoJob {
-            pace: stillreel_render::Pace::Engine,
+            pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
             branded_intro: false,
             branded_sound: None,
             key_prefix: format!("videos/{}", images.len()),
@@ -250,7 +250,7 @@ fn assert_clip_format(path: &Path, w: u64, h: u64) -> f64 {
 /// clip's thumbnail is made from the drawn frame, before x264 (`thumbnail.rs`).
 fn assert_thumbnail(env: &Env, clip_key: &str, w: u64, h: u64) {
     let clip = env.stored(clip_key);
-    let still = env.stored(&stillreel_render::storage::still_key(clip_key));
+    let still = env.stored(&stillreel_render::store::storage::still_key(clip_key));
     let p = probe(&still);
     let v = stream(&p, "video");
     assert_eq!(v["codec_name"], "mjpeg", "{}", still.display());
@@ -330,7 +330,7 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     }
     assert_eq!(
         video.clips[1].motion,
-        Some(stillreel_render::clip_plan::Motion::OrbitLeft)
+        Some(stillreel_camera::geometry::clip_plan::Motion::OrbitLeft)
     );
     // Stream copy: the video's packets are the clips' packets, byte for byte, in order.
     common::assert_stream_copy(&main, &parts);
@@ -339,11 +339,13 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     // the clips and for the video (which has a sound track); a truncated clip is not read
     // there (ffprobe then counts fewer frames, and the check refuses it).
     let ffprobe = Path::new("ffprobe");
-    let step = stillreel_render::runner::Step::Clip(0);
+    let step = stillreel_render::ffmpeg::runner::Step::Clip(0);
     for file in parts.iter().chain([&main]) {
         let data = std::fs::read(file).expect("read");
-        let ours = stillreel_render::probe::mp4::clip_facts(&data).expect("facts from the boxes");
-        let theirs = stillreel_render::probe::run_ffprobe(ffprobe, file, step).expect("ffprobe");
+        let ours =
+            stillreel_render::media::probe::mp4::clip_facts(&data).expect("facts from the boxes");
+        let theirs =
+            stillreel_render::media::probe::run_ffprobe(ffprobe, file, step).expect("ffprobe");
         assert_eq!(ours, theirs, "{}", file.display());
     }
     let data = std::fs::read(&parts[0]).expect("read");
@@ -351,16 +353,16 @@ async fn video_720p_landscape_clips_stitch_by_stream_copy() {
     std::fs::create_dir_all(cut.parent().expect("dir")).expect("dir");
     std::fs::write(&cut, &data[..data.len() / 2]).expect("write");
     assert_eq!(
-        stillreel_render::probe::mp4::clip_facts(&data[..data.len() / 2]),
+        stillreel_render::media::probe::mp4::clip_facts(&data[..data.len() / 2]),
         None
     );
-    let plan = stillreel_render::clip_plan::ClipPlan::new(
+    let plan = stillreel_camera::geometry::clip_plan::ClipPlan::new(
         Orientation::Landscape,
         Resolution::P720,
         Engine::V25,
-        stillreel_render::clip_plan::Motion::PushIn,
+        stillreel_camera::geometry::clip_plan::Motion::PushIn,
     );
-    let refused = stillreel_render::probe::probe_and_check(ffprobe, &cut, &plan, step);
+    let refused = stillreel_render::media::probe::probe_and_check(ffprobe, &cut, &plan, step);
     assert!(
         matches!(refused, Err(RenderError::Rejected { .. })),
         "{refused:?}"
@@ -727,7 +729,9 @@ async fn effect_hook_and_time_limit() {
     );
     // The thumbnail of a clip with an effect is split off ffmpeg's graph: it shows the box.
     assert_thumbnail(&env, &video.clips[0].key, 640, 360);
-    let still = env.stored(&stillreel_render::storage::still_key(&video.clips[0].key));
+    let still = env.stored(&stillreel_render::store::storage::still_key(
+        &video.clips[0].key,
+    ));
     let rgb = common::frame_rgb(&still, 0, "64:36");
     assert!(rgb[..3].iter().all(|&c| c > 230), "{:?}", &rgb[..3]);
 }

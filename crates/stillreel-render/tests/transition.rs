@@ -85,7 +85,7 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     );
     // Dark, light, dark: every join changes the brightness.
     let job = VideoJob {
-        pace: stillreel_render::Pace::Engine,
+        pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         branded_intro: false,
         branded_sound: None,
         key_prefix: "videos/x".into(),
@@ -232,13 +232,14 @@ async fn blended_joins_overlap_the_clips_and_encode_only_the_seams() {
     assert!(files.len() >= 4, "clips and video: {files:?}");
     for file in &files {
         let data = std::fs::read(file).expect("read");
-        let ours = stillreel_render::keyframes::facts_from_boxes(&data).expect("from the boxes");
+        let ours =
+            stillreel_render::media::keyframes::facts_from_boxes(&data).expect("from the boxes");
         let (dir, name) = (file.parent().expect("dir"), file.file_name().expect("name"));
-        let theirs = stillreel_render::keyframes::run_ffprobe(
+        let theirs = stillreel_render::media::keyframes::run_ffprobe(
             Path::new("ffprobe"),
             dir,
             &name.to_string_lossy(),
-            stillreel_render::runner::Step::Stitch,
+            stillreel_render::ffmpeg::runner::Step::Stitch,
         )
         .expect("ffprobe");
         assert_eq!(ours, theirs, "{}", file.display());

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use stillreel_core::{Engine, Template};
-use stillreel_render::ProviderRoles;
-use stillreel_render::fetch::AllowList;
+use stillreel_providers::ProviderRoles;
+use stillreel_render::media::fetch::AllowList;
 
 mod database;
 mod error;
@@ -389,7 +389,7 @@ mod tests {
     use std::collections::HashMap;
     use std::num::NonZeroU32;
 
-    use stillreel_render::provider::{Protocol, Role};
+    use stillreel_providers::{Protocol, Role};
 
     use super::*;
 

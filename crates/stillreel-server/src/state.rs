@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use stillreel_core::{Engine, ProviderHealth, Template, VfxType};
-use stillreel_render::provider::Providers;
+use stillreel_providers::Providers;
 
 use crate::config::Config;
 use crate::db::{Db, DbError};

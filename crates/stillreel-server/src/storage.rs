@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use stillreel_render::ObjectStorage;
-pub use stillreel_render::storage::{LocalStorage, Storage, StorageError, check_key};
+pub use stillreel_render::store::storage::{LocalStorage, Storage, StorageError, check_key};
 
 use crate::config::{Config, StorageConfig};
 

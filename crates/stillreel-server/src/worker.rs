@@ -44,10 +44,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use stillreel_render::heif::HeifDecoder;
-use stillreel_render::{
-    AllowList, FetchConfig, Fetcher, MinRate, Providers, RenderConfig, Renderer,
-};
+use stillreel_providers::Providers;
+use stillreel_render::media::heif::HeifDecoder;
+use stillreel_render::{AllowList, FetchConfig, Fetcher, MinRate, RenderConfig, Renderer};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use uuid::Uuid;

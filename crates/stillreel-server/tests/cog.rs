@@ -18,7 +18,7 @@ use common::TestApp;
 use common::cog::{CogModel, Occupied, Schema};
 use common::media::{middle_rgb, probe, stored, stored_answers};
 use serde_json::{Map, Value, json};
-use stillreel_render::provider::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
+use stillreel_providers::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
 use stillreel_server::config::Config;
 use stillreel_server::queue;
 use stillreel_server::worker::{self, WorkerSettings, Workers};

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use common::{TestApp, create_body};
 use serde_json::{Value, json};
+use stillreel_camera::geometry::clip_plan::Motion;
+use stillreel_camera::input::{ExifOrientation, MediaFormat};
 use stillreel_core::JobError;
-use stillreel_render::clip_plan::Motion;
-use stillreel_render::fetch::{ExifOrientation, MediaFormat};
 use stillreel_render::{Prepared, StoredClip, StoredInput, StoredVideo};
 use stillreel_server::config::Config;
 use stillreel_server::db::Db;

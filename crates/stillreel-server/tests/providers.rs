@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use common::TestApp;
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
 use serde_json::{Value, json};
-use stillreel_render::provider::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
+use stillreel_providers::{Model, Protocol, ProviderRoles, Providers, Role, RoleConfig};
 use stillreel_server::config::Config;
 use stillreel_server::queue;
 use stillreel_server::worker::{self, WorkerSettings, kinds};

@@ -654,10 +654,10 @@ fn refusing_provider(config: &mut Config) {
             );
         }
     });
-    let legacy = stillreel_render::ProviderConfig::from_values(Some(&url), None, Some("20"))
+    let legacy = stillreel_providers::ProviderConfig::from_values(Some(&url), None, Some("20"))
         .expect("provider config")
         .expect("a provider URL");
-    config.providers = stillreel_render::ProviderRoles::legacy(&legacy);
+    config.providers = stillreel_providers::ProviderRoles::legacy(&legacy);
 }
 
 /// A video that fails after its inputs were stored (the provider refuses the second picture

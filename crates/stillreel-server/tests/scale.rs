@@ -27,7 +27,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt};
 use serde_json::{Value, json};
 use stillreel_render::ObjectStorage;
-use stillreel_render::storage::Storage;
+use stillreel_render::store::storage::Storage;
 use stillreel_server::config::{Config, StorageConfig};
 use stillreel_server::{AppState, Db};
 

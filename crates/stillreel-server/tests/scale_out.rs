@@ -31,7 +31,7 @@ use common::garage::Garage;
 use common::process::{free_port, get_url, header, http, http_body, wait_healthy};
 use common::{Backend, TestDb};
 use serde_json::{Value, json};
-use stillreel_render::storage::Storage;
+use stillreel_render::store::storage::Storage;
 use stillreel_server::config::DatabaseConfig;
 
 const PREFIX: &str = "media";

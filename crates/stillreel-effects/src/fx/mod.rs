@@ -27,7 +27,7 @@ use crate::escape::Filter;
 use crate::graph::{EffectContext, EffectError, EffectGraph};
 
 /// The fragment for one procedural effect. Generative types return
-/// [`EffectError::Generative`]: they go through a provider (`stillreel_render::provider`).
+/// [`EffectError::Generative`]: they go through a provider (`stillreel_providers`).
 pub fn effect_filter(vfx: &Vfx, ctx: &EffectContext) -> Result<EffectGraph, EffectError> {
     ctx.check()?;
     let fragment = match vfx {

@@ -15,12 +15,13 @@ use std::path::Path;
 use sha2::{Digest, Sha256};
 
 use super::plan::BrandPlan;
-use crate::command::FfmpegArgs;
 use crate::failure::JobFailure;
-use crate::files::{get, io_error, put};
-use crate::keyframes::VideoFacts;
+use crate::ffmpeg::command::FfmpegArgs;
+use crate::ffmpeg::runner::Step;
+use crate::ffmpeg::runner::io_error;
+use crate::media::keyframes::VideoFacts;
 use crate::renderer::Renderer;
-use crate::runner::Step;
+use crate::store::files::{get, put};
 
 /// The cache key of the card `cmd` makes from images whose bytes are `images`, under
 /// `prefix`: `<prefix>/outro-<sha256>.mp4`.
@@ -67,7 +68,7 @@ impl Renderer {
         cmd: Option<FfmpegArgs>,
         main: &VideoFacts,
         work_dir: &Path,
-        bar: &crate::progress::Progress<'_>,
+        bar: &crate::observer::progress::Progress<'_>,
         span: (f64, f64),
     ) -> Result<Result<Option<String>, ()>, JobFailure> {
         const NAME: &str = "outro.mp4";

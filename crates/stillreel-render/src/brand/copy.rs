@@ -21,8 +21,8 @@
 use std::path::Path;
 
 use super::plan::{BrandPlan, layer_text};
-use crate::command::{self, ConcatEntry, Encoding, FfmpegArgs};
-use crate::keyframes::{Keyframe, VideoFacts};
+use crate::ffmpeg::command::{self, ConcatEntry, Encoding, FfmpegArgs};
+use crate::media::keyframes::{Keyframe, VideoFacts};
 use stillreel_effects::EffectError;
 
 /// How the copied branded video is put together.
@@ -174,7 +174,7 @@ pub fn join_entries(
     entries
 }
 
-/// The join: `list` (from [`join_entries`]) and `sound` (from [`crate::brand_sound::sound_command`]) copied into
+/// The join: `list` (from [`join_entries`]) and `sound` (from [`crate::plan::sound::sound_command`]) copied into
 /// one file, `+faststart`. Nothing is decoded or encoded.
 pub fn join_command(plan: &BrandPlan, list: &Path, sound: &Path, output: &Path) -> FfmpegArgs {
     let mut cmd = FfmpegArgs::new(plan.total_frames());
@@ -202,7 +202,7 @@ pub fn join_command(plan: &BrandPlan, list: &Path, sound: &Path, output: &Path) 
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::command::MusicInput;
+    use crate::ffmpeg::command::MusicInput;
     use stillreel_effects::template::Frame;
 
     pub(in crate::brand) const FRAME: Frame = Frame {
@@ -297,15 +297,15 @@ pub(super) mod tests {
         // output with the last video packet and cut the interleaved audio short.
         assert!(!cmd.args.iter().any(|a| a == "-t" || a == "-frames:v"));
         assert!(!cmd.args.iter().any(|a| a == "-filter_complex"));
-        let silent = crate::brand_sound::sound_command(&plan.sound(), None, Path::new("sound.m4a"));
+        let silent = crate::plan::sound::sound_command(&plan.sound(), None, Path::new("sound.m4a"));
         assert!(at(&silent, "-filter_complex").starts_with("anullsrc=r=48000"));
         assert_eq!(at(&silent, "-c:a"), "aac");
         let music = MusicInput {
             path: "music.mp3".into(),
-            format: crate::fetch::MediaFormat::Mp3,
+            format: stillreel_camera::input::MediaFormat::Mp3,
         };
         let cmd =
-            crate::brand_sound::sound_command(&plan.sound(), Some(&music), Path::new("sound.m4a"));
+            crate::plan::sound::sound_command(&plan.sound(), Some(&music), Path::new("sound.m4a"));
         assert_eq!(at(&cmd, "-stream_loop"), "-1");
         let g = at(&cmd, "-filter_complex");
         assert!(g.starts_with("[0:a]atrim=duration=10.000"), "{g}");

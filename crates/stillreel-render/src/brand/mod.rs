@@ -53,4 +53,4 @@ pub use self::plan::{
     BrandImage, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
     brand_graph,
 };
-pub use crate::brand_sound::{AheadSound, BrandSound};
+pub use crate::plan::sound::{AheadSound, BrandSound};

@@ -12,12 +12,12 @@ use stillreel_effects::ramp::RampPlan;
 use stillreel_effects::template::{Frame, INTRO_SECONDS};
 use stillreel_effects::{EffectError, EffectGraph, Pads};
 
-use crate::brand_sound::BrandSound;
-use crate::clip_plan::Pace;
-use crate::command::{self, Encoding, FfmpegArgs, MusicInput};
-use crate::fetch::MediaFormat;
+use crate::ffmpeg::command::{self, Encoding, FfmpegArgs, MusicInput};
+use crate::job::StoredMusic;
 use crate::job::StoredVideo;
-use crate::steps::StoredMusic;
+use crate::plan::sound::BrandSound;
+use stillreel_camera::geometry::clip_plan::Pace;
+use stillreel_camera::input::MediaFormat;
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.
 #[derive(Debug, Clone, PartialEq, Eq)]

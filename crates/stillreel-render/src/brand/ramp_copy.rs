@@ -2,7 +2,7 @@
 //! each cut (36 source frames on each side at 1.5×, 2× and 3×), so only those spans, the
 //! intro's and the outro card are encoded; the stretches of each clip that play at normal
 //! speed are copied packet for packet between keyframes. The clips of a video that will be
-//! ramped are keyed where the ramp's steps begin and end ([`crate::clip_keys`]), so with a
+//! ramped are keyed where the ramp's steps begin and end ([`crate::ffmpeg::clip_keys`]), so with a
 //! 5 s clip each copy runs from source frame 36 to 114 of it:
 //!
 //! ```text
@@ -26,8 +26,8 @@ use stillreel_effects::EffectError;
 use stillreel_effects::ramp::{RampPlan, Segment};
 
 use super::plan::{BrandPlan, layer_text};
-use crate::command::{ConcatEntry, Encoding, FfmpegArgs};
-use crate::keyframes::{Keyframe, VideoFacts};
+use crate::ffmpeg::command::{ConcatEntry, Encoding, FfmpegArgs};
+use crate::media::keyframes::{Keyframe, VideoFacts};
 
 /// One part of the ramped branded video's picture, in order.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -253,7 +253,7 @@ pub fn parts_entries(
 mod tests {
     use super::super::copy::tests::{FRAME, intro};
     use super::*;
-    use crate::clip_keys::{ClipUse, clip_keyframes};
+    use crate::ffmpeg::clip_keys::{ClipUse, clip_keyframes};
     use stillreel_core::Transition;
 
     /// Keyframes of `clips` 150-frame clips, each with its GOP (every 60 frames) and `extra`
@@ -331,7 +331,7 @@ mod tests {
             "main.mp4",
             Some("outro.mp4"),
         );
-        let list = crate::command::concat_list_from(&entries).expect("list");
+        let list = crate::ffmpeg::command::concat_list_from(&entries).expect("list");
         assert_eq!(
             list,
             "ffconcat version 1.0\nfile 'part-0.mp4'\nduration 3.000000\n\

@@ -10,9 +10,9 @@ use super::copy;
 use super::plan::BrandPlan;
 use super::ramp_copy::{self, Part};
 use super::run::effect_error;
-use crate::command::MusicInput;
 use crate::failure::JobFailure;
-use crate::progress::Progress;
+use crate::ffmpeg::command::MusicInput;
+use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
 
 impl Renderer {
@@ -58,7 +58,7 @@ impl Renderer {
         tasks.push((outro, Some("outro.mp4".to_owned())));
         // `None`: the stitch made the sound ahead.
         if let Some(music) = sound {
-            let cmd = crate::brand_sound::sound_command(
+            let cmd = crate::plan::sound::sound_command(
                 &plan.sound(),
                 music.as_ref(),
                 Path::new("sound.m4a"),

@@ -18,18 +18,19 @@ use super::copy;
 use super::plan::{
     BrandImage, BrandJob, BrandLayer, BrandMusic, BrandPlan, BrandSlot, BrandedVideo, brand_command,
 };
-use crate::blame::{Suspect, blame_async, check_decodes};
-use crate::blocking::run_blocking;
-use crate::command::{ConcatEntry, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
-use crate::fetch::{MediaClass, MediaFormat};
-use crate::files::{get, io_error, make_dir, put, relative};
+use crate::failure::blame::{Suspect, blame_async, check_decodes};
+use crate::ffmpeg::blocking::run_blocking;
+use crate::ffmpeg::command::{ConcatEntry, FfmpegArgs, MusicInput};
+use crate::ffmpeg::runner::io_error;
+use crate::ffmpeg::runner::{RenderError, Step};
 use crate::job::StoredVideo;
-use crate::keyframes::{self, VideoFacts};
+use crate::media::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
-use crate::progress::Progress;
+use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
-use crate::runner::{RenderError, Step};
+use crate::store::files::{get, make_dir, put, relative};
+use stillreel_camera::input::{MediaClass, MediaFormat};
 
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`
@@ -182,7 +183,7 @@ impl Renderer {
         let outro = copy::outro_command(plan, encoding, &main.color_args, Path::new("outro.mp4"))
             .map_err(effect_error)?;
         let sound = sound.map(|music| {
-            crate::brand_sound::sound_command(&plan.sound(), music.as_ref(), Path::new("sound.m4a"))
+            crate::plan::sound::sound_command(&plan.sound(), music.as_ref(), Path::new("sound.m4a"))
         });
         let sound = async {
             match sound {
@@ -217,8 +218,8 @@ impl Renderer {
         work_dir: &Path,
         bar: &Progress<'_>,
     ) -> Result<(), JobFailure> {
-        let list =
-            crate::concat::concat_video_list_from(entries).map_err(|e| io_error(Step::Brand, e))?;
+        let list = crate::ffmpeg::concat::concat_video_list_from(entries)
+            .map_err(|e| io_error(Step::Brand, e))?;
         std::fs::write(work_dir.join("join.ffconcat"), list)
             .map_err(|e| io_error(Step::Brand, e))?;
         let join = copy::join_command(
@@ -282,7 +283,7 @@ impl Renderer {
         work_dir: &Path,
         name: &str,
     ) -> Result<VideoFacts, JobFailure> {
-        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let dir = work_dir.to_path_buf();
         let name = name.to_owned();
         let facts = tokio::task::spawn_blocking(move || {

@@ -9,29 +9,30 @@ use stillreel_core::Engine;
 
 use super::generate::ClipSource;
 use super::{ClipJob, clip_key};
-use crate::blame::{self, Suspect};
-use crate::blocking::run_blocking;
-use crate::clip_plan::ClipPlan;
-use crate::command::{self, Encoding, StillInput};
-use crate::depth::{DepthField, DepthInput, DepthMap};
 use crate::effect::EffectFilter;
+use crate::failure::blame::{self, Suspect};
 use crate::failure::{InputFault, JobFailure};
-use crate::fetch::FetchedMedia;
-use crate::files::{get, io_error, make_dir, relative};
+use crate::ffmpeg::blocking::run_blocking;
+use crate::ffmpeg::command::{self, Encoding, StillInput};
+use crate::ffmpeg::runner::io_error;
+use crate::ffmpeg::runner::{RenderError, Runner, Step};
 use crate::job::StoredClip;
+use crate::media::fetch::FetchedMedia;
+use crate::media::thumbnail;
 use crate::observer::RenderObserver;
-use crate::progress::Progress;
+use crate::observer::progress::Progress;
+use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
-use crate::runner::{RenderError, Runner, Step};
-use crate::still_canvas;
-use crate::storage::Storage;
-use crate::thumbnail;
-use crate::video_plan::clip_plan;
-use crate::warp::{self, Canvas};
+use crate::store::files::{get, make_dir, relative};
+use crate::store::storage::Storage;
+use stillreel_camera::depth::{DepthField, DepthInput, DepthMap};
+use stillreel_camera::draw::warp::{self, Canvas};
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::canvas as still_canvas;
 
 impl Renderer {
     /// The clip step: renders clip `job.index` from its stored input, without audio, checks
-    /// it ([`crate::probe::check_clip`]) and stores it under [`clip_key`].
+    /// it ([`crate::media::probe::check_clip`]) and stores it under [`clip_key`].
     pub async fn render_clip(
         &self,
         job: &ClipJob,
@@ -101,7 +102,7 @@ impl Renderer {
             depth,
             effect,
             caption,
-            keyframes: crate::clip_keys::clip_keyframes(
+            keyframes: crate::ffmpeg::clip_keys::clip_keyframes(
                 job.index,
                 plan.frames,
                 plan.fps,
@@ -120,7 +121,7 @@ impl Renderer {
         let _give_up = runner.cancel.on_drop();
         let storage = Arc::clone(&self.storage);
         let encoding = self.config.encoding.clone();
-        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let dir = work_dir.to_path_buf();
         let planned = f64::from(plan.frames);
         let clip = run_blocking(
@@ -171,13 +172,13 @@ struct ClipTask {
     effect: Option<EffectFilter>,
     /// Draw the disclosure caption (`command::add_caption`).
     caption: bool,
-    /// Keyframes beyond the GOP's ([`crate::clip_keys`]).
+    /// Keyframes beyond the GOP's ([`crate::ffmpeg::clip_keys`]).
     keyframes: Vec<u32>,
     key: String,
     /// The request field of the clip's source: the photo's `image_url`, or the provider
     /// role's input when a model made the clip (named when that source does not decode).
     source_field: String,
-    /// The ffmpeg binary, to decode a source on its own when the clip fails (`crate::blame`).
+    /// The ffmpeg binary, to decode a source on its own when the clip fails (`crate::failure::blame`).
     ffmpeg: std::path::PathBuf,
 }
 
@@ -338,7 +339,7 @@ fn render_checked(
         }
     };
     let local = dir.join(&rendered);
-    crate::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
+    crate::media::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
     // record the file, and this blocking thread outlives the dropped future.
     if runner.cancel.is_cancelled() {
@@ -349,7 +350,7 @@ fn render_checked(
         storage
             .put(
                 &dir.join(&still_name),
-                &crate::storage::still_key(&task.key),
+                &crate::store::storage::still_key(&task.key),
             )
             .map_err(|e| io_error(Step::Store, e))?;
     }

@@ -1,23 +1,25 @@
 //! The model calls of a clip: its vfx's generated input (or, on the generative engine, the
 //! clip role's clip), and the depth role's map of its photo, run on their own before its
 //! render (the server's `generate` job) or by the clip step itself (`Renderer::generate`).
-//! Both go through the stored answers (`crate::generated`), where the clip step finds them
+//! Both go through the stored answers (`crate::store::generated`), where the clip step finds them
 //! again.
 
 use std::path::{Path, PathBuf};
 
 use super::ClipJob;
-use crate::clip_plan::ClipPlan;
-use crate::command::StillInput;
-use crate::depth::DepthInput;
 use crate::failure::JobFailure;
-use crate::fetch::{ExifOrientation, FetchedMedia};
-use crate::files::{get, io_error, make_dir};
-use crate::generated::Made;
-use crate::provider::{OutputSpec, ProviderError, Role, RoleRequest};
+use crate::ffmpeg::command::StillInput;
+use crate::ffmpeg::runner::Step;
+use crate::ffmpeg::runner::io_error;
+use crate::media::fetch::FetchedMedia;
+use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
-use crate::runner::Step;
-use crate::video_plan::clip_plan;
+use crate::store::files::{get, make_dir};
+use crate::store::generated::Made;
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::ClipPlan;
+use stillreel_camera::input::ExifOrientation;
+use stillreel_providers::{OutputSpec, ProviderError, Role, RoleRequest};
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]
@@ -96,7 +98,7 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let (_, key) = crate::generated::made_with_key(
+        let (_, key) = crate::store::generated::made_with_key(
             &self.storage,
             &self.call_claims,
             client,
@@ -106,17 +108,17 @@ impl Renderer {
         )
         .await
         .map_err(|e| match e {
-            crate::generated::GenerateError::Provider(error) => JobFailure::Provider {
+            crate::store::generated::GenerateError::Provider(error) => JobFailure::Provider {
                 field: format!("image_inputs[{index}]"),
                 role: Some(Role::Depth),
                 error,
             },
-            crate::generated::GenerateError::Io(e) => io(e),
+            crate::store::generated::GenerateError::Io(e) => io(e),
         })?;
         // Depth models (Depth Anything and its kin) answer relative inverse depth.
         Ok(Some(DepthInput {
             key,
-            polarity: crate::depth::DepthPolarity::BrighterIsNearer,
+            polarity: stillreel_camera::depth::DepthPolarity::BrighterIsNearer,
         }))
     }
 
@@ -176,7 +178,7 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let made = crate::generated::made(
+        let made = crate::store::generated::made(
             &self.storage,
             &self.call_claims,
             client,
@@ -186,8 +188,8 @@ impl Renderer {
         )
         .await
         .map_err(|e| match e {
-            crate::generated::GenerateError::Provider(error) => fail(error),
-            crate::generated::GenerateError::Io(e) => io(e),
+            crate::store::generated::GenerateError::Provider(error) => fail(error),
+            crate::store::generated::GenerateError::Io(e) => io(e),
         })?;
         Ok(match made {
             Made::Still { path, format } => {

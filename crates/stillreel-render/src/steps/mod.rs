@@ -11,14 +11,14 @@
 //!   checks it, and stores the checked copy under the video's key prefix with the facts a
 //!   clip needs.
 //! - [`Renderer::render_clip`] (`clip.rs`) renders one clip, silent, from its stored input,
-//!   checks the result with ffprobe ([`crate::probe`]) and stores it under a key that carries
+//!   checks the result with ffprobe ([`crate::media::probe`]) and stores it under a key that carries
 //!   the job's lease token, so a late upload of a worker that lost its lease never replaces
 //!   a clip.
 //! - [`Renderer::stitch_clips`] (`stitch.rs`) joins stored clips in the order it is given
 //!   (the database's) by stream copy and mixes the music, or silence, once.
 //!
 //! Each step reports its own progress, 0 to 100, to its observer. What each step computes
-//! (motions, frames, sound) comes from the pure [`crate::video_plan`].
+//! (motions, frames, sound) comes from the pure [`crate::plan::video_plan`].
 
 mod clip;
 mod generate;
@@ -29,15 +29,16 @@ use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 
-use crate::brand_sound::AheadSound;
-use crate::clip_keys::ClipUse;
-use crate::clip_plan::Pace;
-use crate::depth::DepthInput;
 use crate::effect::EffectStage;
-use crate::fetch::{ExifOrientation, FetchRequest, MediaClass, MediaFormat};
+use crate::ffmpeg::clip_keys::ClipUse;
+use crate::media::fetch::FetchRequest;
+use crate::plan::sound::AheadSound;
+use crate::plan::video_plan::{PictureFacts, VideoShape};
 #[cfg(doc)]
 use crate::renderer::Renderer;
-use crate::video_plan::{PictureFacts, VideoShape};
+use stillreel_camera::depth::DepthInput;
+use stillreel_camera::geometry::clip_plan::Pace;
+use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
 
 /// What [`Renderer::prepare`] fetches.
 #[derive(Debug, Clone)]
@@ -62,12 +63,7 @@ pub struct StoredInput {
     pub digest: u64,
 }
 
-/// The checked music in storage.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredMusic {
-    pub key: String,
-    pub format: MediaFormat,
-}
+pub use crate::job::StoredMusic;
 
 /// What [`Renderer::prepare`] stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,13 +87,13 @@ pub struct ClipJob {
     pub resolution: Resolution,
     pub engine: Engine,
     /// The picture's depth map, if one was made: on v25 the motions become depth-aware
-    /// (`crate::parallax`); v24 ignores it.
+    /// (`stillreel_camera::geometry::parallax`); v24 ignores it.
     pub depth: Option<DepthInput>,
     /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks
     /// for the speed ramp (the camera keeps moving through the ends the ramp accelerates).
     pub pace: Pace,
     /// What the video will do with the clip (its transition, a branded intro): where the
-    /// clip gets keyframes beyond its GOP ([`crate::clip_keys`]).
+    /// clip gets keyframes beyond its GOP ([`crate::ffmpeg::clip_keys`]).
     pub usage: ClipUse,
 }
 

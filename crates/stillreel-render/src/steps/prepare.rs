@@ -5,12 +5,13 @@ use std::path::Path;
 
 use super::{PrepareJob, Prepared, StoredInput, StoredMusic, input_key, music_request};
 use crate::failure::JobFailure;
-use crate::fetch::{FetchRequest, MediaClass};
-use crate::files::{make_dir, put};
+use crate::ffmpeg::runner::Step;
+use crate::media::fetch::FetchRequest;
 use crate::observer::RenderObserver;
-use crate::progress::Progress;
+use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
-use crate::runner::Step;
+use crate::store::files::{make_dir, put};
+use stillreel_camera::input::MediaClass;
 
 impl Renderer {
     /// The prepare step: downloads every image (and the music) together under one deadline,

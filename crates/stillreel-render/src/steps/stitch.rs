@@ -1,6 +1,6 @@
 //! The stitch step: stored clips joined by stream copy in the order given, with the music or
 //! silence mixed once over the whole video ([`StitchPlan`]). Combine uses the same join. A
-//! blended transition first encodes its seams ([`crate::transition`]) and copies the rest;
+//! blended transition first encodes its seams ([`crate::plan::transition`]) and copies the rest;
 //! clips whose keyframes or parameter sets do not allow that are blended in one re-encode.
 
 use std::path::Path;
@@ -9,20 +9,21 @@ use futures_util::stream::{self, StreamExt, TryStreamExt};
 use stillreel_core::Transition;
 
 use super::StitchJob;
-use crate::blame::{Suspect, blame_async};
-use crate::blocking::run_blocking;
-use crate::brand_sound::AheadSound;
-use crate::command::{self, FfmpegArgs, MusicInput};
 use crate::failure::JobFailure;
-use crate::files::{get, io_error, make_dir, put, relative};
+use crate::failure::blame::{Suspect, blame_async};
+use crate::ffmpeg::blocking::run_blocking;
+use crate::ffmpeg::command::{self, FfmpegArgs, MusicInput};
+use crate::ffmpeg::runner::Step;
+use crate::ffmpeg::runner::io_error;
 use crate::job::StoredVideo;
-use crate::keyframes::{self, VideoFacts};
+use crate::media::keyframes::{self, VideoFacts};
 use crate::observer::RenderObserver;
-use crate::progress::Progress;
+use crate::observer::progress::Progress;
+use crate::plan::sound::AheadSound;
+use crate::plan::transition::{self, SeamPlan};
+use crate::plan::video_plan::StitchPlan;
 use crate::renderer::Renderer;
-use crate::runner::Step;
-use crate::transition::{self, SeamPlan};
-use crate::video_plan::StitchPlan;
+use crate::store::files::{get, make_dir, put, relative};
 
 impl Renderer {
     /// The stitch step: joins the stored clips in the given order by stream copy, with the
@@ -110,7 +111,7 @@ impl Renderer {
             path: relative(work_dir, &music.path),
             format: music.format,
         };
-        let cmd = crate::brand_sound::sound_command(&ahead.sound, Some(&music), Path::new(name));
+        let cmd = crate::plan::sound::sound_command(&ahead.sound, Some(&music), Path::new(name));
         let quiet = Progress::new(&|_| {});
         let made = match self
             .stitch_run(Step::Stitch, cmd, work_dir, &quiet, (0.0, 0.0))
@@ -138,11 +139,11 @@ impl Renderer {
         key: &str,
     ) -> Result<(), JobFailure> {
         let local = work_dir.join("poster.jpg");
-        let poster_key = crate::storage::still_key(key);
+        let poster_key = crate::store::storage::still_key(key);
         if let Some(clip) = first_clip
             && get(
                 &self.storage,
-                &crate::storage::still_key(clip),
+                &crate::store::storage::still_key(clip),
                 &local,
                 step,
             )
@@ -337,7 +338,7 @@ impl Renderer {
         work_dir: &Path,
         name: &str,
     ) -> Result<VideoFacts, JobFailure> {
-        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let dir = work_dir.to_path_buf();
         let name = name.to_owned();
         let facts = tokio::task::spawn_blocking(move || {
@@ -355,12 +356,13 @@ impl Renderer {
         work_dir: &Path,
         name: &str,
     ) -> Result<(u32, u32), JobFailure> {
-        let ffprobe = crate::probe::ffprobe_beside(&self.config.ffmpeg);
+        let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let path = work_dir.join(name);
-        let facts =
-            tokio::task::spawn_blocking(move || crate::probe::run_ffprobe(&ffprobe, &path, step))
-                .await
-                .map_err(|e| io_error(step, e))??;
+        let facts = tokio::task::spawn_blocking(move || {
+            crate::media::probe::run_ffprobe(&ffprobe, &path, step)
+        })
+        .await
+        .map_err(|e| io_error(step, e))??;
         Ok((facts.width, facts.height))
     }
 

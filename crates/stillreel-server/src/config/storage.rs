@@ -46,7 +46,7 @@ pub(super) fn storage_config(
     if bucket.is_empty() {
         return Err(bad(format!("{url:?} names no bucket")));
     }
-    if !prefix.is_empty() && stillreel_render::storage::check_key(prefix).is_err() {
+    if !prefix.is_empty() && stillreel_render::store::storage::check_key(prefix).is_err() {
         return Err(bad(format!(
             "{url:?}: the prefix must be /-separated plain names of A-Z a-z 0-9 . _ -"
         )));

@@ -56,7 +56,7 @@ fn check(program: &Path, var: &'static str) -> Result<(), ConfigError> {
 /// own: it is found from `STILLREEL_FFMPEG`, which the error names.
 pub fn check_tools(ffmpeg: &Path) -> Result<(), ConfigError> {
     check(ffmpeg, "STILLREEL_FFMPEG")?;
-    let ffprobe = stillreel_render::probe::ffprobe_beside(ffmpeg);
+    let ffprobe = stillreel_render::media::probe::ffprobe_beside(ffmpeg);
     check(&ffprobe, "STILLREEL_FFMPEG")
 }
 

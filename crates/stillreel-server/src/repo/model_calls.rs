@@ -1,11 +1,11 @@
 //! Claims on model calls in the database (`model_calls`), shared by every worker on it: the
 //! server's side of the render crate's `CallClaims` (one model call per input, see
-//! `stillreel_render::provider::claims`).
+//! `stillreel_providers::claims`).
 
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use stillreel_render::provider::CallClaims;
+use stillreel_providers::CallClaims;
 
 use crate::db::{Db, DbError, now_ms, on_tx};
 

@@ -3,8 +3,8 @@
 //! as such (the renderer decodes it when a request uses it).
 
 use axum::http::StatusCode;
-use stillreel_render::fetch::{MediaClass, MediaFormat, sniff};
-use stillreel_render::heif::is_heic;
+use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
+use stillreel_render::media::heif::is_heic;
 
 use crate::error::ApiError;
 

@@ -19,10 +19,10 @@ use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
+use stillreel_camera::input::MediaClass;
+use stillreel_camera::input::sniff::SNIFF_LEN;
 use stillreel_core::UploadedMedia;
-use stillreel_render::fetch::MediaClass;
-use stillreel_render::fetch::sniff::SNIFF_LEN;
-use stillreel_render::heif::HeifHeader;
+use stillreel_render::media::heif::HeifHeader;
 use uuid::Uuid;
 
 use super::upload_kind::{Kept, declared_class, sniffed};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use stillreel_render::storage::Storage;
+use stillreel_render::store::storage::Storage;
 use stillreel_render::{ObjectStorage, S3Settings};
 
 use super::process::{free_port, http};

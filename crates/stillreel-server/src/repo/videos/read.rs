@@ -247,7 +247,7 @@ pub(crate) const RECORD_SELECT: &str =
 
 /// The key of the JPEG still made beside a rendered clip or video (`….mp4` → `….jpg`).
 pub fn still_key(media_key: &str) -> String {
-    stillreel_render::storage::still_key(media_key)
+    stillreel_render::store::storage::still_key(media_key)
 }
 
 /// The video record of `id` as `account` sees it: `None` when it does not exist, was

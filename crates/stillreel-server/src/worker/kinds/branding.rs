@@ -1,8 +1,9 @@
 //! Branding: renders the branded copy of a complete video (intro, outro, speed ramp) and
 //! records it.
 
+use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_core::{JobError, TemplateSlot};
-use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, Pace, StoredMusic};
+use stillreel_render::{BrandJob, BrandMusic, BrandSlot, BrandedVideo, StoredMusic};
 use uuid::Uuid;
 
 use super::keys::token_prefix;

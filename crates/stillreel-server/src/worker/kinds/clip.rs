@@ -2,8 +2,8 @@
 //! queues the stitch when it was the last clip.
 
 use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
-use stillreel_render::provider::Role;
-use stillreel_render::storage::still_key;
+use stillreel_providers::Role;
+use stillreel_render::store::storage::still_key;
 use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
@@ -189,14 +189,14 @@ pub(super) async fn clip_work(
 }
 
 /// What the video does with its clips, which decides where they get keyframes beyond their GOP
-/// (`stillreel_render::clip_keys`): its transition, and a branded copy made by stream copy
+/// (`stillreel_render::ffmpeg::clip_keys`): its transition, and a branded copy made by stream copy
 /// from where its intro ends and between the spans its speed ramp changes.
 fn clip_usage(input: &records::RenderInput, transition: Transition) -> ClipUse {
     let branding = input.branding.as_ref();
     ClipUse {
         transition,
         branded_intro: branding.is_some_and(|b| b.templates.intro.is_some()),
-        ramp: clip_pace(input) == stillreel_render::Pace::Through,
+        ramp: clip_pace(input) == stillreel_camera::geometry::clip_plan::Pace::Through,
     }
 }
 

@@ -2,14 +2,14 @@
 //! map), run before its clip job by the model lane's own loops (`queue::Lane::Model`,
 //! `STILLREEL_PROVIDER_CONCURRENCY`), so a model that takes minutes holds no ffmpeg slot.
 //! The answer is checked and stored under a key made of the role, the model, the picture and
-//! the parameters (`stillreel_render::generated`); the clip job, queued when this one
+//! the parameters (`stillreel_render::store::generated`); the clip job, queued when this one
 //! completes, finds it there, and a retry or a second video of the same photo calls nothing.
 
 use std::time::Duration;
 
 use stillreel_core::{Engine, JobError, Vfx};
+use stillreel_providers::Role;
 use stillreel_render::Renderer;
-use stillreel_render::provider::Role;
 use uuid::Uuid;
 
 use super::clip::{self, ClipWork, clip_work, needs_depth};

@@ -2,7 +2,7 @@
 //! completes the video and queues its branded render when it asked for one.
 
 use stillreel_core::JobError;
-use stillreel_render::storage::still_key;
+use stillreel_render::store::storage::still_key;
 use stillreel_render::{AheadSound, StitchJob, StoredVideo};
 use uuid::Uuid;
 

@@ -1,0 +1,11 @@
+//! The clip's frames drawn from the canvas: [`warp`] is the entry (flat or depth-bent frames,
+//! split between threads); the rest are its kernels, each SIMD path beside its scalar twin.
+
+mod bent;
+mod bent_orbit;
+mod flat_points;
+mod keystone;
+mod sampling;
+mod taps;
+pub mod warp;
+mod zoom;

@@ -1,0 +1,9 @@
+//! The still as it comes in: what a file is by its first bytes ([`sniff`]), how its EXIF tag
+//! turns it upright ([`orient`]) and its canvas made in process ([`canvas`]).
+
+pub mod canvas;
+pub mod orient;
+pub mod sniff;
+
+pub use self::orient::ExifOrientation;
+pub use self::sniff::{MediaClass, MediaFormat, sniff};

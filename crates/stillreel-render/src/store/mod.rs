@@ -1,0 +1,8 @@
+//! Where files go: the [`storage::Storage`] trait with local files ([`storage`]) and object
+//! stores ([`objects`]) behind it, moving files between a step's work directory and storage
+//! ([`files`]), and generated inputs kept and reused ([`generated`]).
+
+pub(crate) mod files;
+pub mod generated;
+pub mod objects;
+pub mod storage;
