@@ -188,7 +188,7 @@ pub(crate) type Simd = Option<std::convert::Infallible>;
 /// The widest [`Simd`] this CPU has.
 pub(crate) fn simd() -> Simd {
     #[cfg(target_arch = "x86_64")]
-    return pulp::x86::V3::try_new();
+    return crate::draw::cpu::v3();
     #[cfg(not(target_arch = "x86_64"))]
     None
 }

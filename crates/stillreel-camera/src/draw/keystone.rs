@@ -135,7 +135,7 @@ impl pulp::NullaryFnOnce for Keystone<'_> {
         let w = plane.width;
         let count = out.len() / w;
         #[cfg(target_arch = "x86_64")]
-        let simd = pulp::x86::V3::try_new();
+        let simd = crate::draw::cpu::v3();
         #[cfg(not(target_arch = "x86_64"))]
         let simd = None::<std::convert::Infallible>;
         let rows = Reads {

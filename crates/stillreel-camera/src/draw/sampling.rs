@@ -74,7 +74,7 @@ pub(crate) fn position_scale(shift: u32) -> f64 {
 #[inline(always)]
 pub(crate) fn widest<W: pulp::NullaryFnOnce>(work: W) -> W::Output {
     #[cfg(target_arch = "x86_64")]
-    if let Some(v3) = pulp::x86::V3::try_new() {
+    if let Some(v3) = crate::draw::cpu::v3() {
         return v3.vectorize(work);
     }
     work.call()

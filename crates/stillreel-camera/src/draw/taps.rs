@@ -134,7 +134,7 @@ impl Blender {
     pub(crate) fn new() -> Self {
         Blender {
             #[cfg(target_arch = "x86_64")]
-            v3: pulp::x86::V3::try_new(),
+            v3: crate::draw::cpu::v3(),
         }
     }
 

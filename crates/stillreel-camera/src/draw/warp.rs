@@ -227,7 +227,7 @@ impl pulp::NullaryFnOnce for Projective<'_> {
         );
         let blender = Blender::new();
         #[cfg(target_arch = "x86_64")]
-        let simd = pulp::x86::V3::try_new();
+        let simd = crate::draw::cpu::v3();
         #[cfg(not(target_arch = "x86_64"))]
         let simd = None::<std::convert::Infallible>;
         let mut positions = vec![[0i32; 2]; w];

@@ -107,7 +107,7 @@ impl Columns {
     /// The shuffles this CPU can run these columns with (SSSE3 and blocks that fit).
     pub(crate) fn shuffles(&self) -> Shuffles<'_> {
         #[cfg(target_arch = "x86_64")]
-        if let (Some(v2), Some(blocks)) = (pulp::x86::V2::try_new(), self.blocks.as_deref()) {
+        if let (Some(v2), Some(blocks)) = (crate::draw::cpu::v2(), self.blocks.as_deref()) {
             return Some((v2, blocks));
         }
         None
@@ -131,7 +131,7 @@ pub(crate) fn draw_zoom(plane: &Plane, map: &Homography, shift: u32, first: usiz
     #[cfg(target_arch = "x86_64")]
     if let Some((v2, _)) = rows.shuffles {
         // The same code either way; under V3 the vertical pass widens to AVX2.
-        return match pulp::x86::V3::try_new() {
+        return match crate::draw::cpu::v3() {
             Some(v3) => v3.vectorize(rows),
             None => v2.vectorize(rows),
         };
