@@ -107,24 +107,8 @@ async fn create(app: &TestApp, key: &str, body: &Value) -> String {
     r.json["uuid"].as_str().expect("uuid").to_owned()
 }
 
-/// Polls `get_video` until the video is complete or failed (at most 240 s).
 async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
-    let started = Instant::now();
-    loop {
-        let r = app
-            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.json);
-        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
-            return r.json;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "not final: {}",
-            r.json
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    app.wait_final(key, uuid, Duration::from_secs(240)).await
 }
 
 /// `get_engines`' provider list: `(role, protocol, health)` of each.

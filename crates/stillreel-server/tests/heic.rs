@@ -10,7 +10,7 @@ mod media;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::http::Method;
 use common::{TestApp, json_body};
@@ -77,22 +77,7 @@ async fn create(app: &TestApp, key: &str, urls: &[&str]) -> String {
 }
 
 async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
-    let started = Instant::now();
-    loop {
-        let r = app
-            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.json);
-        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
-            return r.json;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "video {uuid} not final: {}",
-            r.json
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    app.wait_final(key, uuid, Duration::from_secs(240)).await
 }
 
 fn served(files: Vec<(&'static str, &'static str, Vec<u8>)>) -> Vec<(&'static str, Route)> {

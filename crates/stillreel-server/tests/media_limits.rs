@@ -61,24 +61,8 @@ async fn create(app: &TestApp, key: &str, images: &[String]) -> String {
     r.json["uuid"].as_str().expect("uuid").to_owned()
 }
 
-/// Polls `get_video` until the video is complete or failed, for at most `limit`.
 async fn wait_final(app: &TestApp, key: &str, uuid: &str, limit: Duration) -> Value {
-    let started = Instant::now();
-    loop {
-        let r = app
-            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.json);
-        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
-            return r.json;
-        }
-        assert!(
-            started.elapsed() < limit,
-            "video {uuid} not final after {limit:?}: {}",
-            r.json
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    app.wait_final(key, uuid, limit).await
 }
 
 /// Waits (at most 120 s) for the other account's video `lone` to be final, checking all along

@@ -12,7 +12,7 @@ mod model_host_double;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::TestApp;
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
@@ -52,63 +52,20 @@ fn without_caption(config: &mut Config) {
 }
 
 async fn wait_final(app: &TestApp, key: &str, uuid: &str) -> Value {
-    let started = Instant::now();
-    loop {
-        let r = app
-            .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
-            .await;
-        assert_eq!(r.status, 200, "{}", r.json);
-        if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
-            return r.json;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(240),
-            "not final: {}",
-            r.json
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
+    app.wait_final(key, uuid, Duration::from_secs(240)).await
 }
 
 /// The mean RGB of the middle frame of a stored clip, decoded by ffmpeg (all of it, or its
 /// lower right corner, where the disclosure caption sits).
 fn middle_rgb(app: &TestApp, url: &str) -> [f64; 3] {
-    frame_rgb(app, url, "scale=64:36")
+    common::media::frame_rgb(&common::media::stored(app, url), "scale=64:36")
 }
 
 fn corner_rgb(app: &TestApp, url: &str) -> [f64; 3] {
-    frame_rgb(app, url, "crop=iw/4:ih/10:iw*3/4:ih*9/10,scale=64:16")
-}
-
-fn frame_rgb(app: &TestApp, url: &str, region: &str) -> [f64; 3] {
-    let key = url
-        .strip_prefix(&format!("{}/files/", app.base))
-        .unwrap_or_else(|| panic!("{url} is not a stored file"));
-    let path = app.state.storage.local_path(key).expect("local storage");
-    let out = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-i"])
-        .arg(&path)
-        .args([
-            "-vf",
-            &format!("select=eq(n\\,75),{region}"),
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgb24",
-            "-",
-        ])
-        .output()
-        .expect("ffmpeg");
-    assert!(out.status.success() && !out.stdout.is_empty(), "decoded");
-    let mut sum = [0.0; 3];
-    for px in out.stdout.chunks(3) {
-        for c in 0..3 {
-            sum[c] += f64::from(px[c]);
-        }
-    }
-    sum.map(|s| s / (out.stdout.len() / 3) as f64)
+    common::media::frame_rgb(
+        &common::media::stored(app, url),
+        "crop=iw/4:ih/10:iw*3/4:ih*9/10,scale=64:16",
+    )
 }
 
 async fn a_staged_video_calls_the_model_once_in_a_job_of_its_own(app: TestApp) {

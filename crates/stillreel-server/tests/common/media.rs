@@ -63,12 +63,17 @@ pub fn probe(path: &Path) -> Value {
 
 /// The mean RGB of frame 75 of a stored clip, decoded by ffmpeg.
 pub fn middle_rgb(path: &Path) -> [f64; 3] {
+    frame_rgb(path, "scale=64:36")
+}
+
+/// The mean RGB of frame 75 of a stored clip after the filter `region` (a crop, a scale).
+pub fn frame_rgb(path: &Path, region: &str) -> [f64; 3] {
     let out = Command::new("ffmpeg")
         .args(["-nostdin", "-v", "error", "-i"])
         .arg(path)
         .args([
             "-vf",
-            "select=eq(n\\,75),scale=64:36",
+            &format!("select=eq(n\\,75),{region}"),
             "-frames:v",
             "1",
             "-f",

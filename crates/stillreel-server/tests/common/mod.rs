@@ -278,6 +278,27 @@ impl Resp {
 }
 
 impl TestApp {
+    /// Polls `get_video` until video `uuid` is `complete` or `error`, at most `limit`, and
+    /// answers its record.
+    pub async fn wait_final(&self, key: &str, uuid: &str, limit: std::time::Duration) -> Value {
+        let started = std::time::Instant::now();
+        loop {
+            let r = self
+                .get(&format!("/api/v1/get_video?uuid={uuid}"), key)
+                .await;
+            assert_eq!(r.status, 200, "{}", r.json);
+            if matches!(r.json["status"].as_str(), Some("complete" | "error")) {
+                return r.json;
+            }
+            assert!(
+                started.elapsed() < limit,
+                "video {uuid} not final after {limit:?}: {}",
+                r.json
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+
     /// A server with the default configuration on a fresh database.
     pub async fn spawn(backend: Backend) -> Option<TestApp> {
         Self::spawn_with(backend, |_| {}).await
