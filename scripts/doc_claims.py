@@ -13,6 +13,7 @@
 import glob
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,7 +71,6 @@ def defined_members(sources):
 
 def repo_files():
     """Every tracked file and folder, as paths from the top."""
-    import subprocess
     listed = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()

@@ -144,7 +144,8 @@ impl RoleClient {
         let kind = self.config.role.output();
         let driver = Driver::new(self.http.clone(), self.config.timeout);
         let prompt = self.prompt(request);
-        let (bytes, media_type) = match self.config.protocol {
+        // What the host labelled its answer is not used: `check_answer` reads the bytes.
+        let bytes = match self.config.protocol {
             Protocol::Replicate | Protocol::Cog => {
                 let image = format!(
                     "data:{};base64,{}",
@@ -152,7 +153,9 @@ impl RoleClient {
                     BASE64.encode(request.image)
                 );
                 let input = self.input(request, &image, &prompt);
-                replicate::run(&driver, &self.config, input, kind, &self.health).await?
+                replicate::run(&driver, &self.config, input, kind, &self.health)
+                    .await?
+                    .0
             }
             Protocol::OpenAi => {
                 let edit = openai::Edit {
@@ -163,13 +166,12 @@ impl RoleClient {
                     width: request.size.0,
                     height: request.size.1,
                 };
-                (openai::run(&driver, &self.config, &edit).await?, None)
+                openai::run(&driver, &self.config, &edit).await?
             }
             Protocol::Stillreel => {
                 return self.stillreel(request).await;
             }
         };
-        let _ = media_type;
         check_answer(kind, bytes, request.size)
     }
 

@@ -99,6 +99,12 @@ impl Driver {
         }
     }
 
+    /// A driver on the same client with a time limit of its own (a call after this one's
+    /// deadline, such as the cancel of a prediction that ran out of time).
+    pub fn with_limit(&self, limit: Duration) -> Driver {
+        Driver::new(self.client.clone(), limit)
+    }
+
     fn left(&self) -> Result<Duration, ProviderError> {
         self.deadline
             .checked_duration_since(Instant::now())

@@ -367,7 +367,7 @@ pub async fn run(
     let result = predict(driver, config, input, kind, health, &id).await;
     if config.protocol == Protocol::Cog {
         match &result {
-            Err(ProviderError::TimedOut(_)) => cancel_quietly(config, &id).await,
+            Err(ProviderError::TimedOut(_)) => cancel_quietly(driver, config, &id).await,
             Err(ProviderError::Unreachable) => health.set(Health::Unreachable),
             Ok(_) => health.set(Health::Ready),
             Err(_) => {}
@@ -493,15 +493,8 @@ pub async fn await_ready(
 /// Cancels a Cog prediction whose time limit passed, so the container is free for the next
 /// call (dropping the connection also cancels it on Cog 0.23; this says so explicitly). Best
 /// effort, within a few seconds of its own.
-async fn cancel_quietly(config: &RoleConfig, id: &str) {
-    let Ok(client) = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(5))
-        .no_proxy()
-        .build()
-    else {
-        return;
-    };
-    let driver = Driver::new(client, std::time::Duration::from_secs(5));
+async fn cancel_quietly(driver: &Driver, config: &RoleConfig, id: &str) {
+    let driver = driver.with_limit(std::time::Duration::from_secs(5));
     if driver.send(&cancel(config, id)).await.is_err() {
         tracing::debug!(
             role = config.role.as_str(),
