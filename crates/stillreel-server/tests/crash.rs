@@ -301,7 +301,7 @@ fn kill_9_mid_render_then_restart(backend: Backend) {
     assert_eq!(
         kinds,
         vec![
-            JobKind::PREPARE,
+            kinds::PREPARE,
             kinds::CLIP,
             kinds::CLIP,
             kinds::CLIP,
@@ -373,7 +373,7 @@ fn sigterm_mid_render_lets_the_render_finish_before_exit() {
     assert_eq!(
         states,
         vec![
-            (JobKind::PREPARE, "done"),
+            (kinds::PREPARE, "done"),
             (kinds::CLIP, "done"),
             (kinds::STITCH, "queued")
         ],

@@ -164,7 +164,7 @@ async fn a_three_clip_video_renders_through_the_graph(app: TestApp) {
     assert_eq!(
         kinds,
         vec![
-            (JobKind::PREPARE, None, "done"),
+            (kinds::PREPARE, None, "done"),
             (kinds::CLIP, Some(0), "done"),
             (kinds::CLIP, Some(1), "done"),
             (kinds::CLIP, Some(2), "done"),
@@ -269,7 +269,7 @@ async fn prepared_video(app: &TestApp, key: &str, n: usize) -> Uuid {
     let r = app.post("/api/v1/create_video", key, &create_body(n)).await;
     assert_eq!(r.status, 200, "{}", r.json);
     let video = Uuid::parse_str(r.json["uuid"].as_str().expect("uuid")).expect("uuid");
-    let job = claim_kind(app, "prep", JobKind::PREPARE, video).await;
+    let job = claim_kind(app, "prep", kinds::PREPARE, video).await;
     assert!(render::start_video(app.db(), video).await.expect("start"));
     let prepared = Prepared {
         inputs: (0..n)
@@ -654,7 +654,7 @@ async fn claims_finish_started_videos_first(app: TestApp) {
             (kinds::CLIP, newer, Some(0)),
             (kinds::CLIP, newer, Some(1)),
             // A video not started yet comes last.
-            (JobKind::PREPARE, fresh, None),
+            (kinds::PREPARE, fresh, None),
         ]
     );
 }
@@ -796,12 +796,12 @@ async fn a_queued_render_job_runs_as_a_prepare(app: TestApp) {
     assert_eq!(job.kind.as_str(), "render");
     assert_eq!(
         job.kind.claim_rank(),
-        JobKind::PREPARE.claim_rank(),
+        kinds::PREPARE.claim_rank(),
         "claimed in a prepare's place"
     );
     assert_eq!(
         kinds::builtin().kind_for(job.kind),
-        Some(JobKind::PREPARE),
+        Some(kinds::PREPARE),
         "prepare runs it (its alias)"
     );
     assert!(render::start_video(app.db(), video).await.expect("start"));

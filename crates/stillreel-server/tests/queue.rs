@@ -141,7 +141,7 @@ async fn claim_complete_and_lease_checks(app: TestApp) {
         .expect("claim")
         .expect("a job");
     assert_eq!(job.video_id, first, "oldest first");
-    assert_eq!(job.kind, JobKind::PREPARE);
+    assert_eq!(job.kind, kinds::PREPARE);
     assert_eq!(job.attempts, 1);
     assert!(job.lease_expires_at > stillreel_server::db::now_ms());
     let other = queue::claim(db, "w2", LEASE)
@@ -593,11 +593,7 @@ async fn each_lane_claims_only_its_own_kinds(app: TestApp) {
             .expect("claim")
     };
     let render = claim(queue::Lane::Render).await.expect("the prepare");
-    assert_eq!(
-        render.kind,
-        JobKind::PREPARE,
-        "not the finishing ponder job"
-    );
+    assert_eq!(render.kind, kinds::PREPARE, "not the finishing ponder job");
     assert!(
         claim(queue::Lane::Render).await.is_none(),
         "ponder is not the render lane's"

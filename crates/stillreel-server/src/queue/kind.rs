@@ -125,13 +125,6 @@ impl std::hash::Hash for JobKind {
 }
 
 impl JobKind {
-    /// Fetch and check every input of a video once and store the checked copies (run by
-    /// `worker/kinds/prepare.rs`).
-    pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
-    /// Join the existing clips of a `combine_video_clips` video (run by
-    /// `worker/kinds/combine.rs`).
-    pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting).making(Makes::Video);
-
     /// A kind named `name` (lower case, as stored), claimed at `rank` by the render loops,
     /// making no record (see [`JobKind::making`] and [`JobKind::in_lane`]).
     pub const fn new(name: &'static str, rank: ClaimRank) -> Self {
@@ -208,7 +201,8 @@ mod tests {
             .in_lane(Lane::Model);
         let branded = JobKind::new("branded", ClaimRank::Finishing).making(Makes::Branding);
         let delivery = JobKind::new("delivery", ClaimRank::Finishing);
-        for kind in [JobKind::PREPARE, JobKind::COMBINE, model, branded, delivery] {
+        let prepare = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
+        for kind in [prepare, model, branded, delivery] {
             let stored = JobKind::from_stored(
                 kind.as_str(),
                 kind.claim_rank().value(),
@@ -221,8 +215,8 @@ mod tests {
             assert_eq!(stored.lane(), kind.lane());
         }
         assert_eq!(model.lane(), Lane::Model);
-        assert_eq!(JobKind::PREPARE.lane(), Lane::Render);
-        assert_eq!(JobKind::PREPARE.makes(), Makes::Video);
+        assert_eq!(prepare.lane(), Lane::Render);
+        assert_eq!(prepare.makes(), Makes::Video);
         assert_eq!(branded.makes(), Makes::Branding);
         assert_eq!(delivery.makes(), Makes::Nothing);
         let other = JobKind::from_stored("thumbnail", 1, None, "render");

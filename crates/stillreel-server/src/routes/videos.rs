@@ -17,6 +17,7 @@ use crate::repo::accounts::{self, AccountCtx};
 use crate::repo::idempotency::{self, Begin};
 use crate::repo::videos::{self, NewVideo, Source};
 use crate::state::AppState;
+use crate::worker::kinds;
 
 /// A JSON body that is already serialized.
 fn json_response(body: String) -> Response {
@@ -173,6 +174,7 @@ pub async fn create_video(
                 source: Source::Images(request),
                 idempotency_key: key,
                 from_kit: resolved.from_kit,
+                first_job: kinds::PREPARE,
             };
             Ok(state.videos.create(video).await?)
         },
@@ -223,6 +225,7 @@ pub async fn combine_video_clips(
             source,
             idempotency_key: key,
             from_kit: resolved.from_kit,
+            first_job: kinds::COMBINE,
         };
         Ok(state.videos.create(video).await?)
     })

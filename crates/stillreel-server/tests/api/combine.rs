@@ -75,7 +75,7 @@ async fn combine_video_clips_happy_path(app: TestApp) {
     let jobs = queue::jobs_of_video(app.db(), combined)
         .await
         .expect("jobs");
-    assert_eq!(jobs[0].0, queue::JobKind::COMBINE);
+    assert_eq!(jobs[0].0, stillreel_server::worker::kinds::COMBINE);
     let input = render::render_input(app.db(), combined)
         .await
         .expect("input")

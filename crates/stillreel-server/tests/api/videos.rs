@@ -60,7 +60,7 @@ async fn create_video_defaults_and_get_video(app: TestApp) {
     // One job was queued for it, in the same transaction.
     let jobs = queue::jobs_of_video(app.db(), id).await.expect("jobs");
     assert_eq!(jobs.len(), 1);
-    assert_eq!(jobs[0].0, queue::JobKind::PREPARE);
+    assert_eq!(jobs[0].0, stillreel_server::worker::kinds::PREPARE);
     assert_eq!(jobs[0].1, "queued");
 
     // The normalized request (defaults filled in) is what the renderer reads.

@@ -23,6 +23,9 @@ pub struct NewVideo {
     /// The parts the request's brand kit gave (`branding.intro`, `branding.outro`,
     /// `audio_url`): a failure of one of them is reported at `branding.brand_kit`.
     pub from_kit: Vec<String>,
+    /// The kind of the job that starts the video's work (the prepare or the combine kind,
+    /// declared by the worker's kinds, which sit above the repository), queued with its rows.
+    pub first_job: JobKind,
 }
 
 /// What a new video is made of.
@@ -67,8 +70,6 @@ struct Parts<'a> {
     clips: Vec<VideoClip>,
     /// The branding record and whether its speed ramp takes effect.
     branding: Option<(BrandingTemplates, bool)>,
-    /// The job that starts the video's work.
-    first_job: NewJob,
 }
 
 /// Adds the rows of `video` to `batch`; returns its `queued` record's JSON, which is also
@@ -93,7 +94,6 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         engine,
         clips,
         branding,
-        first_job: job,
     } = match &video.source {
         Source::Images(request) => Parts {
             kind: "create",
@@ -104,7 +104,6 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
             engine: request.ai_engine,
             clips: Vec::new(),
             branding: branding_of(request.branding.as_ref(), request.image_inputs.len()),
-            first_job: NewJob::new(id, JobKind::PREPARE),
         },
         Source::Clips {
             request,
@@ -119,7 +118,6 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
             engine: *engine,
             clips: clips.clone(),
             branding: branding_of(request.branding.as_ref(), clips.len()),
-            first_job: NewJob::new(id, JobKind::COMBINE),
         },
     };
     batch
@@ -163,7 +161,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
             .bind(now)
             .bind(now);
     }
-    queue::enqueue_in(batch, &[job], now);
+    queue::enqueue_in(batch, &[NewJob::new(id, video.first_job)], now);
 
     let record = Video {
         uuid: id,

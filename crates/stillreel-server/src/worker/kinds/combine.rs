@@ -8,7 +8,7 @@ use super::branding;
 use super::keys::token_prefix;
 use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind};
+use crate::queue::{ClaimRank, Job, JobKind, Makes};
 use crate::repo::graph;
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
@@ -16,11 +16,15 @@ use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
 use crate::worker::observer::{Target, observed};
 
+/// The kind that starts a `combine_video_clips` video: the route queues it with the video's
+/// rows.
+pub const COMBINE: JobKind = JobKind::new("combine", ClaimRank::Starting).making(Makes::Video);
+
 #[derive(Debug, Clone, Copy)]
 pub struct Combine;
 
 impl Kind for Combine {
-    const KIND: JobKind = JobKind::COMBINE;
+    const KIND: JobKind = COMBINE;
 
     /// `None`: the video is already complete (or gone).
     type Output = Option<StoredVideo>;

@@ -1,44 +1,49 @@
 //! The service's kinds of job, one file each. To add a kind: a file here implementing
 //! [`Kind`](super::Kind), declaring its [`JobKind`](crate::queue::JobKind) and building the
-//! jobs that follow it in its `record`, and one line in [`builtin`] (with its `mod` line).
+//! jobs that follow it in its `record`, and one line in the `kinds!` list below, which
+//! declares the file's module and registers its kinds in [`builtin`].
 //!
 //! Beside the kinds: `keys.rs` makes every storage key the steps write, `pace.rs` says how a
 //! created video's clips move, `video_failure.rs` fails a video for the kinds that make one.
 
 use super::kind::Kinds;
 
-mod branding;
-mod clip;
-mod combine;
-mod generate;
 mod keys;
 mod pace;
-mod prepare;
-mod stitch;
 mod video_failure;
-mod webhook;
+
+/// `module: Kind, ...;` per line: declares each kind's module and lists its kinds, in this
+/// order, in [`builtin`]. One macro so that a kind's file and its registration cannot drift
+/// apart (a module declared but never registered would queue jobs no worker runs).
+macro_rules! kinds {
+    ($($module:ident: $($kind:ident),+;)+) => {
+        $(mod $module;)+
+
+        /// Every kind this service runs, as listed in `kinds!`.
+        pub fn builtin() -> Kinds {
+            Kinds::new()$($(.with($module::$kind))+)+
+        }
+    };
+}
+
+kinds! {
+    prepare: Prepare;
+    generate: Generate;
+    clip: Clip;
+    stitch: Stitch;
+    combine: Combine;
+    branding: Branding;
+    webhook: VideoWebhook, BrandingWebhook;
+}
 
 pub use branding::{BRANDING, Branding};
 pub use clip::{CLIP, Clip, RenderedClip};
-pub use combine::Combine;
+pub use combine::{COMBINE, Combine};
 pub use generate::{GENERATE, Generate};
 pub use keys::served_folder;
-pub use prepare::Prepare;
+pub use prepare::{PREPARE, Prepare};
 pub use stitch::{STITCH, Stitch};
 pub use webhook::{BrandingWebhook, VideoWebhook};
-
-/// Every kind this service runs: one line per kind.
-pub fn builtin() -> Kinds {
-    Kinds::new()
-        .with(Prepare)
-        .with(Generate)
-        .with(Clip)
-        .with(Stitch)
-        .with(Combine)
-        .with(Branding)
-        .with(VideoWebhook)
-        .with(BrandingWebhook)
-}
 
 #[cfg(test)]
 mod tests {

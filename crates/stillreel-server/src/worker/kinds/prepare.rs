@@ -11,7 +11,7 @@ use super::keys::input_prefix;
 use super::video_failure::fail_video;
 use super::{branding, clip, generate, stitch};
 use crate::db::{DbError, Tx};
-use crate::queue::{Job, JobKind, NewJob};
+use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
 use crate::repo::graph::{self, PrepareRecorded};
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
@@ -19,11 +19,14 @@ use crate::worker::failure::{Failure, render_failed};
 use crate::worker::kind::{JobCtx, Kind, Settle};
 use crate::worker::observer::{Target, observed};
 
+/// The kind that starts a `create_video` video: the route queues it with the video's rows.
+pub const PREPARE: JobKind = JobKind::new("prepare", ClaimRank::Starting).making(Makes::Video);
+
 #[derive(Debug, Clone, Copy)]
 pub struct Prepare;
 
 impl Kind for Prepare {
-    const KIND: JobKind = JobKind::PREPARE;
+    const KIND: JobKind = PREPARE;
     /// The single render job of before the job graph: a queued one starts the graph.
     const ALIASES: &'static [&'static str] = &["render"];
 
