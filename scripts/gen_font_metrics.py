@@ -4,8 +4,9 @@ the word-drop sanitizer keeps, so text can be fitted to a box without opening th
 render time:
 - crates/stillreel-effects/src/text/metrics.rs: the body font, DejaVu Sans Bold (Debian
   fonts-dejavu-core);
-- crates/stillreel-effects/src/text/display_metrics.rs: the display font for titles, cards and
-  word-drop, League Spartan Bold (Debian fonts-league-spartan).
+- crates/stillreel-core/src/font/display_metrics.rs: the display font for titles, cards,
+  word-drop and captions, League Spartan Bold (Debian fonts-league-spartan). In the core, whose
+  caption rule measures with it (and so does the browser form, through the wasm module).
 
     target/pyvenv/bin/pip install fonttools
     target/pyvenv/bin/python scripts/gen_font_metrics.py
@@ -14,10 +15,12 @@ import os
 from fontTools.ttLib import TTFont
 
 RANGES = [(0x20, 0x7E), (0xA0, 0x24F), (0x1E00, 0x1EFF), (0x2010, 0x205E), (0x20A0, 0x20CF)]
-DIR = os.path.join(os.path.dirname(__file__), "..", "crates", "stillreel-effects", "src", "text")
+CRATES = os.path.join(os.path.dirname(__file__), "..", "crates")
 FONTS = [
-    ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "DejaVu Sans Bold", "fonts-dejavu-core", "metrics.rs"),
-    ("/usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf", "League Spartan Bold", "fonts-league-spartan", "display_metrics.rs"),
+    ("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf", "DejaVu Sans Bold", "fonts-dejavu-core",
+     os.path.join(CRATES, "stillreel-effects", "src", "text", "metrics.rs")),
+    ("/usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf", "League Spartan Bold", "fonts-league-spartan",
+     os.path.join(CRATES, "stillreel-core", "src", "font", "display_metrics.rs")),
 ]
 
 
@@ -54,7 +57,7 @@ def write(font, name, package, out):
         body = ", ".join(str(w) for w in ws)
         lines.append(f"    (0x{lo:X}, 0x{hi:X}, &[{body}]),")
     lines.append("];")
-    with open(os.path.join(DIR, out), "w") as fh:
+    with open(out, "w") as fh:
         fh.write("\n".join(lines) + "\n")
 
 

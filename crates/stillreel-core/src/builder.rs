@@ -4,7 +4,7 @@
 use uuid::Uuid;
 
 use crate::types::{
-    BrandingRequest, CameraMotion, CombineVideoClipsRequest, CreateVideoRequest, Engine,
+    BrandingRequest, CameraMotion, CombineVideoClipsRequest, CreateVideoRequest, Engine, Fit,
     ImageInput, Orientation, Resolution, TemplateSlot, TemplateValue, Transition, Vfx,
 };
 
@@ -246,6 +246,8 @@ pub fn image(url: &str) -> ImageInput {
         image_url: url.to_owned(),
         camera_motion: CameraMotion::Auto,
         vfx: None,
+        fit: Fit::Auto,
+        caption: None,
     }
 }
 

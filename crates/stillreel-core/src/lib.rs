@@ -10,6 +10,7 @@
 pub mod builder;
 pub mod catalog;
 pub mod error;
+pub mod font;
 mod json;
 pub mod limits;
 pub mod options;

@@ -60,6 +60,13 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
     let ai_engine = reader::enum_or(map, &root, "ai_engine", options.default_engine, &mut errors)
         .and_then(|engine| rules::image::check_engine(engine, &root, options, &mut errors));
     let engine_vfx = ai_engine.map(|e| crate::catalog::engine_vfx(e, options.available_vfx));
+    // Captions are measured against the frame; the orientation's own errors come below, in
+    // field order, so it is only peeked at here.
+    let frame = match get(map, "orientation") {
+        None => Some(Orientation::Landscape),
+        Some(Json::String(text)) => Orientation::parse(text),
+        Some(_) => None,
+    };
     let image_inputs = array(
         map,
         "image_inputs",
@@ -75,6 +82,7 @@ fn create_video(body: &Json<'_>, options: &Options<'_>) -> Result<CreateVideoReq
                 &path.index(i),
                 ai_engine,
                 engine_vfx.as_deref().unwrap_or(options.available_vfx),
+                frame,
                 errors,
             )
         })

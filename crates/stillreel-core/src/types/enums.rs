@@ -159,6 +159,46 @@ impl CameraMotion {
 }
 
 string_enum!(
+    /// How a photo fills its clip's frame: `cover` (scaled to cover the frame, the overflow
+    /// cut evenly from both sides), `contain-blur` (the whole photo, over a blurred and dimmed
+    /// fill of itself), `smart` (covers the frame like `cover`, the cut placed so the photo's
+    /// most detailed region stays in), or `auto` (the default: `contain-blur` when covering
+    /// would cut away more than 40 % of the photo's width or height, else `smart`).
+    Fit {
+        Auto = "auto",
+        Cover = "cover",
+        ContainBlur = "contain-blur",
+        Smart = "smart",
+    }
+);
+
+impl Default for Fit {
+    fn default() -> Self {
+        Fit::Auto
+    }
+}
+
+impl Fit {
+    /// Whether this is the default, `auto`.
+    pub fn is_auto(&self) -> bool {
+        *self == Fit::Auto
+    }
+}
+
+string_enum!(
+    /// The look of a clip's caption: `label` (the default; a room or feature name, on a plate at
+    /// the lower left) or `facts` (a listing-facts line such as "3 bd · 2 ba", smaller, centred
+    /// at the bottom).
+    CaptionStyle { Label = "label", Facts = "facts" }
+);
+
+impl Default for CaptionStyle {
+    fn default() -> Self {
+        CaptionStyle::Label
+    }
+}
+
+string_enum!(
     /// How consecutive clips meet: `cut` (the default), `crossfade` (the first dissolves into
     /// the next over 0.5 s) or `fade-black` (through black over 0.5 s). The blended
     /// transitions overlap the clips, so each join shortens the video by 0.5 s.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{CameraMotion, Engine, Orientation, Resolution, Transition, Vfx};
+use super::{CameraMotion, CaptionStyle, Engine, Fit, Orientation, Resolution, Transition, Vfx};
 
 /// One image of `POST /create_video`: one clip is made from it.
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
@@ -20,6 +20,27 @@ pub struct ImageInput {
     pub camera_motion: CameraMotion,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vfx: Option<Vfx>,
+    /// How the photo fills the frame (docs/API-DESIGN.md#framing). Left out of the stored
+    /// request when `auto`, so requests stored before the field read and echo as they did.
+    #[serde(default, skip_serializing_if = "Fit::is_auto")]
+    #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
+    pub fit: Fit,
+    /// Words drawn over this clip (docs/API-DESIGN.md#captions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caption: Option<Caption>,
+}
+
+/// A clip's caption: at most two lines of text on a plate in the brand's colours.
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Caption {
+    /// The text as drawn (cleaned like template text; a newline starts the second line).
+    #[cfg_attr(feature = "schema", schema(max_length = 80))]
+    pub text: String,
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(required = false, default = "label"))]
+    pub style: CaptionStyle,
 }
 
 /// The value given to one template field: text `{"value"}` or image `{"url"}`.

@@ -14,9 +14,8 @@ use std::sync::OnceLock;
 #[allow(dead_code, reason = "generated table; DESCENT is kept for completeness")]
 mod metrics;
 
-#[rustfmt::skip]
-#[allow(dead_code, reason = "generated table; DESCENT is kept for completeness")]
-mod display_metrics;
+// The display font's table is the core's: its caption rule measures with it.
+use stillreel_core::font::display_metrics;
 
 /// The body font file.
 pub const FONT_FILE: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
