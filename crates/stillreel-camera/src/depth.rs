@@ -12,6 +12,7 @@
 //! tearing (no holes) or repeating one column (no streaks). It is kept at half the frame's
 //! resolution (a blurred field needs no more).
 
+use crate::input::framing::Placement;
 use std::io::Cursor;
 
 /// Which end of the grey scale is near.
@@ -162,8 +163,22 @@ impl DepthField {
     /// (W×H): cover-cropped like the photo, stretched so its 1st and 99th percentiles are far
     /// and near, dilated and blurred.
     pub fn prepare(map: &DepthMap, frame: (u32, u32)) -> Self {
+        Self::prepare_placed(map, frame, None)
+    }
+
+    /// [`DepthField::prepare`] for a photo laid on the canvas by `placement` (a smart cover, a
+    /// contained photo: `stillreel_camera::input::framing`); `None` is the centred cover. Canvas
+    /// outside the photo (a contained photo's blurred fill) is far.
+    pub fn prepare_placed(
+        map: &DepthMap,
+        frame: (u32, u32),
+        placement: Option<&Placement>,
+    ) -> Self {
         let (w, h) = ((frame.0 / 2).max(1) as usize, (frame.1 / 2).max(1) as usize);
-        let cover = cover_sample(map, w, h);
+        let cover = match placement {
+            None => cover_sample(map, w, h),
+            Some(placed) => placed_sample(map, w, h, placed),
+        };
         let (lo, hi) = percentiles(&cover);
         let span = (hi - lo).max(1e-6);
         let flat = hi - lo < 1.0 / 256.0;
@@ -218,6 +233,40 @@ fn cover_sample(map: &DepthMap, w: usize, h: usize) -> Vec<f64> {
             let sx = ((x as f64 + 0.5 + ox) / scale - 0.5).clamp(0.0, (mw - 1) as f64);
             let (x0, fx) = (sx.floor() as usize, sx.fract());
             let x1 = (x0 + 1).min(mw - 1);
+            let top = get(x0, y0) * (1.0 - fx) + get(x1, y0) * fx;
+            let bottom = get(x0, y1) * (1.0 - fx) + get(x1, y1) * fx;
+            out.push(top * (1.0 - fy) + bottom * fy);
+        }
+    }
+    out
+}
+
+/// The map resampled (bilinear, 0..1) onto a `w`×`h` grid (half the canvas) as `placed` lays
+/// the photo on the canvas; 0 (far) where the canvas shows no photo.
+fn placed_sample(map: &DepthMap, w: usize, h: usize, placed: &Placement) -> Vec<f64> {
+    let (mw, mh) = (map.width as usize, map.height as usize);
+    let [px, py, pw, ph] = placed.photo;
+    let [cx, cy, cw, ch] = placed.canvas;
+    let get = |x: usize, y: usize| f64::from(map.values[y * mw + x]) / 65535.0;
+    let mut out = Vec::with_capacity(w * h);
+    for y in 0..h {
+        // The grid cell's centre in canvas pixels, then in the photo (0..1), then in the map.
+        let v = ((y as f64 + 0.5) * 2.0 - cy) / ch.max(1e-9);
+        for x in 0..w {
+            let u = ((x as f64 + 0.5) * 2.0 - cx) / cw.max(1e-9);
+            if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {
+                out.push(0.0);
+                continue;
+            }
+            let sx = ((px + u * pw) * mw as f64 - 0.5).clamp(0.0, (mw - 1) as f64);
+            let sy = ((py + v * ph) * mh as f64 - 0.5).clamp(0.0, (mh - 1) as f64);
+            let (x0, fx, y0, fy) = (
+                sx.floor() as usize,
+                sx.fract(),
+                sy.floor() as usize,
+                sy.fract(),
+            );
+            let (x1, y1) = ((x0 + 1).min(mw - 1), (y0 + 1).min(mh - 1));
             let top = get(x0, y0) * (1.0 - fx) + get(x1, y0) * fx;
             let bottom = get(x0, y1) * (1.0 - fx) + get(x1, y1) * fx;
             out.push(top * (1.0 - fy) + bottom * fy);

@@ -54,7 +54,15 @@ fn main() {
     };
     let raw_path = std::env::temp_dir().join(format!("draw-frames-{}.yuv", std::process::id()));
     let run = Command::new("ffmpeg")
-        .args(&canvas_command(&plan, &still, &raw_path).args)
+        .args(
+            &canvas_command(
+                &plan,
+                &still,
+                stillreel_render::ffmpeg::command::CanvasFraming::Cover { position: 0.5 },
+                &raw_path,
+            )
+            .args,
+        )
         .output()
         .expect("ffmpeg");
     assert!(

@@ -29,7 +29,12 @@ fn main() {
         format: MediaFormat::Jpeg,
         orientation,
     };
-    let canvas = command::canvas_command(&plan, &still, Path::new("canvas-000.yuv"));
+    let canvas = command::canvas_command(
+        &plan,
+        &still,
+        command::CanvasFraming::Cover { position: 0.5 },
+        Path::new("canvas-000.yuv"),
+    );
     println!(
         "# canvas (the still, cover-cropped, one raw frame)\nffmpeg {}",
         quote(&canvas.args)

@@ -191,6 +191,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
     let job = ClipJob {
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
+        look: Default::default(),
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
@@ -268,8 +269,12 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         format,
         orientation: ExifOrientation(1),
     };
-    let cmd =
-        stillreel_render::ffmpeg::command::canvas_command(&plan, &still, "canvas.yuv".as_ref());
+    let cmd = stillreel_render::ffmpeg::command::canvas_command(
+        &plan,
+        &still,
+        stillreel_render::ffmpeg::command::CanvasFraming::Cover { position: 0.5 },
+        "canvas.yuv".as_ref(),
+    );
     let runner = Runner::new(
         RenderConfig::default().ffmpeg,
         std::time::Duration::from_secs(60),
@@ -284,8 +289,10 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             still.orientation,
             plan.width,
             plan.height,
+            stillreel_core::Fit::Cover,
         )
-        .ok_or("not made in process")?;
+        .ok_or("not made in process")?
+        .0;
         ours.push(start.elapsed().as_secs_f64());
         std::hint::black_box(frame);
         let start = Instant::now();

@@ -85,6 +85,8 @@ impl Renderer {
                         // Clips are paced through their ends only for the ramp.
                         ramp: job.pace == stillreel_camera::geometry::clip_plan::Pace::Through,
                     },
+                    // The one-process path has no captions; its photos fill the frame `auto`.
+                    look: crate::steps::ClipLook::default(),
                 }
             })
             .collect();

@@ -44,7 +44,12 @@ fn canvas(plan: &ClipPlan, still: &StillInput, dir: &Path) -> Canvas {
     runner
         .run(
             Step::Clip(0),
-            &canvas_command(plan, still, &file),
+            &canvas_command(
+                plan,
+                still,
+                stillreel_render::ffmpeg::command::CanvasFraming::Cover { position: 0.5 },
+                &file,
+            ),
             dir,
             &mut |_| {},
         )

@@ -27,7 +27,12 @@ fn ffmpeg_canvas(plan: &ClipPlan, path: &Path, format: MediaFormat, turn: u8) ->
         format,
         orientation: ExifOrientation(turn),
     };
-    let cmd = canvas_command(plan, &still, Path::new("canvas.yuv"));
+    let cmd = canvas_command(
+        plan,
+        &still,
+        stillreel_render::ffmpeg::command::CanvasFraming::Cover { position: 0.5 },
+        Path::new("canvas.yuv"),
+    );
     let out = std::process::Command::new("ffmpeg")
         .args(&cmd.args)
         .current_dir(dir.path())
@@ -67,8 +72,10 @@ fn compare(cases: &[(PathBuf, MediaFormat, u8, Orientation, Resolution)]) -> Vec
             ExifOrientation(*turn),
             plan.width,
             plan.height,
+            stillreel_core::Fit::Cover,
         )
-        .unwrap_or_else(|| panic!("{} is made in process", path.display()));
+        .unwrap_or_else(|| panic!("{} is made in process", path.display()))
+        .0;
         let theirs = ffmpeg_canvas(&plan, path, *format, *turn);
         let db = psnr(&ours, &theirs);
         let name = path.file_name().expect("a file").to_string_lossy();

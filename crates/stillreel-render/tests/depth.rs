@@ -144,6 +144,7 @@ async fn render(
     });
     let job = ClipJob {
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
+        look: Default::default(),
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,

@@ -63,7 +63,12 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
     runner
         .run(
             Step::Clip(0),
-            &canvas_command(plan, &still, &canvas_file),
+            &canvas_command(
+                plan,
+                &still,
+                stillreel_render::ffmpeg::command::CanvasFraming::Cover { position: 0.5 },
+                &canvas_file,
+            ),
             dir,
             &mut |_| {},
         )

@@ -611,6 +611,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         engine: Engine::V25,
         depth: Some(depth),
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
+        look: Default::default(),
         usage: stillreel_render::ClipUse::default(),
     };
     let clip = renderer

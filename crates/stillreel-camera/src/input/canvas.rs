@@ -27,6 +27,10 @@ use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
 use zune_jpeg::zune_core::options::DecoderOptions;
 
+use stillreel_core::Fit;
+
+use crate::input::framing::{self, Framing, Placement, place_smart, thumbnail_size};
+pub use crate::input::framing::{CoverBox, cover_box};
 use crate::input::{ExifOrientation, MediaFormat};
 
 /// Stills above this many pixels go to ffmpeg: decoded to three bytes a pixel here, a 24 MP
@@ -51,15 +55,17 @@ enum Channels {
 }
 
 /// The canvas of a still (`bytes`, in `format`, to be turned by `orientation`) for a
-/// `width` × `height` frame as yuv420p bytes (what `Canvas::from_yuv420p` reads), or `None`
-/// when ffmpeg should make it.
+/// `width` × `height` frame framed by `fit` (see [`framing`]) as yuv420p bytes (what
+/// `Canvas::from_yuv420p` reads) and where the photo lies on it, or `None` when ffmpeg should
+/// make it.
 pub fn canvas_yuv420p(
     bytes: &[u8],
     format: MediaFormat,
     orientation: ExifOrientation,
     width: u32,
     height: u32,
-) -> Option<Vec<u8>> {
+    fit: Fit,
+) -> Option<(Vec<u8>, Placement)> {
     if width < 2 || height < 2 || width % 2 == 1 || height % 2 == 1 {
         return None;
     }
@@ -71,84 +77,130 @@ pub fn canvas_yuv420p(
         _ => None,
     })
     .ok()??;
-    let turned = turns(orientation);
-    // The frame as the stored pixels see it: a turn by 90° swaps the axes.
-    let (sw, sh) = if turned {
-        (height, width)
-    } else {
-        (width, height)
-    };
-    let (ow, oh) = if turned {
+    let (ow, oh) = if turns(orientation) {
         (decoded.height, decoded.width)
     } else {
         (decoded.width, decoded.height)
     };
-    let cover = cover_box(ow, oh, width, height);
-    let (left, top, bw, bh) = stored_box(
-        cover,
+    let kind = decoded.kind;
+    let ycbcr = kind == Channels::YCbCr;
+    let stored = Stored {
+        image: Image::from_vec_u8(
+            decoded.width,
+            decoded.height,
+            decoded.pixels,
+            PixelType::U8x3,
+        )
+        .ok()?,
         orientation,
-        f64::from(decoded.width),
-        f64::from(decoded.height),
-    );
-    let src = Image::from_vec_u8(
-        decoded.width,
-        decoded.height,
-        decoded.pixels,
-        PixelType::U8x3,
-    )
-    .ok()?;
-    let mut small = Image::new(sw, sh, PixelType::U8x3);
-    let options = ResizeOptions::new()
-        .resize_alg(ResizeAlg::Convolution(
-            fast_image_resize::FilterType::Lanczos3,
-        ))
-        .crop(left, top, bw, bh);
-    Resizer::new().resize(&src, &mut small, &options).ok()?;
-    let upright = orient(small.buffer(), sw as usize, sh as usize, orientation);
-    Some(to_yuv420p(
-        &upright,
-        width as usize,
-        height as usize,
-        decoded.kind,
+    };
+    let frame = (width, height);
+    let (upright, placement) = match framing::resolve(fit, (ow, oh), frame) {
+        Framing::Cover => {
+            let cover = cover_box(ow, oh, width, height);
+            (
+                stored.resize(cover, frame)?,
+                Placement::cover(cover, (ow, oh), frame),
+            )
+        }
+        Framing::Smart => {
+            let cover = cover_box(ow, oh, width, height);
+            let whole = CoverBox::whole(ow, oh);
+            let thumb_size = thumbnail_size((ow, oh));
+            let thumb = stored.resize(whole, thumb_size)?;
+            let placed = place_smart(cover, (ow, oh), &thumb, thumb_size, ycbcr);
+            (
+                stored.resize(placed, frame)?,
+                Placement::cover(placed, (ow, oh), frame),
+            )
+        }
+        Framing::ContainBlur => {
+            let (fw, fh) = framing::contain_size((ow, oh), frame);
+            let fg = stored.resize(CoverBox::whole(ow, oh), (fw, fh))?;
+            let small = ((width / FILL_SCALE).max(2), (height / FILL_SCALE).max(2));
+            let mut fill = stored.resize(cover_box(ow, oh, small.0, small.1), small)?;
+            let radius = (small.0 as usize / 40).max(1);
+            framing::blur_fill(&mut fill, small.0 as usize, small.1 as usize, ycbcr, radius);
+            let mut canvas = scale_up(fill, small, frame)?;
+            let (left, top) = ((width - fw) / 2 & !1, (height - fh) / 2 & !1);
+            framing::paste(
+                &mut canvas,
+                width as usize,
+                &fg,
+                fw as usize,
+                fh as usize,
+                left as usize,
+                top as usize,
+            );
+            let placement = Placement {
+                photo: [0.0, 0.0, 1.0, 1.0],
+                canvas: [
+                    f64::from(left),
+                    f64::from(top),
+                    f64::from(fw),
+                    f64::from(fh),
+                ],
+            };
+            (canvas, placement)
+        }
+    };
+    Some((
+        to_yuv420p(&upright, width as usize, height as usize, kind),
+        placement,
     ))
+}
+
+/// `contain-blur`'s fill is made at this fraction of the frame's size, blurred there and scaled
+/// up (a blur at full size would cost 64 times the work for the same look).
+const FILL_SCALE: u32 = 8;
+/// The decoded still, in its stored axes, and the tag that turns it upright.
+struct Stored {
+    image: Image<'static>,
+    orientation: ExifOrientation,
+}
+
+impl Stored {
+    /// The part `upright_box` of the upright picture resized (Lanczos) to an upright `size`,
+    /// three channels a pixel.
+    fn resize(&self, upright_box: CoverBox, size: (u32, u32)) -> Option<Vec<u8>> {
+        let (sw, sh) = if turns(self.orientation) {
+            (size.1, size.0)
+        } else {
+            size
+        };
+        let (left, top, bw, bh) = stored_box(
+            upright_box,
+            self.orientation,
+            f64::from(self.image.width()),
+            f64::from(self.image.height()),
+        );
+        let mut small = Image::new(sw, sh, PixelType::U8x3);
+        let options = ResizeOptions::new()
+            .resize_alg(ResizeAlg::Convolution(
+                fast_image_resize::FilterType::Lanczos3,
+            ))
+            .crop(left, top, bw, bh);
+        Resizer::new()
+            .resize(&self.image, &mut small, &options)
+            .ok()?;
+        Some(orient(small.buffer(), sw as usize, sh as usize, self.orientation).into_owned())
+    }
+}
+
+/// Three-channel `pixels` of `from` size scaled up to `to` (bilinear: the fill is a blur).
+fn scale_up(pixels: Vec<u8>, from: (u32, u32), to: (u32, u32)) -> Option<Vec<u8>> {
+    let src = Image::from_vec_u8(from.0, from.1, pixels, PixelType::U8x3).ok()?;
+    let mut out = Image::new(to.0, to.1, PixelType::U8x3);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(
+        fast_image_resize::FilterType::Bilinear,
+    ));
+    Resizer::new().resize(&src, &mut out, &options).ok()?;
+    Some(out.into_vec())
 }
 
 /// Whether the EXIF orientation turns the picture by 90° (5 to 8).
 fn turns(orientation: ExifOrientation) -> bool {
     matches!(orientation.0, 5..=8)
-}
-
-/// The part of an upright `w` × `h` picture that covers a `fw` × `fh` frame, in the picture's
-/// pixels: ffmpeg's `scale=fw:fh:force_original_aspect_ratio=increase` scales it to integer
-/// sizes (each the nearest to the other side's exact scale, never below the frame), then
-/// `crop=fw:fh` keeps the middle, its offsets rounded to the nearest integer (halves to even)
-/// and then down to even (yuv420p's chroma). The
-/// crop in scaled pixels is mapped back through each axis's own scale.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CoverBox {
-    pub left: f64,
-    pub top: f64,
-    pub width: f64,
-    pub height: f64,
-}
-
-pub fn cover_box(w: u32, h: u32, fw: u32, fh: u32) -> CoverBox {
-    let (w64, h64, fw64, fh64) = (u64::from(w), u64::from(h), u64::from(fw), u64::from(fh));
-    // av_rescale(a, b, c): a·b/c rounded to nearest, halves away from zero.
-    let rescale = |a: u64, b: u64, c: u64| (a * b + c / 2) / c;
-    let scaled_w = rescale(fh64, w64, h64).max(fw64);
-    let scaled_h = rescale(fw64, h64, w64).max(fh64);
-    // crop evaluates `(in - out)/2` as a double and rounds it with lrint (halves to even).
-    let offset =
-        |scaled: u64, frame: u64| ((scaled - frame) as f64 / 2.0).round_ties_even() as u64 & !1;
-    let (x, y) = (offset(scaled_w, fw64), offset(scaled_h, fh64));
-    let (sx, sy) = (w as f64 / scaled_w as f64, h as f64 / scaled_h as f64);
-    CoverBox {
-        left: x as f64 * sx,
-        top: y as f64 * sy,
-        width: fw as f64 * sx,
-        height: fh as f64 * sy,
-    }
 }
 
 /// The box `cover` (in upright pixels) in the stored pixels' axes of a `sw` × `sh` still:
@@ -409,9 +461,9 @@ mod tests {
                     .for_each(|b| *b ^= 0x5a);
                 for candidate in [&bytes[..cut], &garbled[..]] {
                     if let Some(frame) =
-                        canvas_yuv420p(candidate, format, ExifOrientation(6), 64, 36)
+                        canvas_yuv420p(candidate, format, ExifOrientation(6), 64, 36, Fit::Cover)
                     {
-                        assert_eq!(frame.len(), 64 * 36 * 3 / 2);
+                        assert_eq!(frame.0.len(), 64 * 36 * 3 / 2);
                     }
                 }
             }
@@ -421,7 +473,7 @@ mod tests {
     #[test]
     fn what_it_does_not_take_on_goes_to_ffmpeg() {
         let none = |bytes: &[u8], format| {
-            canvas_yuv420p(bytes, format, ExifOrientation(1), 64, 36).is_none()
+            canvas_yuv420p(bytes, format, ExifOrientation(1), 64, 36, Fit::Cover).is_none()
         };
         assert!(none(b"RIFF....WEBPVP8 ", MediaFormat::Webp));
         assert!(none(

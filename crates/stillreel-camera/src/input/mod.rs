@@ -2,6 +2,7 @@
 //! turns it upright ([`orient`]) and its canvas made in process ([`canvas`]).
 
 pub mod canvas;
+pub mod framing;
 pub mod orient;
 pub mod sniff;
 

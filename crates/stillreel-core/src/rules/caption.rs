@@ -117,14 +117,22 @@ pub fn check(
             return Err((
                 ErrorCode::TooLong,
                 format!(
-                    "{which} is {width:.1} em wide in the caption font; a {orientation} video \
-                     fits {limit:.1} em per line in the {style} style: shorten it or break it \
-                     into two lines"
+                    "{which} is {} em wide in the caption font; a {orientation} video fits {} em \
+                     per line in the {style} style: shorten it or break it into two lines",
+                    tenths(width),
+                    tenths(limit)
                 ),
             ));
         }
     }
     Ok(cleaned)
+}
+
+/// `value` with one decimal, by integer arithmetic: float formatting would add its whole
+/// machinery (kilobytes) to the browser's wasm module, which has a size budget.
+fn tenths(value: f64) -> String {
+    let t = (value * 10.0).round() as u64;
+    format!("{}.{}", t / 10, t % 10)
 }
 
 #[cfg(test)]

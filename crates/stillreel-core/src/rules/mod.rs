@@ -1,8 +1,8 @@
 //! One rule per module: what it checks and why, as pure functions over values.
 
 pub mod brand_kit;
-pub mod caption;
 pub mod branding;
+pub mod caption;
 pub mod combine;
 pub mod image;
 pub mod nfc;

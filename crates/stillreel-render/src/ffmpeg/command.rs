@@ -43,8 +43,9 @@ impl Default for Encoding {
 pub const SAMPLE_RATE: u32 = 48_000;
 
 mod caption;
+pub mod clip_caption;
 mod still;
-pub use caption::{CAPTION_TEXT, add_caption, caption_filter, needs_caption};
+pub use caption::{CAPTION_TEXT, add_caption, append_to_graph, caption_filter, needs_caption};
 pub use still::{STILL_WIDTH, add_still_output, first_frame_still_command};
 
 /// One ffmpeg invocation: its arguments (without the program) and the frames it will output,
@@ -116,28 +117,118 @@ pub struct StillInput {
     pub orientation: ExifOrientation,
 }
 
-/// The canvas of a clip: the still decoded once, turned by its EXIF tag, cover-cropped to the
-/// frame at full quality (lanczos) and converted to yuv420p, written as one raw frame. The
-/// camera's frames are drawn from it in Rust ([`stillreel_camera::draw::warp`]).
-pub fn canvas_graph(plan: &ClipPlan, orientation: ExifOrientation) -> String {
+/// How the ffmpeg canvas run frames the photo (`stillreel_camera::input::framing`, decided in
+/// Rust from the photo's thumbnail when it is not a plain cover).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CanvasFraming {
+    /// Scaled to cover, the overflow cut at `position` along the cut axis (0 start, 0.5 middle,
+    /// 1 end).
+    Cover { position: f64 },
+    /// The whole photo over a blurred, dimmed cover of itself.
+    ContainBlur,
+}
+
+/// The canvas of a clip: the still decoded once, turned by its EXIF tag, framed (covering the
+/// frame, or contained over its blurred fill) at full quality (lanczos) and converted to
+/// yuv420p, written as one raw frame. The camera's frames are drawn from it in Rust
+/// ([`stillreel_camera::draw::warp`]).
+pub fn canvas_graph(
+    plan: &ClipPlan,
+    orientation: ExifOrientation,
+    framing: CanvasFraming,
+) -> String {
     let (w, h) = (plan.width, plan.height);
     let mut chain = String::from("[0:v]");
     if let Some(turn) = orientation.filter() {
         chain.push_str(turn);
         chain.push(',');
     }
-    chain.push_str(&format!(
-        "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},setsar=1,\
-         format=yuv420p[v]"
-    ));
+    match framing {
+        // The middle, as `crop` centres it by default (the in-process canvas matches this).
+        CanvasFraming::Cover { position } if (position - 0.5).abs() < 1e-9 => {
+            chain.push_str(&format!(
+                "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,crop={w}:{h},\
+                 setsar=1,format=yuv420p[v]"
+            ));
+        }
+        CanvasFraming::Cover { position } => {
+            let p = position.clamp(0.0, 1.0);
+            chain.push_str(&format!(
+                "scale={w}:{h}:force_original_aspect_ratio=increase:flags=lanczos,\
+                 crop={w}:{h}:trunc({p}*(in_w-{w})/2)*2:trunc({p}*(in_h-{h})/2)*2,\
+                 setsar=1,format=yuv420p[v]"
+            ));
+        }
+        CanvasFraming::ContainBlur => {
+            let (sw, sh) = ((w / 8).max(2), (h / 8).max(2));
+            let radius = (sw / 40).max(1);
+            let dim = stillreel_camera::input::framing::FILL_DIM;
+            let sat = stillreel_camera::input::framing::FILL_SATURATION;
+            chain.push_str(&format!(
+                "split[fill_in][photo];\
+                 [fill_in]scale={sw}:{sh}:force_original_aspect_ratio=increase:flags=lanczos,\
+                 crop={sw}:{sh},format=yuv444p,boxblur={radius}:3,\
+                 lutyuv=y=val*{dim}:u=128+(val-128)*{sat}:v=128+(val-128)*{sat},\
+                 scale={w}:{h}:flags=bilinear,setsar=1[fill];\
+                 [photo]scale={w}:{h}:force_original_aspect_ratio=decrease:force_divisible_by=2:\
+                 flags=lanczos,setsar=1[contained];\
+                 [fill][contained]overlay=x=trunc((W-w)/4)*2:y=trunc((H-h)/4)*2,format=yuv420p[v]"
+            ));
+        }
+    }
     chain
 }
 
-/// Writes the canvas of `still` (see [`canvas_graph`]) to `output` as raw yuv420p.
-pub fn canvas_command(plan: &ClipPlan, still: &StillInput, output: &Path) -> FfmpegArgs {
+/// Writes the upright still, scaled to fit a `side` × `side` box, to `output` as a binary PPM
+/// (its header carries the size): what `auto` and `smart` framing read the photo's shape and
+/// content from when ffmpeg makes the canvas.
+pub fn thumbnail_command(
+    plan: &ClipPlan,
+    still: &StillInput,
+    side: u32,
+    output: &Path,
+) -> FfmpegArgs {
     let mut cmd = FfmpegArgs::new(1);
     still_input(&mut cmd, plan, still);
-    let graph = canvas_graph(plan, still.orientation);
+    let mut chain = String::from("[0:v]");
+    if let Some(turn) = still.orientation.filter() {
+        chain.push_str(turn);
+        chain.push(',');
+    }
+    chain.push_str(&format!(
+        "scale={side}:{side}:force_original_aspect_ratio=decrease:flags=area,setsar=1,\
+         format=rgb24[v]"
+    ));
+    push(
+        &mut cmd.args,
+        [
+            "-filter_complex",
+            &chain,
+            "-map",
+            "[v]",
+            "-an",
+            "-frames:v",
+            "1",
+            "-f",
+            "image2",
+            "-c:v",
+            "ppm",
+        ],
+    );
+    cmd.args.push(local_arg(output));
+    cmd
+}
+
+/// Writes the canvas of `still` (see [`canvas_graph`]) to `output` as raw yuv420p.
+pub fn canvas_command(
+    plan: &ClipPlan,
+    still: &StillInput,
+    framing: CanvasFraming,
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(1);
+    still_input(&mut cmd, plan, still);
+    let graph = canvas_graph(plan, still.orientation, framing);
     push(
         &mut cmd.args,
         [
@@ -509,8 +600,9 @@ mod tests {
             format: MediaFormat::Jpeg,
             orientation: ExifOrientation(6),
         };
-        let cmd = canvas_command(&plan(), &still, Path::new("canvas-000.yuv"));
-        let graph = canvas_graph(&plan(), ExifOrientation(6));
+        let middle = CanvasFraming::Cover { position: 0.5 };
+        let cmd = canvas_command(&plan(), &still, middle, Path::new("canvas-000.yuv"));
+        let graph = canvas_graph(&plan(), ExifOrientation(6), middle);
         assert_eq!(
             cmd.args,
             list(&[

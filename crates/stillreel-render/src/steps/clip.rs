@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use stillreel_core::Engine;
 
+use super::framing::framed_canvas;
 use super::generate::ClipSource;
 use super::{ClipJob, clip_key};
 use crate::effect::EffectFilter;
 use crate::failure::blame::{self, Suspect};
 use crate::failure::{InputFault, JobFailure};
 use crate::ffmpeg::blocking::run_blocking;
-use crate::ffmpeg::command::{self, Encoding, StillInput};
+use crate::ffmpeg::command::{self, Encoding, StillInput, clip_caption};
 use crate::ffmpeg::runner::io_error;
 use crate::ffmpeg::runner::{RenderError, Runner, Step};
 use crate::job::StoredClip;
@@ -26,9 +27,8 @@ use crate::renderer::Renderer;
 use crate::store::files::{get, make_dir, relative};
 use crate::store::storage::Storage;
 use stillreel_camera::depth::{DepthField, DepthInput, DepthMap};
-use stillreel_camera::draw::warp::{self, Canvas};
+use stillreel_camera::draw::warp;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
-use stillreel_camera::input::canvas as still_canvas;
 
 impl Renderer {
     /// The clip step: renders clip `job.index` from its stored input, without audio, checks
@@ -115,6 +115,7 @@ impl Renderer {
                 None => format!("image_inputs[{}].image_url", job.index),
             },
             ffmpeg: self.config.ffmpeg.clone(),
+            look: job.look.clone(),
         };
         let runner = self.runner();
         // Dropping this future (lease lost, shutdown, time limit) kills the ffmpeg run.
@@ -180,39 +181,8 @@ struct ClipTask {
     source_field: String,
     /// The ffmpeg binary, to decode a source on its own when the clip fails (`crate::failure::blame`).
     ffmpeg: std::path::PathBuf,
-}
-
-/// The clip's canvas: the still decoded, turned and cover-cropped into a yuv420p frame, in
-/// process when [`still_canvas`] takes the still on (JPEG, PNG), else by ffmpeg into a raw
-/// frame in the work dir, read back.
-fn draw_canvas(
-    task: &ClipTask,
-    still: &StillInput,
-    runner: &Runner,
-    dir: &Path,
-) -> Result<Canvas, RenderError> {
-    let step = Step::Clip(task.index);
-    let (width, height) = (task.plan.width, task.plan.height);
-    let bytes = std::fs::read(dir.join(&still.path)).map_err(|e| io_error(step, e))?;
-    if let Some(frame) =
-        still_canvas::canvas_yuv420p(&bytes, still.format, still.orientation, width, height)
-    {
-        return Canvas::from_yuv420p(width, height, &frame).map_err(|e| io_error(step, e));
-    }
-    drop(bytes);
-    let name = format!("canvas-{:03}.yuv", task.index);
-    let cmd = command::canvas_command(&task.plan, still, Path::new(&name));
-    runner.run(step, &cmd, dir, &mut |_| {})?;
-    let path = dir.join(&name);
-    let bytes = std::fs::read(&path).map_err(|e| io_error(step, e))?;
-    let _ = std::fs::remove_file(&path);
-    // ffmpeg may exit 0 having decoded no frame of a broken picture: the picture's fault.
-    Canvas::from_yuv420p(task.plan.width, task.plan.height, &bytes).map_err(|e| {
-        RenderError::Rejected {
-            step,
-            message: format!("the picture decoded to no frame: {e}"),
-        }
-    })
+    /// How the photo fills the frame, and the clip's caption.
+    look: super::ClipLook,
 }
 
 /// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
@@ -259,13 +229,22 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if let Some(caption) = &task.look.caption {
+                let filters = clip_caption::caption_filters(
+                    caption,
+                    task.plan.width,
+                    task.plan.height,
+                    task.plan.seconds(),
+                );
+                command::append_to_graph(&mut cmd, &filters);
+            }
             if task.caption {
                 command::add_caption(&mut cmd, task.plan.height);
             }
             command::add_keyframes(&mut cmd, &task.keyframes);
             // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one
             // with an effect or a caption takes it from the graph, after what ffmpeg draws.
-            let in_process = task.effect.is_none() && !task.caption;
+            let in_process = task.effect.is_none() && !task.caption && task.look.caption.is_none();
             let with_still =
                 in_process || command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             let threads = warp::draw_threads();
@@ -276,15 +255,15 @@ fn render_checked(
             let mut canvas_failed: Option<RenderError> = None;
             let mut still_failed: Option<RenderError> = None;
             let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
-                let canvas = draw_canvas(task, &still, runner, dir).map_err(|e| {
+                let framed = framed_canvas(&plan, &still, task.look.fit, task.index, runner, dir);
+                let (canvas, placement) = framed.map_err(|e| {
                     let message = e.to_string();
                     canvas_failed = Some(e);
                     std::io::Error::other(message)
                 })?;
-                let field = task
-                    .depth
-                    .as_ref()
-                    .map(|map| DepthField::prepare(map, (plan.width, plan.height)));
+                let field = task.depth.as_ref().map(|map| {
+                    DepthField::prepare_placed(map, (plan.width, plan.height), placement.as_ref())
+                });
                 if !in_process {
                     return warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin);
                 }
@@ -325,6 +304,15 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
+            if let Some(caption) = &task.look.caption {
+                let filters = clip_caption::caption_filters(
+                    caption,
+                    task.plan.width,
+                    task.plan.height,
+                    task.plan.seconds(),
+                );
+                command::append_to_graph(&mut cmd, &filters);
+            }
             if task.caption {
                 command::add_caption(&mut cmd, task.plan.height);
             }

@@ -21,16 +21,18 @@
 //! (motions, frames, sound) comes from the pure [`crate::plan::video_plan`].
 
 mod clip;
+mod framing;
 mod generate;
 mod prepare;
 mod stitch;
 
 use std::sync::Arc;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
+use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution, Transition};
 
 use crate::effect::EffectStage;
 use crate::ffmpeg::clip_keys::ClipUse;
+use crate::ffmpeg::command::clip_caption::ClipCaption;
 use crate::media::fetch::FetchRequest;
 use crate::plan::sound::AheadSound;
 use crate::plan::video_plan::{PictureFacts, VideoShape};
@@ -95,6 +97,15 @@ pub struct ClipJob {
     /// What the video will do with the clip (its transition, a branded intro): where the
     /// clip gets keyframes beyond its GOP ([`crate::ffmpeg::clip_keys`]).
     pub usage: ClipUse,
+    /// How the photo fills the frame and the words over it.
+    pub look: ClipLook,
+}
+
+/// How a clip looks beyond its camera and effect: the request's `fit` and `caption`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClipLook {
+    pub fit: Fit,
+    pub caption: Option<ClipCaption>,
 }
 
 /// The clips to join, in order, and the music.

@@ -33,6 +33,13 @@ pub fn caption_filter(height: u32) -> String {
 /// input. Call before [`super::add_still_output`] so the thumbnail shows it too. `false` when
 /// the command has no clip graph ending in `[v]`.
 pub fn add_caption(cmd: &mut FfmpegArgs, height: u32) -> bool {
+    append_to_graph(cmd, &caption_filter(height))
+}
+
+/// Appends the filter chain `filters` to the command's clip graph: the graph's final `[v]`
+/// becomes its input, its output the new `[v]`. `false` when the command has no clip graph
+/// ending in `[v]`. The disclosure caption and a clip's own caption both go this way.
+pub fn append_to_graph(cmd: &mut FfmpegArgs, filters: &str) -> bool {
     let Some(at) = cmd.args.iter().position(|a| a == "-filter_complex") else {
         return false;
     };
@@ -42,10 +49,12 @@ pub fn add_caption(cmd: &mut FfmpegArgs, height: u32) -> bool {
     let Some(body) = graph.strip_suffix("[v]") else {
         return false;
     };
-    *graph = format!(
-        "{body}[uncaptioned];[uncaptioned]{}[v]",
-        caption_filter(height)
-    );
+    // A second layer (the clip's caption over the disclosure) needs a label of its own.
+    let label = match body.matches("[uncaptioned").count() / 2 {
+        0 => "uncaptioned".to_owned(),
+        n => format!("uncaptioned{n}"),
+    };
+    *graph = format!("{body}[{label}];[{label}]{filters}[v]");
     true
 }
 

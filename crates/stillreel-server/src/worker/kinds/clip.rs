@@ -4,7 +4,8 @@
 use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
 use stillreel_providers::Role;
 use stillreel_render::store::storage::still_key;
-use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
+use stillreel_render::ffmpeg::command::clip_caption::{self, ClipCaption};
+use stillreel_render::{ClipJob, ClipLook, ClipUse, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::keys::key_prefix;
@@ -184,8 +185,39 @@ pub(super) async fn clip_work(
             depth,
             pace: clip_pace(&input),
             usage: clip_usage(&input, request.transition),
+            look: clip_look(&input, request, index, ctx.state.templates),
         },
     }))
+}
+
+/// The clip's `fit` and `caption` from the request, the caption's plate in the brand's colour
+/// (the background of the video's intro template, else its outro's) and at the top of the
+/// frame on the clip the intro's lower third is drawn over (the first, when there is an intro).
+fn clip_look(
+    input: &records::RenderInput,
+    request: &stillreel_core::CreateVideoRequest,
+    index: usize,
+    templates: &[stillreel_core::Template],
+) -> ClipLook {
+    let Some(image) = request.image_inputs.get(index) else {
+        return ClipLook::default();
+    };
+    let slots = input.branding.as_ref().map(|b| &b.templates);
+    let intro = slots.and_then(|t| t.intro.as_ref());
+    let brand = intro
+        .into_iter()
+        .chain(slots.and_then(|t| t.outro.as_ref()))
+        .filter_map(|slot| templates.iter().find(|t| t.id == slot.template))
+        .find_map(|t| t.style.as_ref().map(|s| s.background.clone()));
+    ClipLook {
+        fit: image.fit,
+        caption: image.caption.as_ref().map(|c| ClipCaption {
+            text: c.text.clone(),
+            style: c.style,
+            plate: brand.unwrap_or_else(|| clip_caption::DEFAULT_PLATE.to_owned()),
+            at_top: index == 0 && intro.is_some(),
+        }),
+    }
 }
 
 /// What the video does with its clips, which decides where they get keyframes beyond their GOP
