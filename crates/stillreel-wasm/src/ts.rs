@@ -49,6 +49,8 @@ fn declarations() -> Vec<Declaration> {
         decl::<core::Resolution>(),
         decl::<core::Engine>(),
         decl::<core::CameraMotion>(),
+        decl::<core::Fit>(),
+        decl::<core::CaptionStyle>(),
         decl::<core::Transition>(),
         decl::<core::Status>(),
         decl::<core::WebhookStatus>(),
@@ -70,6 +72,7 @@ fn declarations() -> Vec<Declaration> {
     all.extend([
         decl::<stillreel_core::OptionsData>(),
         decl::<core::ImageInput>(),
+        decl::<core::Caption>(),
         decl::<core::Vfx>(),
         decl::<core::VirtualStagingConfig>(),
         decl::<core::WordDropConfig>(),

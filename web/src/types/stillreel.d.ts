@@ -15,6 +15,20 @@ export type Engine = "v24" | "v25" | "generative";
 /** The camera move of one clip; the orbits need engine v25 (or `generative`). */
 export type CameraMotion = "push-in" | "push-out" | "orbit-left" | "orbit-right" | "auto";
 /**
+ * How a photo fills its clip's frame: `cover` (scaled to cover the frame, the overflow
+ * cut evenly from both sides), `contain-blur` (the whole photo, over a blurred and dimmed
+ * fill of itself), `smart` (covers the frame like `cover`, the cut placed so the photo's
+ * most detailed region stays in), or `auto` (the default: `contain-blur` when covering
+ * would cut away more than 40 % of the photo's width or height, else `smart`).
+ */
+export type Fit = "auto" | "cover" | "contain-blur" | "smart";
+/**
+ * The look of a clip's caption: `label` (the default; a room or feature name, on a plate at
+ * the lower left) or `facts` (a listing-facts line such as "3 bd · 2 ba", smaller, centred
+ * at the bottom).
+ */
+export type CaptionStyle = "label" | "facts";
+/**
  * How consecutive clips meet: `cut` (the default), `crossfade` (the first dissolves into
  * the next over 0.5 s) or `fade-black` (through black over 0.5 s). The blended
  * transitions overlap the clips, so each join shortens the video by 0.5 s.
@@ -98,12 +112,25 @@ export type ValidateOptions = {
 /** One image of `POST /create_video`: one clip is made from it. */
 export type ImageInput = {
   camera_motion: CameraMotion;
+  /** Words drawn over this clip (docs/API-DESIGN.md#captions). */
+  caption?: Caption;
+  /**
+   * How the photo fills the frame (docs/API-DESIGN.md#framing). Left out of the stored
+   * request when `auto`, so requests stored before the field read and echo as they did.
+   */
+  fit: Fit;
   /**
    * Absolute http(s) URL of a JPEG, PNG, WebP or HEIC image, at most 40 MiB and 50
    * megapixels (deployment settings).
    */
   image_url: string;
   vfx?: Vfx;
+};
+/** A clip's caption: at most two lines of text on a plate in the brand's colours. */
+export type Caption = {
+  style: CaptionStyle;
+  /** The text as drawn (cleaned like template text; a newline starts the second line). */
+  text: string;
 };
 /**
  * One visual effect as the API carries it: `{"type": "...", "config": {...}}`, with `config`

@@ -120,11 +120,9 @@ pub fn caption_filters(caption: &ClipCaption, width: u32, height: u32, seconds: 
         "0xffffff"
     };
     let fade = FADE_SECONDS.min(seconds / 4.0);
-    let alpha = format!(
-        "min(1,min(t/{fade},({seconds}-t)/{fade}))",
-        fade = fade,
-        seconds = seconds
-    );
+    // Gone by the clip's last frame, which starts one frame before its end.
+    let last = seconds - 1.0 / f64::from(stillreel_core::limits::FPS);
+    let alpha = format!("min(1,min(t/{fade},({last:.4}-t)/{fade}))");
     l.lines
         .iter()
         .map(|(text, left, top)| {
