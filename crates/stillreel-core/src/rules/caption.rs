@@ -97,7 +97,7 @@ pub fn check(
                 return Err((
                     ErrorCode::InvalidValue,
                     format!(
-                        "caption.text has {c:?} (U+{:04X}), which the caption font cannot draw; \
+                        "caption.text has '{c}' (U+{:04X}), which the caption font cannot draw; \
                          it draws Latin letters, digits, punctuation and currency signs",
                         u32::from(c)
                     ),
