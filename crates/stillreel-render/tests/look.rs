@@ -253,6 +253,52 @@ async fn contain_blur_shows_the_whole_photo_over_a_dimmed_blurred_fill() {
     assert!(step < 1.0, "fill mean step {step}");
 }
 
+#[tokio::test]
+async fn the_ffmpeg_canvas_frames_a_photo_as_the_in_process_one_does() {
+    let dir = tempfile::tempdir().expect("dir");
+    let png = dir.path().join("subject.png");
+    subject_near_top(&png);
+    // The same pixels as lossless WebP, which only ffmpeg decodes: its canvas runs the thumbnail
+    // and the framing graphs.
+    let webp = dir.path().join("subject.webp");
+    common::ffmpeg(&[
+        "-i",
+        &png.to_string_lossy(),
+        "-c:v",
+        "libwebp",
+        "-lossless",
+        "1",
+        &webp.to_string_lossy(),
+    ]);
+    let s = setup(vec![png, webp]);
+    for (fit, motion) in [
+        (Fit::Smart, CameraMotion::PushIn),
+        (Fit::ContainBlur, CameraMotion::PushOut),
+    ] {
+        let landscape = Orientation::Landscape;
+        let name = format!("{fit}");
+        let ours = render(&s, &format!("{name}-png"), 0, landscape, motion, look(fit))
+            .await
+            .expect("png clip");
+        let theirs = render(&s, &format!("{name}-webp"), 1, landscape, motion, look(fit))
+            .await
+            .expect("webp clip");
+        for n in [0, 149] {
+            let (a, b) = (
+                common::frame_rgb(&ours, n, "1280:720"),
+                common::frame_rgb(&theirs, n, "1280:720"),
+            );
+            let diff = common::mean_abs_diff(&a, &b);
+            assert!(diff < 4.0, "{fit} frame {n}: mean difference {diff}");
+            let (ra, rb) = (red_pixels(&a) as f64, red_pixels(&b) as f64);
+            assert!(
+                (ra - rb).abs() <= 0.05 * ra.max(1.0),
+                "{fit} frame {n}: red {ra} and {rb}"
+            );
+        }
+    }
+}
+
 /// The luminance (WCAG, 0..1) of an sRGB pixel.
 fn luminance(p: &[u8]) -> f64 {
     let c = |v: u8| {

@@ -25,6 +25,7 @@ both_backends!(
     every_size_renders_and_each_bad_medium_fails_with_its_code,
     a_mistyped_host_fails_at_once_saying_it_does_not_resolve,
     uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster,
+    fit_and_captions_reach_the_rendered_clips,
 );
 both_backends!(
     mod refused, configured by refusing_provider:
@@ -944,5 +945,89 @@ async fn uploads_and_a_brand_kit_render_with_thumbnails_and_a_poster(app: TestAp
             "{key} left behind"
         );
     }
+    workers.shutdown().await;
+}
+
+/// The mean luma of frame `n` of the video at `path` inside `crop` (an ffmpeg crop).
+fn region_luma(path: &Path, n: u32, crop: &str) -> f64 {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-i"])
+        .arg(path)
+        .args([
+            "-vf",
+            &format!("select=eq(n\\,{n}),crop={crop}"),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "gray",
+            "-",
+        ])
+        .output()
+        .expect("ffmpeg");
+    assert!(out.status.success() && !out.stdout.is_empty(), "decoded");
+    out.stdout.iter().map(|&v| f64::from(v)).sum::<f64>() / out.stdout.len() as f64
+}
+
+async fn fit_and_captions_reach_the_rendered_clips(app: TestApp) {
+    let (app, workers) = rendering_app(app).await;
+    let acct = app.account().await;
+    let key = acct.api_key.as_str();
+    let sample = |name: &str| format!("{}/samples/{name}", app.base);
+    // A portrait photo (contained by `auto`), a WebP (made by ffmpeg: its contain-blur graph)
+    // and a landscape photo with a caption.
+    let body = json!({
+        "image_inputs": [
+            {"image_url": sample("house-townhouse-portrait.jpg"), "camera_motion": "push-out"},
+            {"image_url": sample("house-modern.webp"), "camera_motion": "push-out", "fit": "contain-blur"},
+            {"image_url": sample("house-bungalow.jpg"), "camera_motion": "push-in", "fit": "smart",
+             "caption": {"text": "  Chef's kitchen\u{202e}  "}},
+        ],
+    });
+    let r = app.post("/api/v1/create_video", key, &body).await;
+    assert_eq!(r.status, 200, "{}", r.json);
+    let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+    let done = wait_final(&app, key, &id).await;
+    assert_eq!(done["status"], "complete", "{done}");
+    let dir = tempfile::tempdir().expect("dir");
+    let url = done["video_url"].as_str().expect("video url");
+    let (duration, streams) = fetch_and_probe(&app, url, dir.path(), "video.mp4").await;
+    assert_standard_720p(duration, &streams, 15.0, "video");
+    let video = dir.path().join("video.mp4");
+    // Clips 1 and 2 (frames 0..150, 150..300) end their push-out showing the whole canvas:
+    // the photo in the middle, the dimmed fill at the sides.
+    for last in [149, 299] {
+        let side = region_luma(&video, last, "160:720:0:0");
+        let middle = region_luma(&video, last, "300:720:490:0");
+        assert!(
+            side < middle * 0.75,
+            "frame {last}: fill {side}, photo {middle}"
+        );
+    }
+    // Clip 3's caption: a dark plate at the lower left in the middle of the clip, where the
+    // first frame shows the photo.
+    let caption = stillreel_render::ffmpeg::command::clip_caption::ClipCaption {
+        text: "Chef's kitchen".to_owned(),
+        style: stillreel_core::CaptionStyle::Label,
+        plate: stillreel_render::ffmpeg::command::clip_caption::DEFAULT_PLATE.to_owned(),
+        at_top: false,
+    };
+    let layout = stillreel_render::ffmpeg::command::clip_caption::layout(&caption, 1280, 720);
+    let (_, left, top) = &layout.lines[0];
+    let plate = format!(
+        "{}:{}:{}:{}",
+        layout.size,
+        layout.size / 2,
+        left.expect("left") - layout.pad + 2,
+        top - layout.pad + 2
+    );
+    let shown = region_luma(&video, 375, &plate);
+    let before = region_luma(&video, 300, &plate);
+    assert!(shown < 45.0, "plate luma {shown}");
+    assert!(
+        before > shown + 20.0,
+        "the photo before the fade-in: {before}, plate {shown}"
+    );
     workers.shutdown().await;
 }

@@ -122,7 +122,7 @@ pub fn canvas_yuv420p(
             let radius = (small.0 as usize / 40).max(1);
             framing::blur_fill(&mut fill, small.0 as usize, small.1 as usize, ycbcr, radius);
             let mut canvas = scale_up(fill, small, frame)?;
-            let (left, top) = ((width - fw) / 2 & !1, (height - fh) / 2 & !1);
+            let (left, top) = (((width - fw) / 2) & !1, ((height - fh) / 2) & !1);
             framing::paste(
                 &mut canvas,
                 width as usize,

@@ -229,8 +229,10 @@ pub fn blur_fill(px: &mut [u8], w: usize, h: usize, ycbcr: bool, radius: usize) 
     for p in px.chunks_exact_mut(3) {
         if ycbcr {
             p[0] = (f64::from(p[0]) * FILL_DIM).round() as u8;
+            // Chroma scales with the dimmed light as well as the desaturation, as in RGB.
             for c in &mut p[1..] {
-                *c = (128.0 + (f64::from(*c) - 128.0) * FILL_SATURATION).round() as u8;
+                let v = 128.0 + (f64::from(*c) - 128.0) * FILL_SATURATION * FILL_DIM;
+                *c = v.round() as u8;
             }
         } else {
             let grey = 0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2]);

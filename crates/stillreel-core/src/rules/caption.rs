@@ -175,25 +175,28 @@ mod tests {
         // 24 W's are about 21.9 em: they fit a landscape line (28.1 em), not a portrait one.
         let wide = "W".repeat(24);
         assert!(check(&wide, label, L).is_ok());
-        let (code, message) = check(&wide, label, P).unwrap_err();
+        let (code, message) = check(&wide, label, P).expect_err("refused");
         assert_eq!(code, ErrorCode::TooLong);
         assert!(message.contains("15.4 em"), "{message}");
         assert!(message.contains("portrait"), "{message}");
         // The same text is not measured when the orientation is itself invalid.
         assert!(check(&wide, label, None).is_ok());
-        let (code, message) = check("a\nb\nc", label, L).unwrap_err();
+        let (code, message) = check("a\nb\nc", label, L).expect_err("refused");
         assert_eq!(code, ErrorCode::TooLong);
         assert!(message.contains("3 lines"), "{message}");
-        let (code, message) = check("Дом", label, L).unwrap_err();
+        let (code, message) = check("Дом", label, L).expect_err("refused");
         assert_eq!(code, ErrorCode::InvalidValue);
         assert!(message.contains("U+0414"), "{message}");
-        assert_eq!(check("  ", label, L).unwrap_err().0, ErrorCode::Empty);
         assert_eq!(
-            check("\u{202E}", label, L).unwrap_err().0,
+            check("  ", label, L).expect_err("refused").0,
+            ErrorCode::Empty
+        );
+        assert_eq!(
+            check("\u{202E}", label, L).expect_err("refused").0,
             ErrorCode::EmptyAfterSanitizing
         );
         assert_eq!(
-            check(&"a".repeat(81), label, L).unwrap_err().0,
+            check(&"a".repeat(81), label, L).expect_err("refused").0,
             ErrorCode::TooLong
         );
     }

@@ -172,6 +172,10 @@ string_enum!(
     }
 );
 
+#[allow(
+    clippy::derivable_impls,
+    reason = "string_enum! declares the enum and derives no Default for every enum"
+)]
 impl Default for Fit {
     fn default() -> Self {
         Fit::Auto
@@ -192,6 +196,10 @@ string_enum!(
     CaptionStyle { Label = "label", Facts = "facts" }
 );
 
+#[allow(
+    clippy::derivable_impls,
+    reason = "string_enum! declares the enum and derives no Default for every enum"
+)]
 impl Default for CaptionStyle {
     fn default() -> Self {
         CaptionStyle::Label

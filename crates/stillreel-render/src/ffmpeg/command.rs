@@ -163,12 +163,13 @@ pub fn canvas_graph(
             let (sw, sh) = ((w / 8).max(2), (h / 8).max(2));
             let radius = (sw / 40).max(1);
             let dim = stillreel_camera::input::framing::FILL_DIM;
-            let sat = stillreel_camera::input::framing::FILL_SATURATION;
+            // Chroma scales with the dimmed light and the desaturation (as the in-process fill).
+            let sat = stillreel_camera::input::framing::FILL_SATURATION * dim;
             chain.push_str(&format!(
                 "split[fill_in][photo];\
                  [fill_in]scale={sw}:{sh}:force_original_aspect_ratio=increase:flags=lanczos,\
                  crop={sw}:{sh},format=yuv444p,boxblur={radius}:3,\
-                 lutyuv=y=val*{dim}:u=128+(val-128)*{sat}:v=128+(val-128)*{sat},\
+                 lutyuv=y=16+(val-16)*{dim}:u=128+(val-128)*{sat}:v=128+(val-128)*{sat},\
                  scale={w}:{h}:flags=bilinear,setsar=1[fill];\
                  [photo]scale={w}:{h}:force_original_aspect_ratio=decrease:force_divisible_by=2:\
                  flags=lanczos,setsar=1[contained];\

@@ -62,8 +62,8 @@ pub(super) fn framed_canvas(
                 let placement = Placement {
                     photo: [0.0, 0.0, 1.0, 1.0],
                     canvas: [
-                        f64::from((width - fw) / 2 & !1),
-                        f64::from((height - fh) / 2 & !1),
+                        f64::from(((width - fw) / 2) & !1),
+                        f64::from(((height - fh) / 2) & !1),
                         f64::from(fw),
                         f64::from(fh),
                     ],
