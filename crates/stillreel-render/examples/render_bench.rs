@@ -10,7 +10,9 @@
 //! step alone. `ours` times `Renderer::render_clip` (canvas, frames drawn in Rust and piped to
 //! the encoder, ffprobe check, store) after an untimed prepare; `reference` times only the
 //! previous renderer's single ffmpeg run (`command::reference_clip_command`, `perspective`) on
-//! the same stored input. Prints `{"clip_wall":..,"clip":"<mp4>"}`.
+//! the same stored input. Prints `{"clip_wall":..,"clip":"<mp4>"}`. Env `BENCH_FIT` frames the
+//! photo (`auto`, the default, `cover`, `smart` or `contain-blur`) and `BENCH_CAPTION` draws a
+//! `label` caption with that text (`bench/look.sh`).
 //!
 //! `render_bench canvas <720p|1080p> <jpg|png image> <runs>`: a clip's canvas made in process
 //! (`still_canvas`) and by the ffmpeg canvas run it replaced (`command::canvas_command`), each
@@ -189,9 +191,21 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         )
         .await?;
     let input = prepared.inputs.into_iter().next().ok_or("no input")?;
+    let fit = match std::env::var("BENCH_FIT") {
+        Ok(name) => stillreel_core::Fit::parse(&name).ok_or("BENCH_FIT: unknown fit")?,
+        Err(_) => stillreel_core::Fit::Auto,
+    };
+    let caption = std::env::var("BENCH_CAPTION").ok().map(|text| {
+        stillreel_render::ffmpeg::command::clip_caption::ClipCaption {
+            text,
+            style: stillreel_core::CaptionStyle::Label,
+            plate: stillreel_render::ffmpeg::command::clip_caption::DEFAULT_PLATE.to_owned(),
+            at_top: false,
+        }
+    });
     let job = ClipJob {
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
-        look: Default::default(),
+        look: stillreel_render::ClipLook { fit, caption },
         usage: stillreel_render::ClipUse::default(),
         key_prefix: prefix,
         index: 0,
