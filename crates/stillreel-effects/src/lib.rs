@@ -17,9 +17,11 @@ mod expr;
 pub mod fx;
 mod graph;
 pub mod ramp;
+pub mod scene;
 pub mod template;
 
 pub mod text;
 
 pub use fx::effect_filter;
 pub use graph::{EffectContext, EffectError, EffectGraph, ExtraInput, Pads};
+pub use scene::{MaskStream, SceneMask};

@@ -31,7 +31,9 @@ use crate::graph::{EffectContext, EffectError, EffectGraph};
 pub fn effect_filter(vfx: &Vfx, ctx: &EffectContext) -> Result<EffectGraph, EffectError> {
     ctx.check()?;
     let fragment = match vfx {
-        Vfx::DayToTwilight => twilight::build(ctx),
+        Vfx::DayToTwilight => {
+            return Ok(EffectGraph::new(twilight::build(ctx)).with_masks(twilight::masks(ctx)));
+        }
         Vfx::CatchTheSunshine => sunshine::build(ctx),
         Vfx::PencilSketch => sketch::build(ctx),
         Vfx::Construction => construction::build(ctx),
