@@ -5,12 +5,17 @@
 
 use std::collections::VecDeque;
 
-use super::pixels::{box_blur, gradient, green_dominant, luma};
+use super::pixels::{gradient, green_dominant, luma};
 
 /// Largest local colour change (0–255, [`gradient`]) a sky pixel may have: a sky's own shading
 /// and the soft edges of clouds stay under it, a ridge line against the sky or a roof edge at
 /// this scale does not.
 const SMOOTH: f32 = 14.0;
+
+/// [`SMOOTH`] and [`STEP`] for white pixels (bright and neutral): the inside of a cloud is
+/// textured, and the fill must cross a cloud to reach the sky beyond it. A ridge against a white
+/// sky is still a far larger step.
+const WHITE: (f32, i32) = (40.0, 28);
 
 /// Largest step in any channel (0–255) from a sky pixel to the neighbour the fill takes next:
 /// [`SMOOTH`] is measured over a blur, which a thin hard edge (a wire, a branch) can pass.
@@ -40,15 +45,24 @@ fn sky_coloured(p: &[u8]) -> bool {
 /// The sky mask (0 to 255) of an RGB picture `width`×`height`: sky-coloured pixels smoother than
 /// [`SMOOTH`] reached from the top row by steps under [`STEP`], grown [`RIM`] pixels towards the
 /// edges that stopped it; then what the sky encloses
-/// (clouds, birds, the sun: parts touching no border) filled in; faded out low in the picture
-/// ([`FADE`]) and softened over a pixel, so a silhouette's rim takes part of the sky.
+/// (clouds, birds, the sun: what is not land) filled in, closed over two
+/// pixels and grown by one all round (a silhouette's rim takes the sky's colour, not a light
+/// line of the day's sky); faded out low in the picture ([`FADE`]).
 pub fn sky_mask(rgb: &[u8], width: usize, height: usize) -> Vec<u8> {
     assert_eq!(rgb.len(), width * height * 3, "RGB picture size");
     let grad = gradient(rgb, width, height);
     let px = |i: usize| &rgb[i * 3..i * 3 + 3];
-    let open = |i: usize| grad[i] < SMOOTH && sky_coloured(px(i));
+    let white = |i: usize| {
+        let p = px(i);
+        luma(p) > 185.0 && p.iter().max().unwrap_or(&0) - p.iter().min().unwrap_or(&0) < 45
+    };
+    let open = |i: usize| {
+        let smooth = if white(i) { WHITE.0 } else { SMOOTH };
+        grad[i] < smooth && sky_coloured(px(i))
+    };
     let step_ok = |a: usize, b: usize| {
-        (0..3).all(|c| (i32::from(rgb[a * 3 + c]) - i32::from(rgb[b * 3 + c])).abs() < STEP)
+        let step = if white(a) && white(b) { WHITE.1 } else { STEP };
+        (0..3).all(|c| (i32::from(rgb[a * 3 + c]) - i32::from(rgb[b * 3 + c])).abs() < step)
     };
     let mut sky = vec![false; width * height];
     let mut queue: VecDeque<usize> = (0..width).filter(|&i| open(i)).collect();
@@ -77,19 +91,53 @@ pub fn sky_mask(rgb: &[u8], width: usize, height: usize) -> Vec<u8> {
             sky[n] = true;
         }
     }
-    fill_enclosed(&mut sky, width, height);
-    let plane: Vec<f32> = sky
-        .iter()
+    fill_enclosed(&mut sky, rgb, width, height);
+    // Closed over two pixels: the steep rim of a cloud, between blue and white, is sky too.
+    let sky = within(
+        &within(&sky, width, height, 2, true),
+        width,
+        height,
+        2,
+        false,
+    );
+    // And one more pixel all round: the pixel that mixes sky and silhouette, left out, stays a
+    // light line along every ridge once the rest is dusk.
+    let sky = within(&sky, width, height, 1, true);
+    sky.iter()
         .enumerate()
         .map(|(i, &s)| {
             let y = (i / width) as f32 / height as f32;
             let fade = ((FADE.1 - y) / (FADE.1 - FADE.0)).clamp(0.0, 1.0);
-            if s { 255.0 * fade } else { 0.0 }
+            if s { (255.0 * fade).round() as u8 } else { 0 }
+        })
+        .collect()
+}
+
+/// Dilation (`any`: some pixel within `r`, as a square, is set) or erosion (every one is).
+fn within(mask: &[bool], width: usize, height: usize, r: usize, any: bool) -> Vec<bool> {
+    let rows: Vec<bool> = (0..mask.len())
+        .map(|i| {
+            let (x, y) = (i % width, i / width);
+            let mut span =
+                (x.saturating_sub(r)..(x + r + 1).min(width)).map(|x| mask[y * width + x]);
+            if any {
+                span.any(|v| v)
+            } else {
+                span.all(|v| v)
+            }
         })
         .collect();
-    box_blur(&plane, width, height, 1)
-        .into_iter()
-        .map(|v| v.round().clamp(0.0, 255.0) as u8)
+    (0..mask.len())
+        .map(|i| {
+            let (x, y) = (i % width, i / width);
+            let mut span =
+                (y.saturating_sub(r)..(y + r + 1).min(height)).map(|y| rows[y * width + x]);
+            if any {
+                span.any(|v| v)
+            } else {
+                span.all(|v| v)
+            }
+        })
         .collect()
 }
 
@@ -106,16 +154,19 @@ fn neighbours(x: usize, y: usize, width: usize, height: usize) -> impl Iterator<
     .flatten()
 }
 
-/// Marks as sky every non-sky part that touches no border of the picture: it floats in the sky
-/// (a cloud, the sun, a bird). Parts of the land always reach a border.
-fn fill_enclosed(sky: &mut [bool], width: usize, height: usize) {
+/// Marks as sky every non-sky part that is not land. Land reaches the bottom edge, or another
+/// edge with a pixel that cannot be sky by its colour (a crown of leaves entering from the
+/// side); what is left floats in the sky (a cloud, even one cut by the top edge, the sun, a
+/// bird) or is the soft rim of a cloud.
+fn fill_enclosed(sky: &mut [bool], rgb: &[u8], width: usize, height: usize) {
     let mut land = vec![false; sky.len()];
-    let border = (0..width)
-        .flat_map(|x| [x, (height - 1) * width + x])
-        .chain((0..height).flat_map(|y| [y * width, y * width + width - 1]));
+    let bottom = ((height - 1) * width..height * width).map(|i| (i, true));
+    let others = (0..width)
+        .chain((0..height).flat_map(|y| [y * width, y * width + width - 1]))
+        .map(|i| (i, false));
     let mut queue: VecDeque<usize> = VecDeque::new();
-    for i in border {
-        if !sky[i] && !land[i] {
+    for (i, is_bottom) in bottom.chain(others) {
+        if !sky[i] && !land[i] && (is_bottom || !sky_coloured(&rgb[i * 3..i * 3 + 3])) {
             land[i] = true;
             queue.push_back(i);
         }

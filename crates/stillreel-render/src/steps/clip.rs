@@ -8,6 +8,7 @@ use std::sync::Arc;
 use stillreel_core::Engine;
 
 use super::generate::ClipSource;
+use super::masks::{Follow, add_mask_input};
 use super::{ClipJob, clip_key};
 use crate::effect::EffectFilter;
 use crate::failure::blame::{self, Suspect};
@@ -58,6 +59,11 @@ impl Renderer {
             ),
             None => None,
         };
+        let photo = StillInput {
+            path: local.clone(),
+            format: job.input.format,
+            orientation: job.input.orientation,
+        };
         let media = FetchedMedia {
             path: local.clone(),
             format: job.input.format,
@@ -76,11 +82,7 @@ impl Renderer {
             None if job.engine.is_generative() => {
                 self.generate(job, None, &media, &plan, work_dir).await?
             }
-            None => ClipSource::Still(StillInput {
-                path: local,
-                format: job.input.format,
-                orientation: job.input.orientation,
-            }),
+            None => ClipSource::Still(photo.clone()),
         };
         let depth = match (&job.depth, &source) {
             (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
@@ -99,6 +101,7 @@ impl Renderer {
             index: job.index,
             plan,
             source,
+            photo,
             depth,
             effect,
             caption,
@@ -167,6 +170,8 @@ struct ClipTask {
     index: usize,
     plan: ClipPlan,
     source: ClipSource,
+    /// The clip's photo (the masks of a provider's clip are made from it).
+    photo: StillInput,
     /// The checked depth map (v25 stills only).
     depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
@@ -215,6 +220,20 @@ fn draw_canvas(
     })
 }
 
+/// The job's failure for a canvas that could not be made. The canvas reads nothing but the
+/// photo: when the photo does not decode alone either (checked without the run's memory limit,
+/// which is ours), it is at fault.
+fn canvas_failure(task: &ClipTask, still: &StillInput, dir: &Path, e: RenderError) -> JobFailure {
+    let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
+    match e {
+        RenderError::Failed { .. } => blame::blame(&task.ffmpeg, dir, &[suspect], e.into()),
+        RenderError::Rejected { .. } => {
+            blame::input_failure(&suspect, "no frame could be decoded from it", e)
+        }
+        other => other.into(),
+    }
+}
+
 /// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
 fn write_still(
     frame: Option<&[u8]>,
@@ -253,12 +272,18 @@ fn render_checked(
                 path: relative(dir, &still.path),
                 ..still.clone()
             };
-            let mut cmd = command::clip_command(
-                &task.plan,
-                task.effect.as_ref(),
-                encoding,
-                Path::new(&rendered),
-            );
+            // Masks are an input file, so they and the canvas they come from are made before
+            // ffmpeg starts (other clips make the canvas while the encoder loads).
+            let mut effect = task.effect.clone();
+            let mut early_canvas = None;
+            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+                let canvas = draw_canvas(task, &still, runner, dir)
+                    .map_err(|e| canvas_failure(task, &still, dir, e))?;
+                add_mask_input(fx, &canvas, &task.plan, Follow::Camera, task.index, dir)?;
+                early_canvas = Some(canvas);
+            }
+            let mut cmd =
+                command::clip_command(&task.plan, effect.as_ref(), encoding, Path::new(&rendered));
             if task.caption {
                 command::add_caption(&mut cmd, task.plan.height);
             }
@@ -276,11 +301,14 @@ fn render_checked(
             let mut canvas_failed: Option<RenderError> = None;
             let mut still_failed: Option<RenderError> = None;
             let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
-                let canvas = draw_canvas(task, &still, runner, dir).map_err(|e| {
-                    let message = e.to_string();
-                    canvas_failed = Some(e);
-                    std::io::Error::other(message)
-                })?;
+                let canvas = match early_canvas.take() {
+                    Some(canvas) => canvas,
+                    None => draw_canvas(task, &still, runner, dir).map_err(|e| {
+                        let message = e.to_string();
+                        canvas_failed = Some(e);
+                        std::io::Error::other(message)
+                    })?,
+                };
                 let field = task
                     .depth
                     .as_ref()
@@ -297,19 +325,8 @@ fn render_checked(
                 Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
-            // The canvas reads nothing but the photo: when the photo does not decode alone
-            // either (checked without the run's memory limit, which is ours), it is at fault.
             if let Some(e) = canvas_failed {
-                let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
-                return Err(match e {
-                    RenderError::Failed { .. } => {
-                        blame::blame(&task.ffmpeg, dir, &[suspect], e.into())
-                    }
-                    RenderError::Rejected { .. } => {
-                        blame::input_failure(&suspect, "no frame could be decoded from it", e)
-                    }
-                    other => other.into(),
-                });
+                return Err(canvas_failure(task, &still, dir, e));
             }
             encoded?;
             if let Some(e) = still_failed {
@@ -318,10 +335,20 @@ fn render_checked(
             with_still
         }
         ClipSource::Video(video) => {
+            let mut effect = task.effect.clone();
+            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+                let photo = StillInput {
+                    path: relative(dir, &task.photo.path),
+                    ..task.photo.clone()
+                };
+                let canvas = draw_canvas(task, &photo, runner, dir)
+                    .map_err(|e| canvas_failure(task, &photo, dir, e))?;
+                add_mask_input(fx, &canvas, &task.plan, Follow::Still, task.index, dir)?;
+            }
             let mut cmd = command::provider_clip_command(
                 &task.plan,
                 &relative(dir, video),
-                task.effect.as_ref(),
+                effect.as_ref(),
                 encoding,
                 Path::new(&rendered),
             );

@@ -22,6 +22,7 @@
 
 mod clip;
 mod generate;
+mod masks;
 mod prepare;
 mod stitch;
 
