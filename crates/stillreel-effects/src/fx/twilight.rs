@@ -66,7 +66,10 @@ pub fn build(ctx: &EffectContext) -> String {
          [fx_graded][fx_layer]overlay=format=yuv420[fx_dusk0];\
          {windows};\
          [fx_dusk]format=yuva420p,{fade}[fx_dusk_a];\
-         [fx_day][fx_dusk_a]overlay=format=yuv420,format=yuv420p[out]",
+         [fx_day][fx_dusk_a]overlay=format=yuv420,trim=end_frame={frames},format=yuv420p[out]",
+        // The mask stream's last frame stands for two clip frames, so the layers made from it
+        // end a frame after the clip: the clip keeps its own count.
+        frames = ctx.frames,
         norm = super::normalize(ctx),
         grade = grade(-0.04, 1.05, 0.6, 0.8, HIGHLIGHTS, (12, -6)),
         // The sky turns 90 % evening colour (a little of its clouds shows through).
