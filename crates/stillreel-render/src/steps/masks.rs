@@ -18,14 +18,14 @@ use crate::ffmpeg::runner::{RenderError, Step, io_error};
 /// Whether the camera moves the masks: the camera's own clips, or a provider's clip, whose
 /// motion the model made (the masks of the still are then held as they are).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Follow {
+pub enum Follow {
     Camera,
     Still,
 }
 
 /// Computes `effect`'s masks from `canvas`, writes them to `masks-NNN.gray` in `dir` and adds
 /// that file as the effect's last input. Nothing when the effect reads no masks.
-pub(super) fn add_mask_input(
+pub fn add_mask_input(
     effect: &mut EffectFilter,
     canvas: &Canvas,
     plan: &ClipPlan,
