@@ -24,8 +24,7 @@ fn render(vfx: &Vfx, w: u32, h: u32, frames: u32) -> (u32, u32, u32) {
         })
         .unwrap();
     let out = dir.path().join("out.mp4");
-    let graph_text = format!("[0:v]format=yuv420p[base];{frag}");
-    let graph = &graph_text;
+    let graph = format!("[0:v]format=yuv420p[base];{frag}");
     let st = Command::new("ffmpeg")
         .args([
             "-hide_banner",

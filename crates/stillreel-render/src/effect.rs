@@ -53,7 +53,7 @@ pub struct EffectFilter {
     pub inputs: Vec<EffectInput>,
     /// Masks of the still the graph reads as its last extra input, after `inputs`: the clip
     /// step computes them from the canvas, moves them with the camera and adds that input
-    /// ([`crate::steps`]).
+    /// (`steps/masks.rs`).
     pub masks: Option<MaskStream>,
 }
 
