@@ -14,6 +14,10 @@ const CORE: f32 = 0.35;
 /// Largest patch, as a share of the picture: a whole warm tree or hillside is no window.
 const MAX_SHARE: f32 = 0.01;
 
+/// Smallest patch, as a share of the picture (at least 3 pixels): a sunlit tuft of leaves is a
+/// speck of two or three pixels at quarter size; a window of a house in view is larger.
+const MIN_SHARE: f32 = 0.0001;
+
 /// Smallest share of its bounding box a patch fills (a pane fills it; a twig does not).
 const FILL: f32 = 0.4;
 
@@ -29,8 +33,8 @@ fn warmth(p: &[u8]) -> f32 {
 }
 
 /// The lights mask (0 to 255) of an RGB picture `width`×`height` whose sky mask is `sky`: the
-/// [`warmth`] of the patches that look like windows (over [`CORE`], under [`MAX_SHARE`] of the
-/// picture, filling [`FILL`] of their box, surroundings under [`AROUND`], not next to the
+/// [`warmth`] of the patches that look like windows (over [`CORE`], between [`MIN_SHARE`] and
+/// [`MAX_SHARE`] of the picture, filling [`FILL`] of their box, surroundings under [`AROUND`], not next to the
 /// sky) and of the pixels just around them; zero elsewhere, on green pixels and in the sky.
 pub fn lights_mask(rgb: &[u8], sky: &[u8], width: usize, height: usize) -> Vec<u8> {
     assert_eq!(rgb.len(), width * height * 3, "RGB picture size");
@@ -47,6 +51,7 @@ pub fn lights_mask(rgb: &[u8], sky: &[u8], width: usize, height: usize) -> Vec<u
         })
         .collect();
     let max_area = ((width * height) as f32 * MAX_SHARE).max(16.0) as usize;
+    let min_area = ((width * height) as f32 * MIN_SHARE).max(3.0) as usize;
     let mut seen = vec![false; warm.len()];
     let mut lit = vec![0u8; warm.len()];
     for start in 0..warm.len() {
@@ -56,7 +61,7 @@ pub fn lights_mask(rgb: &[u8], sky: &[u8], width: usize, height: usize) -> Vec<u
         let patch = grow(&warm, &mut seen, start, width, height);
         let (x0, y0, x1, y1) = bounds(&patch, width);
         let box_area = (x1 - x0 + 1) * (y1 - y0 + 1);
-        let window = patch.len() <= max_area
+        let window = (min_area..=max_area).contains(&patch.len())
             && patch.len() as f32 >= FILL * box_area as f32
             && around(&warm, (x0, y0, x1, y1), width, height, &patch) < AROUND
             && !touches_sky(sky, (x0, y0, x1, y1), width, height);

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use super::pixels::{gradient, green_dominant, luma};
+use super::pixels::{box_blur, gradient, green_dominant, luma};
 
 /// Largest local colour change (0–255, [`gradient`]) a sky pixel may have: a sky's own shading
 /// and the soft edges of clouds stay under it, a ridge line against the sky or a roof edge at
@@ -47,7 +47,7 @@ fn sky_coloured(p: &[u8]) -> bool {
 /// edges that stopped it; then what the sky encloses
 /// (clouds, birds, the sun: what is not land) filled in, closed over two
 /// pixels and grown by one all round (a silhouette's rim takes the sky's colour, not a light
-/// line of the day's sky); faded out low in the picture ([`FADE`]).
+/// line of the day's sky); faded out low in the picture ([`FADE`]) and softened over a pixel.
 pub fn sky_mask(rgb: &[u8], width: usize, height: usize) -> Vec<u8> {
     assert_eq!(rgb.len(), width * height * 3, "RGB picture size");
     let grad = gradient(rgb, width, height);
@@ -103,13 +103,19 @@ pub fn sky_mask(rgb: &[u8], width: usize, height: usize) -> Vec<u8> {
     // And one more pixel all round: the pixel that mixes sky and silhouette, left out, stays a
     // light line along every ridge once the rest is dusk.
     let sky = within(&sky, width, height, 1, true);
-    sky.iter()
+    let plane: Vec<f32> = sky
+        .iter()
         .enumerate()
         .map(|(i, &s)| {
             let y = (i / width) as f32 / height as f32;
             let fade = ((FADE.1 - y) / (FADE.1 - FADE.0)).clamp(0.0, 1.0);
-            if s { (255.0 * fade).round() as u8 } else { 0 }
+            if s { 255.0 * fade } else { 0.0 }
         })
+        .collect();
+    // Softened over a pixel: scaled up four times, a hard mask draws a ridge as stairs.
+    box_blur(&plane, width, height, 1)
+        .into_iter()
+        .map(|v| v.round() as u8)
         .collect()
 }
 

@@ -24,33 +24,12 @@ pub fn mask_input(
     };
     let (qw, qh) = (stream.width as usize, stream.height as usize);
     let frame = match picture {
-        Some(p) => {
-            let out = Command::new("ffmpeg")
-                .args(["-v", "error", "-nostdin", "-i"])
-                .arg(p)
-                .args([
-                    "-vf",
-                    &format!(
-                        "scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h},\
-                         scale={qw}:{qh}:flags=area"
-                    ),
-                    "-frames:v",
-                    "1",
-                    "-f",
-                    "rawvideo",
-                    "-pix_fmt",
-                    "rgb24",
-                    "-",
-                ])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            scene::masks(&stream.kinds, &out.stdout, qw, qh)
-        }
+        Some(p) => scene::masks(
+            &stream.kinds,
+            &picture_rgb(p, (w, h), (qw, qh), "area"),
+            qw,
+            qh,
+        ),
         None => vec![0; qw * qh * stream.kinds.len()],
     };
     let path = dir.join("masks.gray");
@@ -67,4 +46,39 @@ pub fn mask_input(
         "-i".into(),
         path.to_string_lossy().into_owned(),
     ]
+}
+
+/// `picture` cover-cropped to `w`×`h`, then scaled to `qw`×`qh` with the scaler `flags`, as RGB.
+pub fn picture_rgb(
+    picture: &Path,
+    (w, h): (u32, u32),
+    (qw, qh): (usize, usize),
+    flags: &str,
+) -> Vec<u8> {
+    let out = Command::new("ffmpeg")
+        .args(["-v", "error", "-nostdin", "-i"])
+        .arg(picture)
+        .args([
+            "-vf",
+            &format!(
+                "scale={w}:{h}:force_original_aspect_ratio=increase,crop={w}:{h},\
+                 scale={qw}:{qh}:flags={flags}"
+            ),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.stdout.len(), qw * qh * 3, "one RGB frame");
+    out.stdout
 }
