@@ -5,7 +5,8 @@
 //! decoded raw; the regions were marked once by hand, in relative coordinates.
 //!
 //! Without the photographs the tests skip with a notice, unless `STILLREEL_REQUIRE_PHOTOS=1`
-//! (`scripts/test.sh` sets it): then they fail.
+//! (`scripts/test.sh` sets it): then they fail. `STILLREEL_PHOTOS_DIR` reads them from
+//! another folder.
 #![expect(clippy::unwrap_used, reason = "test")]
 
 mod common;
@@ -25,7 +26,9 @@ type Region = (f64, f64, f64, f64);
 
 /// The photograph, or `None` (after a notice) when it is missing and not required.
 fn photo(name: &str) -> Option<PathBuf> {
-    let path = Path::new("/usr/share/backgrounds").join(name);
+    let dir = std::env::var_os("STILLREEL_PHOTOS_DIR")
+        .map_or_else(|| PathBuf::from("/usr/share/backgrounds"), PathBuf::from);
+    let path = dir.join(name);
     if path.is_file() {
         return Some(path);
     }
