@@ -36,7 +36,8 @@ have prlimit       || need_apt+=(util-linux)
 [ -f /usr/share/fonts/opentype/league-spartan/LeagueSpartan-Bold.otf ] || need_apt+=(fonts-league-spartan)
 # Real photographs for the tests (docs/EFFECTS.md "Real photographs"): an interior, a porch, an
 # overcast mountainside, a sunset, among others (CC BY 4.0 or CC BY-SA 4.0; the package's
-# copyright file names each author). Only the tests read them; nothing is copied into the repo.
+# copyright file names each author). Only the tests read them; docs/EFFECTS.md credits the
+# frames of them it shows.
 if ! $FOR_RUN_ONLY; then
   [ -f /usr/share/backgrounds/aitzgorri_by_Aitzol_Berasategi.jpg ] || need_apt+=(lomiri-wallpapers-16.04)
 fi

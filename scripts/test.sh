@@ -73,6 +73,9 @@ check "cargo build stillreel-camera (aarch64)" cargo build -p stillreel-camera -
 # name order; each prints its own closing line and exits non-zero on failure.
 # The S3 tests must run here, not skip: a missing Garage fails them.
 export STILLREEL_REQUIRE_S3=1
+# The tests on real photographs (docs/EFFECTS.md, "Real photographs") likewise: setup.sh
+# installs them, and a missing photograph fails those tests instead of skipping them.
+export STILLREEL_REQUIRE_PHOTOS=1
 
 step "start PostgreSQL"
 # shellcheck source=scripts/postgres.sh

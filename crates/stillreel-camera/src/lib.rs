@@ -8,8 +8,8 @@
 //! - [`depth`]: depth maps, checked and prepared for the camera;
 //! - [`input`]: the still that comes in: its format sniffed from its first bytes, its EXIF
 //!   orientation, and its canvas decoded and scaled in process;
-//! - [`draw`]: the frames drawn from the canvas, with the SIMD kernels beside their scalar
-//!   twins.
+//! - [`draw`]: the frames drawn from the canvas (and an effect's masks of the still, through the
+//!   same windows), with the SIMD kernels beside their scalar twins.
 //!
 //! See `docs/RENDER.md`.
 

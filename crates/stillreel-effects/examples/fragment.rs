@@ -1,6 +1,8 @@
 //! Prints the filtergraph fragment of one effect with pads `[in]`/`[out]` replaced:
 //! `cargo run -p stillreel-effects --example fragment -- <vfx-json> <width> <height> [frames] [engine]`.
-//! Used by `scripts/effects_gallery.sh` and `bench/effects.sh`.
+//! Used by `scripts/effects_gallery.sh`. An effect that reads scene masks reads them as
+//! `[masks]`; their stream is described on standard error (the `scene_masks` example makes
+//! one frame of it from a picture).
 #![expect(clippy::print_stdout, reason = "command-line tool")]
 
 use std::process::ExitCode;
@@ -33,11 +35,21 @@ fn main() -> ExitCode {
         .unwrap_or(Engine::V25);
     let ctx = EffectContext::new(w, h, 30, frames, engine);
     match effect_filter(&vfx, &ctx).and_then(|g| {
+        if let Some(m) = &g.masks {
+            eprintln!(
+                "[masks]: gray {}x{} ({:?} stacked), one frame per {} frames",
+                m.width,
+                m.height * m.kinds.len() as u32,
+                m.kinds,
+                m.step
+            );
+        }
+        let extra: &[&str] = if g.masks.is_some() { &["masks"] } else { &[] };
         g.render(&Pads {
             input: "base",
             output: "fx",
             prefix: "",
-            extra: &[],
+            extra,
         })
     }) {
         Ok(s) => {

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use stillreel_core::{Engine, VfxType};
 
+use crate::scene::MaskStream;
 use crate::text::FONT_FILE;
 
 /// Facts about the clip an effect is applied to.
@@ -80,6 +81,10 @@ pub struct ExtraInput {
 pub struct EffectGraph {
     fragment: String,
     pub extra_inputs: Vec<ExtraInput>,
+    /// Masks of the picture the fragment reads (`[extraN]` after the N extra input files): the
+    /// caller computes them from the still with [`crate::scene::masks`] and moves them with the
+    /// camera.
+    pub masks: Option<MaskStream>,
 }
 
 /// Real pad names for [`EffectGraph::render`].
@@ -91,7 +96,8 @@ pub struct Pads<'a> {
     pub output: &'a str,
     /// Prefix for internal labels, so several fragments can share one graph (`c3_`).
     pub prefix: &'a str,
-    /// Stream specifiers of the extra inputs (`2:v`), one per [`EffectGraph::extra_inputs`].
+    /// Stream specifiers of the extra inputs (`2:v`), one per [`EffectGraph::extra_inputs`], then
+    /// the mask stream's if the graph has [`EffectGraph::masks`].
     pub extra: &'a [&'a str],
 }
 
@@ -100,6 +106,14 @@ impl EffectGraph {
         EffectGraph {
             fragment,
             extra_inputs: Vec::new(),
+            masks: None,
+        }
+    }
+
+    pub(crate) fn with_masks(self, masks: MaskStream) -> Self {
+        EffectGraph {
+            masks: Some(masks),
+            ..self
         }
     }
 
@@ -107,6 +121,7 @@ impl EffectGraph {
         EffectGraph {
             fragment,
             extra_inputs,
+            masks: None,
         }
     }
 
@@ -117,11 +132,11 @@ impl EffectGraph {
 
     /// The fragment with real pad names, ready to join into `-filter_complex` with `;`.
     pub fn render(&self, pads: &Pads<'_>) -> Result<String, EffectError> {
-        if pads.extra.len() != self.extra_inputs.len() {
+        let needed = self.extra_inputs.len() + usize::from(self.masks.is_some());
+        if pads.extra.len() != needed {
             return Err(EffectError::BadContext(format!(
-                "{} extra inputs given, fragment needs {}",
+                "{} extra inputs given, fragment needs {needed}",
                 pads.extra.len(),
-                self.extra_inputs.len()
             )));
         }
         // Replace whole `[label]` tokens only; escaped brackets (`\[`) inside arguments are text.

@@ -10,16 +10,20 @@
 //! ```
 //!
 //! A fragment reads its input at the clip's final size and frame rate (after the camera move) and
-//! writes `yuv420p` frames of the same size, rate and count.
+//! writes `yuv420p` frames of the same size, rate and count. What a filtergraph cannot compute
+//! (the sky as the region connected to the top edge) comes in as [`scene`] masks of the still,
+//! which the caller computes once per clip and moves with the camera.
 
 pub mod escape;
 mod expr;
 pub mod fx;
 mod graph;
 pub mod ramp;
+pub mod scene;
 pub mod template;
 
 pub mod text;
 
 pub use fx::effect_filter;
 pub use graph::{EffectContext, EffectError, EffectGraph, ExtraInput, Pads};
+pub use scene::{MaskStream, SceneMask};

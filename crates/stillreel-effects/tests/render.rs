@@ -2,6 +2,8 @@
 //! orientations, checked with ffprobe: same size, frame count and pixel format as the input.
 #![expect(clippy::unwrap_used, reason = "test")]
 
+mod common;
+
 use std::process::Command;
 
 use stillreel_core::{Engine, Vfx, VfxType};
@@ -9,16 +11,18 @@ use stillreel_effects::{EffectContext, Pads, effect_filter};
 
 fn render(vfx: &Vfx, w: u32, h: u32, frames: u32) -> (u32, u32, u32) {
     let ctx = EffectContext::new(w, h, 30, frames, Engine::V25);
-    let frag = effect_filter(vfx, &ctx)
-        .unwrap()
+    let graph = effect_filter(vfx, &ctx).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let masks = common::mask_input(&graph, None, (w, h), 30, frames, dir.path());
+    let extra: &[&str] = if masks.is_empty() { &[] } else { &["1:v"] };
+    let frag = graph
         .render(&Pads {
             input: "base",
             output: "fx",
             prefix: "",
-            extra: &[],
+            extra,
         })
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.mp4");
     let graph = format!("[0:v]format=yuv420p[base];{frag}");
     let st = Command::new("ffmpeg")
@@ -36,6 +40,7 @@ fn render(vfx: &Vfx, w: u32, h: u32, frames: u32) -> (u32, u32, u32) {
             "testsrc2=s={w}x{h}:r=30:d={}",
             f64::from(frames) / 30.0
         ))
+        .args(&masks)
         .args([
             "-filter_complex",
             &graph,
@@ -107,13 +112,19 @@ fn sample_frames(
     pix_fmt: &str,
 ) -> Vec<Vec<u8>> {
     let ctx = EffectContext::new(w, h, 30, frames, Engine::V25);
-    let frag = effect_filter(vfx, &ctx)
-        .unwrap()
+    let image = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(image);
+    let graph = effect_filter(vfx, &ctx).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let masks = common::mask_input(&graph, Some(&image), (w, h), 30, frames, dir.path());
+    let extra: &[&str] = if masks.is_empty() { &[] } else { &["1:v"] };
+    let frag = graph
         .render(&Pads {
             input: "base",
             output: "fx",
             prefix: "",
-            extra: &[],
+            extra,
         })
         .unwrap();
     let select: Vec<String> = picks.iter().map(|n| format!("eq(n\\,{n})")).collect();
@@ -123,12 +134,10 @@ fn sample_frames(
         frames - 1,
         select.join("+")
     );
-    let image = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../samples")
-        .join(image);
     let out = Command::new("ffmpeg")
         .args(["-hide_banner", "-loglevel", "error", "-nostdin", "-i"])
         .arg(&image)
+        .args(&masks)
         .args([
             "-filter_complex",
             &graph,

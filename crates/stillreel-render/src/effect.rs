@@ -10,7 +10,7 @@ pub mod vfx;
 use std::path::PathBuf;
 
 use stillreel_core::Engine;
-use stillreel_effects::EffectError;
+use stillreel_effects::{EffectError, MaskStream};
 
 /// What an effect knows about the clip it draws on.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,8 +37,10 @@ pub struct ClipContext {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EffectInput {
     pub path: PathBuf,
-    /// The ffmpeg demuxer to force (`png_pipe`, `jpeg_pipe`, `mov`...).
+    /// The ffmpeg demuxer to force (`png_pipe`, `jpeg_pipe`, `mov`, `rawvideo`...).
     pub format: String,
+    /// The demuxer's options, before `-i` (`-pix_fmt gray` for raw frames).
+    pub options: Vec<String>,
 }
 
 /// The filter fragment of an effect.
@@ -49,6 +51,10 @@ pub struct EffectFilter {
     pub graph: String,
     /// Extra inputs, in order, starting at [`ClipContext::first_extra_input`].
     pub inputs: Vec<EffectInput>,
+    /// Masks of the still the graph reads as its last extra input, after `inputs`: the clip
+    /// step computes them from the canvas, moves them with the camera and adds that input
+    /// (`steps/masks.rs`).
+    pub masks: Option<MaskStream>,
 }
 
 /// An effect applied to one clip. Implemented in `stillreel-effects`.

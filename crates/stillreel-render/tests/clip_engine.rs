@@ -47,6 +47,7 @@ fn renderer(dir: &std::path::Path, roles: ProviderRoles) -> Renderer {
 
 fn job(url: String) -> VideoJob {
     let sketch: Vfx = serde_json::from_str(r#"{"type":"pencil-sketch"}"#).expect("vfx");
+    let twilight: Vfx = serde_json::from_str(r#"{"type":"day-to-twilight"}"#).expect("vfx");
     VideoJob {
         key_prefix: "videos/g".into(),
         clips: vec![
@@ -58,9 +59,16 @@ fn job(url: String) -> VideoJob {
             },
             ClipRequest {
                 depth: None,
-                image_url: url,
+                image_url: url.clone(),
                 camera_motion: CameraMotion::PushOut,
                 effect: Some(vfx_stage(&sketch)),
+            },
+            // Its masks come from the photo, held still (the model made the motion).
+            ClipRequest {
+                depth: None,
+                image_url: url,
+                camera_motion: CameraMotion::PushIn,
+                effect: Some(vfx_stage(&twilight)),
             },
         ],
         orientation: Orientation::Landscape,
@@ -108,8 +116,8 @@ async fn generative_clips_are_the_clip_models_answers_conformed_and_reused() {
         )
         .await
         .expect("rendered through the Cog double");
-    // One call per clip: the same photo, asked for two moves.
-    assert_eq!(double.creates(), 2);
+    // One call per clip: the same photo, asked for three moves.
+    assert_eq!(double.creates(), 3);
     let prompts: Vec<String> = double
         .seen()
         .iter()
@@ -132,6 +140,7 @@ async fn generative_clips_are_the_clip_models_answers_conformed_and_reused() {
     // The clips record the move the model was asked for.
     assert_eq!(video.clips[0].motion, Some(Motion::OrbitLeft));
     assert_eq!(video.clips[1].motion, Some(Motion::PushOut));
+    assert_eq!(video.clips[2].motion, Some(Motion::PushIn));
     for clip in &video.clips {
         let path = dir.path().join("store").join(&clip.key);
         let p = common::probe(&path);
@@ -165,6 +174,11 @@ async fn generative_clips_are_the_clip_models_answers_conformed_and_reused() {
         (sketched[1] - f64::from(MAGENTA[1])).abs() > 40.0,
         "the effect over the model's clip: {sketched:?}"
     );
+    let dusk = common::mean_rgb(&dir.path().join("store").join(&video.clips[2].key), 149);
+    assert!(
+        dusk.iter().sum::<f64>() < 0.6 * plain.iter().sum::<f64>(),
+        "dusk over the model's clip: {dusk:?} against {plain:?}"
+    );
 
     // The same photo and motions again: the stored answers, no second call.
     renderer
@@ -175,7 +189,7 @@ async fn generative_clips_are_the_clip_models_answers_conformed_and_reused() {
         )
         .await
         .expect("second video");
-    assert_eq!(double.creates(), 2, "no second provider call");
+    assert_eq!(double.creates(), 3, "no second provider call");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

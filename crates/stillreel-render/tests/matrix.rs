@@ -20,6 +20,7 @@ use stillreel_render::ffmpeg::command::{
     Encoding, StillInput, canvas_command, clip_command, clip_context,
 };
 use stillreel_render::ffmpeg::runner::{Runner, Step};
+use stillreel_render::steps::masks::{Follow, add_mask_input};
 use stillreel_render::vfx_stage;
 
 const FRAMES: &str = "15";
@@ -41,7 +42,7 @@ fn sample() -> PathBuf {
 
 /// Renders one truncated clip; returns (width, height, frames, pix_fmt).
 fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u64, u64, String) {
-    let effect = vfx.map(|v| {
+    let mut effect = vfx.map(|v| {
         vfx_stage(v)
             .filter(&clip_context(plan, 0))
             .expect("effect builds")
@@ -76,6 +77,9 @@ fn render(dir: &Path, name: &str, plan: &ClipPlan, vfx: Option<&Vfx>) -> (u64, u
     let bytes = std::fs::read(&canvas_file).expect("canvas file");
     let _ = std::fs::remove_file(&canvas_file);
     let canvas = Canvas::from_yuv420p(plan.width, plan.height, &bytes).expect("canvas size");
+    if let Some(fx) = effect.as_mut() {
+        add_mask_input(fx, &canvas, plan, Follow::Camera, 0, dir).expect("masks");
+    }
     let mut cmd = clip_command(plan, effect.as_ref(), &encoding, &out);
     let at = cmd
         .args

@@ -662,6 +662,7 @@ async fn error_paths_map_to_codes() {
     job.clips[0].effect = Some(Arc::new(FixedEffect(EffectFilter {
         graph: "[mv]nosuchfilter[fx]".to_owned(),
         inputs: vec![],
+        masks: None,
     })));
     let e = env
         .renderer
@@ -713,6 +714,7 @@ async fn effect_hook_and_time_limit() {
     job.clips[0].effect = Some(Arc::new(FixedEffect(EffectFilter {
         graph: "[mv]drawbox=x=0:y=0:w=200:h=200:color=white:t=fill[fx]".to_owned(),
         inputs: vec![],
+        masks: None,
     })));
     let video = env
         .renderer

@@ -7,6 +7,7 @@ mod bent_orbit;
 pub mod cpu;
 mod flat_points;
 mod keystone;
+pub mod masks;
 mod sampling;
 mod taps;
 pub mod warp;

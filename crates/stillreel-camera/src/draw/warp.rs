@@ -86,6 +86,11 @@ impl Canvas {
         self.height
     }
 
+    /// The Y, U and V planes (padded by a column and a row).
+    pub(crate) fn planes(&self) -> &[Plane; 3] {
+        &self.planes
+    }
+
     /// Draws the frame that shows `map` into `out` (yuv420p, the canvas's size), on `threads`
     /// threads (bands of rows).
     pub fn draw(&self, map: &Homography, out: &mut [u8], threads: usize) {

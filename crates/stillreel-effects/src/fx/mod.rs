@@ -31,7 +31,9 @@ use crate::graph::{EffectContext, EffectError, EffectGraph};
 pub fn effect_filter(vfx: &Vfx, ctx: &EffectContext) -> Result<EffectGraph, EffectError> {
     ctx.check()?;
     let fragment = match vfx {
-        Vfx::DayToTwilight => twilight::build(ctx),
+        Vfx::DayToTwilight => {
+            return Ok(EffectGraph::new(twilight::build(ctx)).with_masks(twilight::masks(ctx)));
+        }
         Vfx::CatchTheSunshine => sunshine::build(ctx),
         Vfx::PencilSketch => sketch::build(ctx),
         Vfx::Construction => construction::build(ctx),
@@ -288,7 +290,7 @@ pub(crate) fn warm_mask(src: &str, label: &str) -> String {
 /// The orange bloom around lit windows, laid over `under` (the effect's other smooth colour
 /// layers: a quarter-resolution, half-rate `yuva420p` stream) and the result scaled to the frame
 /// at full rate as `[label]`: one colour layer for one full-resolution overlay. `mask` is the
-/// quarter-resolution, half-rate warm mask (from [`warm_mask`]). `overlay` onto a layer with
+/// quarter-resolution, half-rate warm mask (from [`warm_mask`], or the scene's lights mask). `overlay` onto a layer with
 /// alpha composites "over" (it divides by the combined alpha), so laying the two layers over
 /// the picture one after the other or as this one layer gives the same picture; the layers
 /// are smooth gradients and flat colour, which lose nothing at quarter resolution.
@@ -319,7 +321,7 @@ pub(crate) fn bloom_over(
 }
 
 /// Pastes the lit windows of `lit` (brightened) over `base` through the warm mask `mask`
-/// (quarter resolution, half rate, from [`warm_mask`]): what makes a house look lived-in at
+/// (quarter resolution, half rate, from [`warm_mask`] or the scene's lights mask): what makes a house look lived-in at
 /// dusk or night, with the orange glow of [`bloom_over`].
 pub(crate) fn windows_over(
     ctx: &EffectContext,

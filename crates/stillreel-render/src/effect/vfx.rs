@@ -26,12 +26,13 @@ impl EffectStage for VfxStage {
             // The provider changed the still; the clip itself only moves the camera.
             return Ok(EffectFilter {
                 graph: format!("[{}]null[{}]", ctx.input_pad, ctx.output_pad),
-                inputs: Vec::new(),
+                ..EffectFilter::default()
             });
         }
         let effect_ctx = EffectContext::new(ctx.width, ctx.height, ctx.fps, ctx.frames, ctx.engine);
         let graph = effect_filter(&self.vfx, &effect_ctx)?;
-        let specs: Vec<String> = (0..graph.extra_inputs.len())
+        let streams = graph.extra_inputs.len() + usize::from(graph.masks.is_some());
+        let specs: Vec<String> = (0..streams)
             .map(|i| format!("{}:v", ctx.first_extra_input + i))
             .collect();
         let spec_refs: Vec<&str> = specs.iter().map(String::as_str).collect();
@@ -50,8 +51,10 @@ impl EffectStage for VfxStage {
                 .map(|x| EffectInput {
                     path: x.path.clone().into(),
                     format: "png_pipe".to_owned(),
+                    options: Vec::new(),
                 })
                 .collect(),
+            masks: graph.masks,
         })
     }
 

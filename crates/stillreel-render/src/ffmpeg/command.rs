@@ -302,7 +302,8 @@ pub fn clip_command(
     );
     if let Some(effect) = effect {
         for input in &effect.inputs {
-            cmd.input(&input.format, &input.path, &[]);
+            let options: Vec<&str> = input.options.iter().map(String::as_str).collect();
+            cmd.input(&input.format, &input.path, &options);
         }
     }
     let graph = clip_graph(effect);
@@ -360,7 +361,8 @@ pub fn provider_clip_command(
     cmd.input("mov", input, &[]);
     if let Some(effect) = effect {
         for extra in &effect.inputs {
-            cmd.input(&extra.format, &extra.path, &[]);
+            let options: Vec<&str> = extra.options.iter().map(String::as_str).collect();
+            cmd.input(&extra.format, &extra.path, &options);
         }
     }
     let graph = provider_clip_graph(plan, effect);
@@ -688,7 +690,9 @@ mod tests {
             inputs: vec![EffectInput {
                 path: PathBuf::from("layer.png"),
                 format: "png_pipe".to_owned(),
+                options: Vec::new(),
             }],
+            masks: None,
         };
         let cmd = clip_command(
             &plan(),

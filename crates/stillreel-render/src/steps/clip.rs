@@ -5,10 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use stillreel_core::Engine;
+use stillreel_core::{Engine, Fit};
 
 use super::framing::framed_canvas;
 use super::generate::ClipSource;
+use super::masks::{Follow, add_mask_input};
 use super::{ClipJob, clip_key};
 use crate::effect::EffectFilter;
 use crate::failure::blame::{self, Suspect};
@@ -58,6 +59,11 @@ impl Renderer {
             ),
             None => None,
         };
+        let photo = StillInput {
+            path: local.clone(),
+            format: job.input.format,
+            orientation: job.input.orientation,
+        };
         let media = FetchedMedia {
             path: local.clone(),
             format: job.input.format,
@@ -76,11 +82,7 @@ impl Renderer {
             None if job.engine.is_generative() => {
                 self.generate(job, None, &media, &plan, work_dir).await?
             }
-            None => ClipSource::Still(StillInput {
-                path: local,
-                format: job.input.format,
-                orientation: job.input.orientation,
-            }),
+            None => ClipSource::Still(photo.clone()),
         };
         let depth = match (&job.depth, &source) {
             (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
@@ -99,6 +101,7 @@ impl Renderer {
             index: job.index,
             plan,
             source,
+            photo,
             depth,
             effect,
             caption,
@@ -168,6 +171,8 @@ struct ClipTask {
     index: usize,
     plan: ClipPlan,
     source: ClipSource,
+    /// The clip's photo (the masks of a provider's clip are made from it).
+    photo: StillInput,
     /// The checked depth map (v25 stills only).
     depth: Option<DepthMap>,
     effect: Option<EffectFilter>,
@@ -183,6 +188,20 @@ struct ClipTask {
     ffmpeg: std::path::PathBuf,
     /// How the photo fills the frame, and the clip's caption.
     look: super::ClipLook,
+}
+
+/// The job's failure for a canvas that could not be made. The canvas reads nothing but the
+/// photo: when the photo does not decode alone either (checked without the run's memory limit,
+/// which is ours), it is at fault.
+fn canvas_failure(task: &ClipTask, still: &StillInput, dir: &Path, e: RenderError) -> JobFailure {
+    let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
+    match e {
+        RenderError::Failed { .. } => blame::blame(&task.ffmpeg, dir, &[suspect], e.into()),
+        RenderError::Rejected { .. } => {
+            blame::input_failure(&suspect, "no frame could be decoded from it", e)
+        }
+        other => other.into(),
+    }
 }
 
 /// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
@@ -223,12 +242,19 @@ fn render_checked(
                 path: relative(dir, &still.path),
                 ..still.clone()
             };
-            let mut cmd = command::clip_command(
-                &task.plan,
-                task.effect.as_ref(),
-                encoding,
-                Path::new(&rendered),
-            );
+            // Masks are an input file, so they and the canvas they come from are made before
+            // ffmpeg starts (other clips make the canvas while the encoder loads).
+            let mut effect = task.effect.clone();
+            let mut early_canvas = None;
+            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+                let framed =
+                    framed_canvas(&task.plan, &still, task.look.fit, task.index, runner, dir)
+                        .map_err(|e| canvas_failure(task, &still, dir, e))?;
+                add_mask_input(fx, &framed.0, &task.plan, Follow::Camera, task.index, dir)?;
+                early_canvas = Some(framed);
+            }
+            let mut cmd =
+                command::clip_command(&task.plan, effect.as_ref(), encoding, Path::new(&rendered));
             if let Some(caption) = &task.look.caption {
                 let filters = clip_caption::caption_filters(
                     caption,
@@ -255,12 +281,15 @@ fn render_checked(
             let mut canvas_failed: Option<RenderError> = None;
             let mut still_failed: Option<RenderError> = None;
             let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
-                let framed = framed_canvas(&plan, &still, task.look.fit, task.index, runner, dir);
-                let (canvas, placement) = framed.map_err(|e| {
-                    let message = e.to_string();
-                    canvas_failed = Some(e);
-                    std::io::Error::other(message)
-                })?;
+                let (canvas, placement) = match early_canvas.take() {
+                    Some(framed) => framed,
+                    None => framed_canvas(&plan, &still, task.look.fit, task.index, runner, dir)
+                        .map_err(|e| {
+                            let message = e.to_string();
+                            canvas_failed = Some(e);
+                            std::io::Error::other(message)
+                        })?,
+                };
                 let field = task.depth.as_ref().map(|map| {
                     DepthField::prepare_placed(map, (plan.width, plan.height), placement.as_ref())
                 });
@@ -276,19 +305,8 @@ fn render_checked(
                 Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
-            // The canvas reads nothing but the photo: when the photo does not decode alone
-            // either (checked without the run's memory limit, which is ours), it is at fault.
             if let Some(e) = canvas_failed {
-                let suspect = Suspect::picture(&task.source_field, &still.path, still.format);
-                return Err(match e {
-                    RenderError::Failed { .. } => {
-                        blame::blame(&task.ffmpeg, dir, &[suspect], e.into())
-                    }
-                    RenderError::Rejected { .. } => {
-                        blame::input_failure(&suspect, "no frame could be decoded from it", e)
-                    }
-                    other => other.into(),
-                });
+                return Err(canvas_failure(task, &still, dir, e));
             }
             encoded?;
             if let Some(e) = still_failed {
@@ -297,10 +315,23 @@ fn render_checked(
             with_still
         }
         ClipSource::Video(video) => {
+            let mut effect = task.effect.clone();
+            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+                let photo = StillInput {
+                    path: relative(dir, &task.photo.path),
+                    ..task.photo.clone()
+                };
+                // The model's clip is covered to the frame (`provider_clip_graph`): so is the
+                // photo its masks come from.
+                let (canvas, _) =
+                    framed_canvas(&task.plan, &photo, Fit::Cover, task.index, runner, dir)
+                        .map_err(|e| canvas_failure(task, &photo, dir, e))?;
+                add_mask_input(fx, &canvas, &task.plan, Follow::Still, task.index, dir)?;
+            }
             let mut cmd = command::provider_clip_command(
                 &task.plan,
                 &relative(dir, video),
-                task.effect.as_ref(),
+                effect.as_ref(),
                 encoding,
                 Path::new(&rendered),
             );

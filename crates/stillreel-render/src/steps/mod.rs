@@ -14,6 +14,8 @@
 //!   checks the result with ffprobe ([`crate::media::probe`]) and stores it under a key that carries
 //!   the job's lease token, so a late upload of a worker that lost its lease never replaces
 //!   a clip.
+//!   An effect that reads masks of the still (`day-to-twilight`) gets them from `masks.rs`,
+//!   made from the clip's canvas and moved with the camera.
 //! - [`Renderer::stitch_clips`] (`stitch.rs`) joins stored clips in the order it is given
 //!   (the database's) by stream copy and mixes the music, or silence, once.
 //!
@@ -23,6 +25,7 @@
 mod clip;
 mod framing;
 mod generate;
+pub mod masks;
 mod prepare;
 mod stitch;
 
