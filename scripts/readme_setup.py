@@ -195,6 +195,11 @@ def main():
         "brand kit": ({"image_inputs": clips(3, 7), "transition": "cut",
                        "branding": {"brand_kit": kit["uuid"]}}, 3 * CLIP),
     }
+    # Captions (one under the intro's lower third, so drawn at the top) and every framing.
+    plan["branded"][0]["image_inputs"][0]["caption"] = {"text": "Primary suite\nOcean view"}
+    plan["fade-black"][0]["image_inputs"][1]["caption"] = {"text": "3 bd · 2 ba", "style": "facts"}
+    for image, fit in zip(plan["fade-black"][0]["image_inputs"], ["cover", "smart", "contain-blur"]):
+        image["fit"] = fit
     check(sum(len(b["image_inputs"]) for b, _ in plan.values()) >= len(vfx),
           "every effect has a clip")
     started = time.time()

@@ -303,7 +303,10 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
             still.orientation,
             plan.width,
             plan.height,
-            stillreel_core::Fit::Cover,
+            std::env::var("BENCH_FIT")
+                .ok()
+                .and_then(|f| stillreel_core::Fit::parse(&f))
+                .unwrap_or(stillreel_core::Fit::Cover),
         )
         .ok_or("not made in process")?
         .0;
