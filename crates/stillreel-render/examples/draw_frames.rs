@@ -65,7 +65,11 @@ fn main() {
     let raw = std::fs::read(&raw_path).expect("canvas bytes");
     std::fs::remove_file(&raw_path).ok();
     let canvas = Canvas::from_yuv420p(w, h, &raw).expect("canvas");
-    let field = DepthField::prepare(&DepthMap::from_png(&depth).expect("depth map"), (w, h));
+    let field = DepthField::prepare(
+        &DepthMap::from_png(&depth).expect("depth map"),
+        (w, h),
+        Some(&canvas.guide()),
+    );
     let threads = draw_threads();
     let (mut flat, mut bent) = (Vec::new(), Vec::new());
     for _ in 0..rounds {

@@ -68,6 +68,10 @@ pub struct StoredClip {
     /// The motion really used (`auto` decided); `None` when the clip was already stored.
     pub motion: Option<Motion>,
     pub seconds: f64,
+    /// Why the clip's depth map was not used, when it had one that could not be (another
+    /// aspect ratio, flat, garbled, inverted, refused as the depth model's answer): the flat
+    /// camera drew the clip. The clip record's note.
+    pub depth_fallback: Option<String>,
 }
 
 /// A stored video.

@@ -46,6 +46,7 @@ pub use media::fetch::{
 pub use observer::{NoObserver, RenderObserver};
 pub use plan::video_plan::{StitchPlan, VideoPlan};
 pub use renderer::Renderer;
-pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
+
+pub use steps::{ClipJob, MadeDepth, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
 pub use store::objects::{ObjectStorage, S3Settings};
 pub use store::storage::{LocalStorage, Storage};

@@ -155,6 +155,7 @@ async fn render(
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth,
+        depth_note: None,
     };
     let clip = s.renderer.render_clip(&job, &work, &NoObserver).await?;
     Ok(s.root.join("store").join(clip.key))

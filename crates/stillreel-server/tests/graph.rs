@@ -312,6 +312,7 @@ async fn record_clip(
         url_path: String::new(),
         motion,
         seconds: 5.0,
+        depth_fallback: None,
     };
     worker::record(
         &app.state,
@@ -321,7 +322,7 @@ async fn record_clip(
         Some(RenderedClip {
             clip_id,
             clip,
-            generated: Vec::new(),
+            facts: Default::default(),
         }),
     )
     .await

@@ -86,6 +86,13 @@ impl Canvas {
         self.height
     }
 
+    /// The canvas's luminance at half its resolution: the guide that lines a depth map up with
+    /// the picture's edges ([`crate::depth::guided`]).
+    pub fn guide(&self) -> crate::depth::guided::Guide {
+        let luma = &self.planes[0];
+        crate::depth::guided::Guide::from_luma(luma.width, luma.height, luma.stride, &luma.data)
+    }
+
     /// Draws the frame that shows `map` into `out` (yuv420p, the canvas's size), on `threads`
     /// threads (bands of rows).
     pub fn draw(&self, map: &Homography, out: &mut [u8], threads: usize) {

@@ -21,6 +21,17 @@ use stillreel_camera::geometry::clip_plan::ClipPlan;
 use stillreel_camera::input::ExifOrientation;
 use stillreel_providers::{OutputSpec, ProviderError, Role, RoleRequest};
 
+/// The depth role's map of a clip's photo ([`Renderer::generate_depth`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MadeDepth {
+    /// No depth role is configured.
+    NoRole,
+    /// The map, stored.
+    Map(DepthInput),
+    /// The model answered with a map the role cannot use; why, for the clip's record.
+    Refused(String),
+}
+
 /// What a clip is made from.
 #[derive(Debug, Clone)]
 pub(super) enum ClipSource {
@@ -63,17 +74,18 @@ impl Renderer {
     }
 
     /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
-    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
-    /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is
-    /// not grey was refused as the answer (its aspect ratio is checked by the clip step).
+    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]
+    /// ([`MadeDepth::Map`]). A failed call fails the clip on `image_inputs[i]`; an answer
+    /// the role cannot use (not a grey PNG, another aspect ratio than the photo's) is not
+    /// stored and is [`MadeDepth::Refused`]: the clip is drawn with the flat camera.
     pub async fn generate_depth(
         &self,
         input: &super::StoredInput,
         index: usize,
         work_dir: &Path,
-    ) -> Result<Option<DepthInput>, JobFailure> {
+    ) -> Result<MadeDepth, JobFailure> {
         let Some(client) = self.providers.get(Role::Depth) else {
-            return Ok(None);
+            return Ok(MadeDepth::NoRole);
         };
         let step = Step::Clip(index);
         make_dir(work_dir, step)?;
@@ -98,7 +110,7 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let (_, key) = crate::store::generated::made_with_key(
+        let made = crate::store::generated::made_with_key(
             &self.storage,
             &self.call_claims,
             client,
@@ -106,17 +118,23 @@ impl Renderer {
             work_dir,
             index,
         )
-        .await
-        .map_err(|e| match e {
-            crate::store::generated::GenerateError::Provider(error) => JobFailure::Provider {
-                field: format!("image_inputs[{index}]"),
-                role: Some(Role::Depth),
-                error,
-            },
-            crate::store::generated::GenerateError::Io(e) => io(e),
-        })?;
+        .await;
+        let (_, key) = match made {
+            Ok(made) => made,
+            Err(crate::store::generated::GenerateError::Provider(
+                error @ ProviderError::Invalid(_),
+            )) => return Ok(MadeDepth::Refused(error.describe("the depth model"))),
+            Err(crate::store::generated::GenerateError::Provider(error)) => {
+                return Err(JobFailure::Provider {
+                    field: format!("image_inputs[{index}]"),
+                    role: Some(Role::Depth),
+                    error,
+                });
+            }
+            Err(crate::store::generated::GenerateError::Io(e)) => return Err(io(e)),
+        };
         // Depth models (Depth Anything and its kin) answer relative inverse depth.
-        Ok(Some(DepthInput {
+        Ok(MadeDepth::Map(DepthInput {
             key,
             polarity: stillreel_camera::depth::DepthPolarity::BrighterIsNearer,
         }))

@@ -29,6 +29,8 @@ pub struct StoredClip {
     pub video_deleted: bool,
     /// What of it a model made (`clips.generated`).
     pub generated: Vec<GeneratedContent>,
+    /// What the renderer did instead of what was asked (`clips.notes`).
+    pub notes: Vec<String>,
 }
 
 impl StoredClip {
@@ -46,6 +48,7 @@ impl StoredClip {
             vfx: self.vfx.clone(),
             thumbnail_url: Some(public_url(base_url, &still_key(key))),
             generated: (!self.generated.is_empty()).then(|| self.generated.clone()),
+            notes: (!self.notes.is_empty()).then(|| self.notes.clone()),
         })
     }
 }
@@ -61,6 +64,7 @@ pub(crate) struct ClipRow {
     engine: String,
     clip_key: Option<String>,
     generated: Option<Json<Vec<GeneratedContent>>>,
+    notes: Option<Json<Vec<String>>>,
     /// Only [`clips_of_account`] selects it.
     #[sqlx(default)]
     video_deleted_at: Option<i64>,
@@ -80,13 +84,14 @@ impl TryFrom<ClipRow> for StoredClip {
             clip_key: row.clip_key,
             video_deleted: row.video_deleted_at.is_some(),
             generated: row.generated.map(|Json(g)| g).unwrap_or_default(),
+            notes: row.notes.map(|Json(n)| n).unwrap_or_default(),
         })
     }
 }
 
 const CLIP_COLUMNS: &str =
     "c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key,
-     c.generated";
+     c.generated, c.notes";
 
 /// The clips of `account` among `ids` (duplicates allowed), keyed by id. Clips of other
 /// accounts are simply absent, so they look exactly like unknown ones.
@@ -191,6 +196,7 @@ pub(crate) struct VideoRow {
     c_engine: Option<String>,
     c_clip_key: Option<String>,
     c_generated: Option<Json<Vec<GeneratedContent>>>,
+    c_notes: Option<Json<Vec<String>>>,
     webhook_url: Option<String>,
     w_status: Option<String>,
     w_attempts: Option<i32>,
@@ -210,6 +216,7 @@ impl VideoRow {
             engine: self.c_engine.take()?,
             clip_key: self.c_clip_key.take(),
             generated: self.c_generated.take(),
+            notes: self.c_notes.take(),
             video_deleted_at: None,
         })
     }
@@ -237,7 +244,7 @@ pub(crate) const RECORD_SELECT: &str =
             b.error_message AS b_error_message, b.error_field AS b_error_field,
             c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
             c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
-            c.clip_key AS c_clip_key, c.generated AS c_generated,
+            c.clip_key AS c_clip_key, c.generated AS c_generated, c.notes AS c_notes,
             v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
      FROM videos v
      LEFT JOIN brandings b ON b.video_id = v.id

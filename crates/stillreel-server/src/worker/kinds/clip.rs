@@ -4,7 +4,7 @@
 use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
 use stillreel_providers::Role;
 use stillreel_render::store::storage::still_key;
-use stillreel_render::{ClipJob, ClipUse, Renderer, StoredClip, vfx_stage};
+use stillreel_render::{ClipJob, ClipUse, MadeDepth, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::keys::key_prefix;
@@ -13,7 +13,7 @@ use super::stitch;
 use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
 use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
-use crate::repo::graph::{self, ClipRecorded};
+use crate::repo::graph::{self, ClipFacts, ClipRecorded};
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
@@ -36,8 +36,8 @@ pub(super) fn job(video_id: Uuid, index: usize) -> NewJob {
 pub struct RenderedClip {
     pub clip_id: Uuid,
     pub clip: StoredClip,
-    /// What of it a model made (the clip record's `generated`).
-    pub generated: Vec<GeneratedContent>,
+    /// What of it a model made (the clip record's `generated`) and the renderer's notes.
+    pub facts: ClipFacts,
 }
 
 impl Kind for Clip {
@@ -69,10 +69,14 @@ impl Kind for Clip {
         })
         .await;
         let clip = result.map_err(Failure::Job)?;
+        let facts = ClipFacts {
+            generated: provenance(ctx.renderer, &work, &clip),
+            notes: notes(&clip),
+        };
         Ok(Some(RenderedClip {
             clip_id,
             clip,
-            generated: provenance(ctx.renderer, &work),
+            facts,
         }))
     }
 
@@ -86,14 +90,14 @@ impl Kind for Clip {
         let Some(RenderedClip {
             clip_id,
             clip,
-            generated,
+            facts,
         }) = output
         else {
             return Ok(Settle::done());
         };
         let motion = clip.motion.map(|m| m.as_camera_motion());
         Ok(
-            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &generated)
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &facts)
                 .await?
             {
                 // The last clip recorded queues the stitch.
@@ -160,13 +164,18 @@ pub(super) async fn clip_work(
     let prepared = stored
         .input
         .ok_or_else(|| missing("the clip's input was not prepared"))?;
-    let depth = if depth && needs_depth(input.engine, wanted.clip.vfx.as_ref()) {
+    let made = if depth && needs_depth(input.engine, wanted.clip.vfx.as_ref()) {
         ctx.renderer
             .generate_depth(&prepared, index, ctx.work_dir)
             .await
             .map_err(Failure::Job)?
     } else {
-        None
+        MadeDepth::NoRole
+    };
+    let (depth, depth_note) = match made {
+        MadeDepth::NoRole => (None, None),
+        MadeDepth::Map(map) => (Some(map), None),
+        MadeDepth::Refused(why) => (None, Some(why)),
     };
     Ok(Some(ClipWork {
         video_id: input.video_id,
@@ -182,6 +191,7 @@ pub(super) async fn clip_work(
             resolution: input.resolution,
             engine: input.engine,
             depth,
+            depth_note,
             pace: clip_pace(&input),
             usage: clip_usage(&input, request.transition),
         },
@@ -208,15 +218,15 @@ pub(super) fn needs_depth(engine: Engine, vfx: Option<&Vfx>) -> bool {
 
 /// What of a rendered clip a model made: its vfx's role, or the clip role on the generative
 /// engine (the clip step fails rather than render either without its answer), and the depth
-/// role when the camera used its map.
-fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
+/// role when the camera used its map (not when it fell back to the flat camera).
+fn provenance(renderer: &Renderer, work: &ClipJob, clip: &StoredClip) -> Vec<GeneratedContent> {
     let vfx_role = work
         .effect
         .as_ref()
         .and_then(|s| s.generative())
         .and_then(|v| Role::for_vfx(v.kind()))
         .or_else(|| work.engine.is_generative().then_some(Role::Clip));
-    let depth_role = work.depth.as_ref().map(|_| Role::Depth);
+    let depth_role = (work.depth.is_some() && clip.depth_fallback.is_none()).then_some(Role::Depth);
     vfx_role
         .into_iter()
         .chain(depth_role)
@@ -225,5 +235,13 @@ fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
             role: client.config().role.as_str().to_owned(),
             model: client.config().model_label(),
         })
+        .collect()
+}
+
+/// The clip record's notes: why the flat camera drew a clip that had a depth map.
+fn notes(clip: &StoredClip) -> Vec<String> {
+    clip.depth_fallback
+        .iter()
+        .map(|why| format!("{why}; the clip was drawn with the flat camera"))
         .collect()
 }

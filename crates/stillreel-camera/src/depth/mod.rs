@@ -3,14 +3,23 @@
 //! A depth map is a grey PNG of the upright photo (8 or 16 bit, any size of the photo's aspect
 //! ratio), brighter is nearer by default ([`DepthPolarity`]). [`DepthMap::from_png`] refuses
 //! anything else with a [`DepthError`]: another format, a colourised map (a palette or RGB whose
-//! channels differ: a false-colour rendering is not a depth), a map of another aspect ratio than
-//! the photo's. [`DepthField::prepare`] then makes what the camera reads: the map cover-cropped
-//! exactly like the photo, stretched to its visible range, nearness in 0..=255, *dilated* (near
-//! parts widened by [`DILATE`] of the frame) so a near object keeps its silhouette when it
-//! moves over what is behind it, and *blurred* ([`BLUR`]) so the displacement changes smoothly:
-//! at a depth edge the background is stretched or squeezed over the blur's width instead of
-//! tearing (no holes) or repeating one column (no streaks). It is kept at half the frame's
-//! resolution (a blurred field needs no more).
+//! channels differ: a false-colour rendering is not a depth); [`DepthMap::check_aspect`] a map
+//! of another aspect ratio than the photo's, and [`verdict::check`] a map that is flat, garbled
+//! (noise) or inverted. The render crate then draws the clip with the flat camera and says why
+//! on the clip's record: an unusable map never fails a video.
+//!
+//! [`DepthField::prepare`] makes what the camera reads: the map cover-cropped exactly like the
+//! photo, stretched to its visible range, *filtered under the photo's edges* ([`guided`], when
+//! the photo is given: a surface of the photo gets one smooth depth and a depth step follows
+//! the photo's own outline, so a straight edge in one depth region stays straight), nearness in
+//! 0..=255, *dilated* (near parts widened by [`DILATE`] of the frame) so a near object keeps its
+//! silhouette when it moves over what is behind it, and *blurred* ([`BLUR`]) so the
+//! displacement changes smoothly: at a depth edge the background is stretched or squeezed over
+//! the blur's width instead of tearing (no holes) or repeating one column (no streaks). It is
+//! kept at half the frame's resolution (a blurred field needs no more).
+
+pub mod guided;
+pub mod verdict;
 
 use std::io::Cursor;
 
@@ -40,8 +49,15 @@ pub const ASPECT_TOLERANCE: f64 = 0.02;
 pub const DILATE: f64 = 0.012;
 /// Box-blur radius (three passes, about a Gaussian) as a fraction of the frame's width.
 pub const BLUR: f64 = 0.012;
+/// The guided filter's window radius as a fraction of the frame's width: wide enough to
+/// average a depth model's blotches inside a surface away.
+pub const GUIDE_RADIUS: f64 = 0.05;
+/// The guided filter's regularisation (luminance variance, 0..1 units): photo edges of about
+/// 3 % contrast and more may carry a depth step; weaker ones are smoothed over.
+pub const GUIDE_EPS: f32 = 1e-3;
 
-/// Why a depth map cannot be used. The clip fails with this message.
+/// Why a depth map cannot be used. The clip is drawn with the flat camera and its record
+/// carries this message as a note.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DepthError {
     #[error("the depth map is not a PNG image ({0})")]
@@ -60,6 +76,15 @@ pub enum DepthError {
         photo_w: u32,
         photo_h: u32,
     },
+    #[error("the depth map is flat (no usable depth range)")]
+    Flat,
+    #[error("the depth map is garbled (its values change from pixel to pixel like noise)")]
+    Garbled,
+    #[error(
+        "the depth map looks inverted (its bottom is farther than its top; \
+         brighter must be nearer)"
+    )]
+    Inverted,
 }
 
 /// A decoded grey depth map, values 0..=65535 (8-bit maps scaled up), as the file says them.
@@ -131,6 +156,12 @@ impl DepthMap {
         self
     }
 
+    /// Refuses a flat, garbled or inverted map ([`verdict::check`]); call it on the map with
+    /// brighter meaning nearer ([`DepthMap::with_polarity`]).
+    pub fn check_usable(&self) -> Result<(), DepthError> {
+        verdict::check(self)
+    }
+
     /// Refuses a map whose aspect ratio is not the upright photo's.
     pub fn check_aspect(&self, photo: (u32, u32)) -> Result<(), DepthError> {
         let map = f64::from(self.width) / f64::from(self.height.max(1));
@@ -160,22 +191,33 @@ pub struct DepthField {
 impl DepthField {
     /// Prepares `map` (brighter is nearer, see [`DepthMap::with_polarity`]) for a `frame`
     /// (W×H): cover-cropped like the photo, stretched so its 1st and 99th percentiles are far
-    /// and near, dilated and blurred.
-    pub fn prepare(map: &DepthMap, frame: (u32, u32)) -> Self {
+    /// and near, filtered under the `guide`'s edges (the photo's canvas at half resolution,
+    /// [`guided::Guide`]; a guide of another size is not used), dilated and blurred.
+    pub fn prepare(map: &DepthMap, frame: (u32, u32), guide: Option<&guided::Guide>) -> Self {
         let (w, h) = ((frame.0 / 2).max(1) as usize, (frame.1 / 2).max(1) as usize);
         let cover = cover_sample(map, w, h);
         let (lo, hi) = percentiles(&cover);
         let span = (hi - lo).max(1e-6);
         let flat = hi - lo < 1.0 / 256.0;
-        let mut near: Vec<u8> = cover
+        let stretched: Vec<f32> = cover
             .iter()
             .map(|&v| {
                 if flat {
-                    return 128;
+                    return 0.5;
                 }
-                let t = ((v - lo) / span).clamp(0.0, 1.0);
-                (t * 255.0).round() as u8
+                ((v - lo) / span).clamp(0.0, 1.0) as f32
             })
+            .collect();
+        let stretched = match guide {
+            Some(g) if (g.width, g.height) == (w, h) && !flat => {
+                let r = (GUIDE_RADIUS * w as f64).round().max(1.0) as usize;
+                guided::guided_filter(&stretched, g, r, GUIDE_EPS)
+            }
+            _ => stretched,
+        };
+        let mut near: Vec<u8> = stretched
+            .iter()
+            .map(|&t| (t * 255.0).round() as u8)
             .collect();
         let dilate = (DILATE * w as f64).round() as usize;
         let blur = (BLUR * w as f64).round() as usize;
@@ -391,7 +433,7 @@ mod tests {
             height: mh,
             values,
         };
-        let field = DepthField::prepare(&map, (1280, 720));
+        let field = DepthField::prepare(&map, (1280, 720), None);
         assert_eq!((field.width, field.height), (640, 360));
         assert_eq!(field.at(10.0, 360.0), 0, "far, stretched to 0");
         assert_eq!(field.at(1270.0, 360.0), 255, "near, stretched to 255");
@@ -409,6 +451,7 @@ mod tests {
         let turned = DepthField::prepare(
             &map.with_polarity(DepthPolarity::DarkerIsNearer),
             (1280, 720),
+            None,
         );
         assert_eq!(turned.at(10.0, 360.0), 255);
         // A flat map: everything at the middle depth.
@@ -417,7 +460,7 @@ mod tests {
             height: 3,
             values: vec![500; 12],
         };
-        let field = DepthField::prepare(&flat, (64, 36));
+        let field = DepthField::prepare(&flat, (64, 36), None);
         assert!(field.near.iter().all(|&v| v == 128));
     }
 }
