@@ -9,7 +9,7 @@
 //! on the clip's record: an unusable map never fails a video.
 //!
 //! [`DepthField::prepare`] makes what the camera reads: the map cover-cropped exactly like the
-//! photo, stretched to its visible range, *filtered under the photo's edges* ([`guided`], when
+//! photo, stretched to its visible range, *smoothed under the photo's edges* ([`edges`], when
 //! the photo is given: a surface of the photo gets one smooth depth and a depth step follows
 //! the photo's own outline, so a straight edge in one depth region stays straight), nearness in
 //! 0..=255, *dilated* (near parts widened by [`DILATE`] of the frame) so a near object keeps its
@@ -18,7 +18,7 @@
 //! the blur's width instead of tearing (no holes) or repeating one column (no streaks). It is
 //! kept at half the frame's resolution (a blurred field needs no more).
 
-pub mod guided;
+pub mod edges;
 pub mod verdict;
 
 use std::io::Cursor;
@@ -49,12 +49,13 @@ pub const ASPECT_TOLERANCE: f64 = 0.02;
 pub const DILATE: f64 = 0.012;
 /// Box-blur radius (three passes, about a Gaussian) as a fraction of the frame's width.
 pub const BLUR: f64 = 0.012;
-/// The guided filter's window radius as a fraction of the frame's width: wide enough to
-/// average a depth model's blotches inside a surface away.
-pub const GUIDE_RADIUS: f64 = 0.05;
-/// The guided filter's regularisation (luminance variance, 0..1 units): photo edges of about
-/// 3 % contrast and more may carry a depth step; weaker ones are smoothed over.
-pub const GUIDE_EPS: f32 = 1e-3;
+/// How far the depth is averaged under the photo's edges ([`edges::smooth_under`]), as a
+/// fraction of the frame's width: wide enough to even out a depth model's blotches inside a
+/// surface.
+pub const SMOOTH_REACH: f64 = 0.25;
+/// The luminance step (0..1) that stops that averaging about as much as [`SMOOTH_REACH`] of
+/// plain photo would: an outline of 10 % contrast or more keeps a depth step on it.
+pub const EDGE_CONTRAST: f32 = 0.1;
 
 /// Why a depth map cannot be used. The clip is drawn with the flat camera and its record
 /// carries this message as a note.
@@ -191,9 +192,9 @@ pub struct DepthField {
 impl DepthField {
     /// Prepares `map` (brighter is nearer, see [`DepthMap::with_polarity`]) for a `frame`
     /// (W×H): cover-cropped like the photo, stretched so its 1st and 99th percentiles are far
-    /// and near, filtered under the `guide`'s edges (the photo's canvas at half resolution,
-    /// [`guided::Guide`]; a guide of another size is not used), dilated and blurred.
-    pub fn prepare(map: &DepthMap, frame: (u32, u32), guide: Option<&guided::Guide>) -> Self {
+    /// and near, smoothed under the `guide`'s edges (the photo's canvas at half resolution,
+    /// [`edges::Guide`]; a guide of another size is not used), dilated and blurred.
+    pub fn prepare(map: &DepthMap, frame: (u32, u32), guide: Option<&edges::Guide>) -> Self {
         let (w, h) = ((frame.0 / 2).max(1) as usize, (frame.1 / 2).max(1) as usize);
         let cover = cover_sample(map, w, h);
         let (lo, hi) = percentiles(&cover);
@@ -210,8 +211,8 @@ impl DepthField {
             .collect();
         let stretched = match guide {
             Some(g) if (g.width, g.height) == (w, h) && !flat => {
-                let r = (GUIDE_RADIUS * w as f64).round().max(1.0) as usize;
-                guided::guided_filter(&stretched, g, r, GUIDE_EPS)
+                let reach = (SMOOTH_REACH * w as f64) as f32;
+                edges::smooth_under(&stretched, g, reach, EDGE_CONTRAST)
             }
             _ => stretched,
         };

@@ -87,10 +87,10 @@ impl Canvas {
     }
 
     /// The canvas's luminance at half its resolution: the guide that lines a depth map up with
-    /// the picture's edges ([`crate::depth::guided`]).
-    pub fn guide(&self) -> crate::depth::guided::Guide {
+    /// the picture's edges ([`crate::depth::edges`]).
+    pub fn guide(&self) -> crate::depth::edges::Guide {
         let luma = &self.planes[0];
-        crate::depth::guided::Guide::from_luma(luma.width, luma.height, luma.stride, &luma.data)
+        crate::depth::edges::Guide::from_luma(luma.width, luma.height, luma.stride, &luma.data)
     }
 
     /// Draws the frame that shows `map` into `out` (yuv420p, the canvas's size), on `threads`
