@@ -56,41 +56,49 @@ pub const TEXTURE: f32 = 0.03;
 pub fn smooth_under(depth: &[f32], guide: &Guide, reach: f32, contrast: f32) -> Vec<f32> {
     let (w, h) = (guide.width, guide.height);
     assert_eq!(depth.len(), w * h, "depth and guide sizes");
-    let luma: Vec<f32> = guide.luma.iter().map(|&v| f32::from(v) / 255.0).collect();
     // The distance between neighbours in the transformed domain,
-    // 1 + (reach/contrast)·max(|ΔI| − TEXTURE, 0), across columns (`dx[k]`: between k−1 and
-    // k) and rows. Steps under [`TEXTURE`] (grain, weave, a soft gradient) do not count: only
-    // outlines keep the depth from spreading, so it is evened out along a textured surface
-    // too.
+    // 1 + (reach/contrast)·max(|ΔI| − TEXTURE, 0), across columns (`dx[k]`: the step between
+    // k−1 and k) and rows. Steps under [`TEXTURE`] (grain, weave, a soft gradient) do not
+    // count: only outlines keep the depth from spreading, so it is evened out along a
+    // textured surface too. A step is one of 256 byte differences, so each pass's weights
+    // (`a^distance`) are a table over them rather than a power per pixel.
     let ratio = reach / contrast.max(1e-6);
-    let step = |a: f32, b: f32| ((a - b).abs() - TEXTURE).max(0.0);
-    let mut dx = vec![1f32; w * h];
-    let mut dy = vec![1f32; w * h];
+    let luma = &guide.luma;
+    let mut dx = vec![0u8; w * h];
+    let mut dy = vec![0u8; w * h];
     for y in 0..h {
         for x in 0..w {
             let k = y * w + x;
             if x > 0 {
-                dx[k] = 1.0 + ratio * step(luma[k], luma[k - 1]);
+                dx[k] = luma[k].abs_diff(luma[k - 1]);
             }
             if y > 0 {
-                dy[k] = 1.0 + ratio * step(luma[k], luma[k - w]);
+                dy[k] = luma[k].abs_diff(luma[k - w]);
             }
         }
     }
     let mut out = depth.to_vec();
     const PASSES: i32 = 3;
     let total = (4f32.powi(PASSES) - 1.0).sqrt();
+    let mut line = Vec::with_capacity(w.max(h));
+    let mut weights = Vec::with_capacity(w.max(h));
     for i in 0..PASSES {
         // Each pass a shorter reach, so the three add up to `reach` (the paper's schedule).
         let sigma = reach * 3f32.sqrt() * 2f32.powi(PASSES - 1 - i) / total;
         let a = (-(2f32.sqrt()) / sigma).exp();
-        let mut line = Vec::with_capacity(w.max(h));
-        let mut weights = Vec::with_capacity(w.max(h));
+        let table: [f32; 256] = std::array::from_fn(|step| {
+            let over = (step as f32 / 255.0 - TEXTURE).max(0.0);
+            a.powf(1.0 + ratio * over)
+        });
         for y in 0..h {
             line.clear();
             line.extend_from_slice(&out[y * w..(y + 1) * w]);
             weights.clear();
-            weights.extend(dx[y * w..(y + 1) * w].iter().map(|&d| a.powf(d)));
+            weights.extend(
+                dx[y * w..(y + 1) * w]
+                    .iter()
+                    .map(|&d| table[usize::from(d)]),
+            );
             recursive(&mut line, &weights);
             out[y * w..(y + 1) * w].copy_from_slice(&line);
         }
@@ -98,7 +106,7 @@ pub fn smooth_under(depth: &[f32], guide: &Guide, reach: f32, contrast: f32) -> 
             line.clear();
             line.extend((0..h).map(|y| out[y * w + x]));
             weights.clear();
-            weights.extend((0..h).map(|y| a.powf(dy[y * w + x])));
+            weights.extend((0..h).map(|y| table[usize::from(dy[y * w + x])]));
             recursive(&mut line, &weights);
             for (y, v) in line.iter().enumerate() {
                 out[y * w + x] = *v;
