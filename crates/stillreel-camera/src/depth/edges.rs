@@ -164,7 +164,10 @@ mod tests {
             .max_by(|&a, &b| (at(a) - at(a - 1)).total_cmp(&(at(b) - at(b - 1))))
             .unwrap_or(0);
         assert_eq!(jump, 20, "{:?}", (0..h).map(at).collect::<Vec<_>>());
-        assert!((at(5) - 0.2).abs() < 0.05 && (at(40) - 0.8).abs() < 0.05);
+        // Nothing of the lower region's depth crossed the photo's edge; the lower region is
+        // near, with a little of the map's stray far rows averaged in.
+        assert!((at(5) - 0.2).abs() < 0.02 && at(19) < 0.25, "{} {}", at(5), at(19));
+        assert!(at(40) > 0.65, "{}", at(40));
     }
 
     #[test]
