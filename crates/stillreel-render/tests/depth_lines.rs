@@ -277,30 +277,10 @@ fn shift_of(want: &[f64], got: &[f64]) -> f64 {
     best.1
 }
 
-/// The edge across rows `around.0 ± 20` of `frame` per column of `xs`, as its position:
+/// The edge across columns `around.0 ± 20` of `frame` per row of `ys`, as its position:
 /// `around.0` plus its shift against the same edge in `flat` about `around.1` (the flat
-/// camera's frame, a homography of the photo: its edge is straight whatever the photo
-/// shows along it); a column's profile is the mean of 5 columns.
-fn edge_rows(frame: &[u8], flat: &[u8], xs: &[usize], around: (usize, usize)) -> Vec<(f64, f64)> {
-    let profile = |f: &[u8], x: usize, at: usize| -> Vec<f64> {
-        (at - 20..=at + 20)
-            .map(|y| {
-                (x - 2..=x + 2)
-                    .map(|c| f64::from(f[y * W + c]))
-                    .sum::<f64>()
-                    / 5.0
-            })
-            .collect()
-    };
-    xs.iter()
-        .map(|&x| {
-            let shift = shift_of(&profile(flat, x, around.1), &profile(frame, x, around.0));
-            (x as f64, around.0 as f64 + shift)
-        })
-        .collect()
-}
-
-/// The edge across columns, per row of `ys`, as [`edge_rows`].
+/// camera's frame, a homography of the photo: its edge is straight whatever the photo shows
+/// along it); a row's profile is the mean of 5 rows.
 fn edge_columns(
     frame: &[u8],
     flat: &[u8],

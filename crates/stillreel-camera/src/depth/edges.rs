@@ -166,7 +166,12 @@ mod tests {
         assert_eq!(jump, 20, "{:?}", (0..h).map(at).collect::<Vec<_>>());
         // Nothing of the lower region's depth crossed the photo's edge; the lower region is
         // near, with a little of the map's stray far rows averaged in.
-        assert!((at(5) - 0.2).abs() < 0.02 && at(19) < 0.25, "{} {}", at(5), at(19));
+        assert!(
+            (at(5) - 0.2).abs() < 0.02 && at(19) < 0.25,
+            "{} {}",
+            at(5),
+            at(19)
+        );
         assert!(at(40) > 0.65, "{}", at(40));
     }
 
