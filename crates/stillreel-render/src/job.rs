@@ -59,6 +59,17 @@ pub struct CombineJob {
     pub transition: Transition,
 }
 
+/// The depth role's map of a clip's photo (`Renderer::generate_depth`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MadeDepth {
+    /// No depth role is configured.
+    NoRole,
+    /// The map, stored.
+    Map(DepthInput),
+    /// The model answered with a map the role cannot use; why, for the clip's record.
+    Refused(String),
+}
+
 /// A stored clip.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredClip {

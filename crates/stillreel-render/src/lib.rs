@@ -39,7 +39,7 @@ pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::{InputFault, JobFailure};
 pub use ffmpeg::clip_keys::ClipUse;
 pub use ffmpeg::runner::{RenderError, Step};
-pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
+pub use job::{ClipRequest, CombineJob, MadeDepth, StoredClip, StoredVideo, VideoJob};
 pub use media::fetch::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };
@@ -47,6 +47,6 @@ pub use observer::{NoObserver, RenderObserver};
 pub use plan::video_plan::{StitchPlan, VideoPlan};
 pub use renderer::Renderer;
 
-pub use steps::{ClipJob, MadeDepth, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
+pub use steps::{ClipJob, PrepareJob, Prepared, StitchJob, StoredInput, StoredMusic};
 pub use store::objects::{ObjectStorage, S3Settings};
 pub use store::storage::{LocalStorage, Storage};

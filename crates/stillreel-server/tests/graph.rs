@@ -322,7 +322,8 @@ async fn record_clip(
         Some(RenderedClip {
             clip_id,
             clip,
-            facts: Default::default(),
+            generated: Vec::new(),
+            notes: Vec::new(),
         }),
     )
     .await

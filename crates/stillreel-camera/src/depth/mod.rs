@@ -77,15 +77,9 @@ pub enum DepthError {
         photo_w: u32,
         photo_h: u32,
     },
-    #[error("the depth map is flat (no usable depth range)")]
-    Flat,
-    #[error("the depth map is garbled (its values change from pixel to pixel like noise)")]
-    Garbled,
-    #[error(
-        "the depth map looks inverted (its bottom is farther than its top; \
-         brighter must be nearer)"
-    )]
-    Inverted,
+    /// Flat, garbled or inverted ([`verdict::check`]).
+    #[error(transparent)]
+    Unusable(#[from] verdict::Unusable),
 }
 
 /// A decoded grey depth map, values 0..=65535 (8-bit maps scaled up), as the file says them.
@@ -160,7 +154,7 @@ impl DepthMap {
     /// Refuses a flat, garbled or inverted map ([`verdict::check`]); call it on the map with
     /// brighter meaning nearer ([`DepthMap::with_polarity`]).
     pub fn check_usable(&self) -> Result<(), DepthError> {
-        verdict::check(self)
+        Ok(verdict::check(self.width, self.height, &self.values)?)
     }
 
     /// Refuses a map whose aspect ratio is not the upright photo's.

@@ -1,5 +1,5 @@
 //! Whether a decoded depth map is worth moving the camera over: the checks that come after
-//! [`super::DepthMap::from_png`] and the aspect check, on the map with brighter meaning nearer.
+//! the map is decoded and its aspect checked, on its values with brighter meaning nearer.
 //!
 //! - **flat**: its robust range (1st to 99th percentile) is under [`MIN_RANGE`] of the scale:
 //!   nothing to move apart, and stretching it would magnify its noise into the whole motion;
@@ -15,7 +15,19 @@
 //! Every check reads at most [`SAMPLES`] pixels (a regular grid of rows), so a 50-megapixel map
 //! costs what a small one does.
 
-use super::{DepthError, DepthMap};
+/// Why a depth map's values are no depth to move over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unusable {
+    #[error("the depth map is flat (no usable depth range)")]
+    Flat,
+    #[error("the depth map is garbled (its values change from pixel to pixel like noise)")]
+    Garbled,
+    #[error(
+        "the depth map looks inverted (its bottom is farther than its top; \
+         brighter must be nearer)"
+    )]
+    Inverted,
+}
 
 /// Least robust range, as a fraction of the scale.
 pub const MIN_RANGE: f64 = 0.04;
@@ -27,13 +39,14 @@ pub const INVERTED_MARGIN: f64 = 0.15;
 /// Pixels read by the checks, about.
 pub const SAMPLES: usize = 250_000;
 
-/// `Ok` when `map` (brighter is nearer) is usable; else why not.
-pub fn check(map: &DepthMap) -> Result<(), DepthError> {
-    let (w, h) = (map.width as usize, map.height as usize);
-    if w < 2 || h < 2 {
-        return Err(DepthError::Flat);
+/// `Ok` when a `width`×`height` map of `values` (0..=65535, brighter is nearer, row by row) is
+/// usable; else why not.
+pub fn check(width: u32, height: u32, values: &[u16]) -> Result<(), Unusable> {
+    let (w, h) = (width as usize, height as usize);
+    if w < 2 || h < 2 || values.len() < w * h {
+        return Err(Unusable::Flat);
     }
-    let at = |x: usize, y: usize| f64::from(map.values[y * w + x]) / 65535.0;
+    let at = |x: usize, y: usize| f64::from(values[y * w + x]) / 65535.0;
     // Every `step`-th row, whole, and the row below it (for vertical neighbours).
     let step = (w * h).div_ceil(SAMPLES).max(1).min(h - 1);
     let rows: Vec<usize> = (0..h - 1).step_by(step).collect();
@@ -58,12 +71,12 @@ pub fn check(map: &DepthMap) -> Result<(), DepthError> {
     let quantile = |q: f64| seen[((seen.len() - 1) as f64 * q).round() as usize];
     let range = quantile(0.99) - quantile(0.01);
     if range < MIN_RANGE {
-        return Err(DepthError::Flat);
+        return Err(Unusable::Flat);
     }
     let variance = (sum_sq / n - (sum / n).powi(2)).max(1e-12);
     let roughness = diff_sq / pairs as f64 / (2.0 * variance);
     if roughness > MAX_ROUGHNESS {
-        return Err(DepthError::Garbled);
+        return Err(Unusable::Garbled);
     }
     let band = |from: usize, to: usize| {
         let ys = (from..to).step_by(((to - from) * w).div_ceil(SAMPLES / 4).max(1));
@@ -75,7 +88,7 @@ pub fn check(map: &DepthMap) -> Result<(), DepthError> {
     let fifth = (h / 5).max(1);
     let (top, bottom) = (band(0, fifth), band(h - fifth, h));
     if top - bottom > INVERTED_MARGIN * range {
-        return Err(DepthError::Inverted);
+        return Err(Unusable::Inverted);
     }
     Ok(())
 }
@@ -84,7 +97,7 @@ pub fn check(map: &DepthMap) -> Result<(), DepthError> {
 mod tests {
     use super::*;
 
-    fn map(w: u32, h: u32, f: impl Fn(f64, f64) -> f64) -> DepthMap {
+    fn map(w: u32, h: u32, f: impl Fn(f64, f64) -> f64) -> (u32, u32, Vec<u16>) {
         let values = (0..h)
             .flat_map(|y| (0..w).map(move |x| (x, y)))
             .map(|(x, y)| {
@@ -92,11 +105,11 @@ mod tests {
                 (v.clamp(0.0, 1.0) * 65535.0) as u16
             })
             .collect();
-        DepthMap {
-            width: w,
-            height: h,
-            values,
-        }
+        (w, h, values)
+    }
+
+    fn check(map: &(u32, u32, Vec<u16>)) -> Result<(), Unusable> {
+        super::check(map.0, map.1, &map.2)
     }
 
     /// A repeatable pseudo-random value in 0..1 per pixel.
@@ -124,30 +137,30 @@ mod tests {
 
     #[test]
     fn flat_garbled_and_inverted_maps_are_named() {
-        assert_eq!(check(&map(320, 180, |_, _| 0.5)), Err(DepthError::Flat));
+        assert_eq!(check(&map(320, 180, |_, _| 0.5)), Err(Unusable::Flat));
         // A faint ramp, 2 % of the scale: flat too.
         assert_eq!(
             check(&map(320, 180, |x, _| 0.5 + 0.02 * x)),
-            Err(DepthError::Flat)
+            Err(Unusable::Flat)
         );
-        assert_eq!(check(&map(320, 180, hash)), Err(DepthError::Garbled));
+        assert_eq!(check(&map(320, 180, hash)), Err(Unusable::Garbled));
         // Noise over a weak gradient is still noise.
         assert_eq!(
             check(&map(320, 180, |x, y| 0.3 * y + hash(x, y))),
-            Err(DepthError::Garbled)
+            Err(Unusable::Garbled)
         );
         // Far at the bottom, near at the top: a distance map read as nearness.
         assert_eq!(
             check(&map(320, 180, |_, y| 1.0 - y)),
-            Err(DepthError::Inverted)
+            Err(Unusable::Inverted)
         );
-        assert_eq!(check(&map(1, 1, |_, _| 0.5)), Err(DepthError::Flat));
+        assert_eq!(check(&map(1, 1, |_, _| 0.5)), Err(Unusable::Flat));
     }
 
     #[test]
     fn a_large_map_is_sampled() {
         // 4000×3000 with the same verdicts.
         assert_eq!(check(&map(4000, 3000, |_, y| y)), Ok(()));
-        assert_eq!(check(&map(4000, 3000, hash)), Err(DepthError::Garbled));
+        assert_eq!(check(&map(4000, 3000, hash)), Err(Unusable::Garbled));
     }
 }

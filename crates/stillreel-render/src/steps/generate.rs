@@ -11,6 +11,7 @@ use crate::failure::JobFailure;
 use crate::ffmpeg::command::StillInput;
 use crate::ffmpeg::runner::Step;
 use crate::ffmpeg::runner::io_error;
+use crate::job::MadeDepth;
 use crate::media::fetch::FetchedMedia;
 use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
@@ -20,17 +21,6 @@ use stillreel_camera::depth::DepthInput;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 use stillreel_camera::input::ExifOrientation;
 use stillreel_providers::{OutputSpec, ProviderError, Role, RoleRequest};
-
-/// The depth role's map of a clip's photo ([`Renderer::generate_depth`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MadeDepth {
-    /// No depth role is configured.
-    NoRole,
-    /// The map, stored.
-    Map(DepthInput),
-    /// The model answered with a map the role cannot use; why, for the clip's record.
-    Refused(String),
-}
 
 /// What a clip is made from.
 #[derive(Debug, Clone)]

@@ -22,7 +22,6 @@
 
 mod clip;
 mod generate;
-pub use generate::MadeDepth;
 mod prepare;
 mod stitch;
 
@@ -91,7 +90,7 @@ pub struct ClipJob {
     /// (`stillreel_camera::geometry::parallax`); v24 ignores it.
     pub depth: Option<DepthInput>,
     /// Why the depth role's map of the picture could not be had (its answer was refused,
-    /// [`crate::MadeDepth::Refused`]): the clip is drawn with the flat camera and its
+    /// [`crate::job::MadeDepth::Refused`]): the clip is drawn with the flat camera and its
     /// [`crate::StoredClip::depth_fallback`] says so.
     pub depth_note: Option<String>,
     /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks

@@ -208,29 +208,21 @@ pub async fn clip_input(
     }))
 }
 
-/// What a rendered clip's record carries besides its file: what of it a model made and the
-/// renderer's notes (both empty when nothing).
-#[derive(Debug, Clone, Default)]
-pub struct ClipFacts {
-    pub generated: Vec<GeneratedContent>,
-    pub notes: Vec<String>,
-}
-
-/// Records a rendered clip (its key, the camera motion really used and its [`ClipFacts`]) in
-/// `tx` and counts it off `videos.clips_left`; answers whether it was the last.
+/// Records a rendered clip (its key, the camera motion really used, what of it a model made
+/// and the renderer's notes) in `tx` and counts it off `videos.clips_left`; answers whether it
+/// was the last.
 pub async fn record_clip_in(
     tx: &mut Tx,
     video_id: Uuid,
     clip_id: Uuid,
     clip_key: &str,
     motion: Option<CameraMotion>,
-    facts: &ClipFacts,
+    (generated, notes): (&[GeneratedContent], &[String]),
 ) -> Result<ClipRecorded, DbError> {
     crate::storage::check_key(clip_key)?;
     let now = now_ms();
-    let generated =
-        (!facts.generated.is_empty()).then(|| sqlx::types::Json(facts.generated.clone()));
-    let notes = (!facts.notes.is_empty()).then(|| sqlx::types::Json(facts.notes.clone()));
+    let generated = (!generated.is_empty()).then(|| sqlx::types::Json(generated.to_vec()));
+    let notes = (!notes.is_empty()).then(|| sqlx::types::Json(notes.to_vec()));
     let recorded = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE clips SET clip_key = $1, camera_motion = COALESCE($2, camera_motion), progress = 100,
              updated_at = $3, generated = $5, notes = $6

@@ -12,6 +12,7 @@ use uuid::Uuid;
 use crate::db::{Db, DbError, on_db, rfc3339};
 use crate::repo::parse_enum;
 use crate::storage::public_url;
+use stillreel_render::store::storage::still_key;
 
 /// A stored clip, as combine looks it up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,7 +30,6 @@ pub struct StoredClip {
     pub video_deleted: bool,
     /// What of it a model made (`clips.generated`).
     pub generated: Vec<GeneratedContent>,
-    /// What the renderer did instead of what was asked (`clips.notes`).
     pub notes: Vec<String>,
 }
 
@@ -252,11 +252,6 @@ pub(crate) const RECORD_SELECT: &str =
           AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
      LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL";
 
-/// The key of the JPEG still made beside a rendered clip or video (`….mp4` → `….jpg`).
-pub fn still_key(media_key: &str) -> String {
-    stillreel_render::store::storage::still_key(media_key)
-}
-
 /// The video record of `id` as `account` sees it: `None` when it does not exist, was
 /// deleted, or belongs to another account. URLs are built on `base_url`.
 pub async fn get_video(
@@ -265,8 +260,7 @@ pub async fn get_video(
     id: Uuid,
     base_url: &str,
 ) -> Result<Option<Video>, DbError> {
-    // One round trip in the common case: the video, its branding and (for a create video) its
-    // rendered clips, one row per clip. `get_video` is what clients poll.
+    // One round trip (what clients poll): the video, its branding, its rendered clips (a row each).
     let rows: Vec<VideoRow> = on_db!(db, pool => sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{RECORD_SELECT}
          WHERE v.id = $1 AND v.account_id = $2 AND v.deleted_at IS NULL
@@ -332,8 +326,7 @@ pub(crate) fn record(
     combined: Vec<ClipRow>,
     base_url: &str,
 ) -> Result<Video, DbError> {
-    // A clip is listed once its clip_url is set, in input order
-    // (docs/API-DESIGN.md#records-and-endpoints).
+    // Listed once its clip_url is set, in input order (API-DESIGN.md#records-and-endpoints).
     let mut clip_rows: Vec<ClipRow> = rows.iter_mut().filter_map(VideoRow::take_clip).collect();
     let row = rows.swap_remove(0);
     if row.kind == "combine" {

@@ -13,7 +13,7 @@ use super::stitch;
 use super::video_failure::fail_video;
 use crate::db::{DbError, Tx};
 use crate::queue::{ClaimRank, Job, JobKind, Makes, NewJob};
-use crate::repo::graph::{self, ClipFacts, ClipRecorded};
+use crate::repo::graph::{self, ClipRecorded};
 use crate::repo::render::{self as records, RenderSource};
 use crate::state::Services;
 use crate::worker::failure::{Failure, render_failed};
@@ -36,8 +36,10 @@ pub(super) fn job(video_id: Uuid, index: usize) -> NewJob {
 pub struct RenderedClip {
     pub clip_id: Uuid,
     pub clip: StoredClip,
-    /// What of it a model made (the clip record's `generated`) and the renderer's notes.
-    pub facts: ClipFacts,
+    /// What of it a model made (the clip record's `generated`).
+    pub generated: Vec<GeneratedContent>,
+    /// The renderer's notes (the clip record's `notes`).
+    pub notes: Vec<String>,
 }
 
 impl Kind for Clip {
@@ -69,14 +71,11 @@ impl Kind for Clip {
         })
         .await;
         let clip = result.map_err(Failure::Job)?;
-        let facts = ClipFacts {
-            generated: provenance(ctx.renderer, &work, &clip),
-            notes: notes(&clip),
-        };
         Ok(Some(RenderedClip {
             clip_id,
+            generated: provenance(ctx.renderer, &work, &clip),
+            notes: notes(&clip),
             clip,
-            facts,
         }))
     }
 
@@ -90,14 +89,15 @@ impl Kind for Clip {
         let Some(RenderedClip {
             clip_id,
             clip,
-            facts,
+            generated,
+            notes,
         }) = output
         else {
             return Ok(Settle::done());
         };
         let motion = clip.motion.map(|m| m.as_camera_motion());
         Ok(
-            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &facts)
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, (&generated, &notes))
                 .await?
             {
                 // The last clip recorded queues the stitch.
