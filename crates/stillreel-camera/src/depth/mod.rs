@@ -53,8 +53,9 @@ pub const BLUR: f64 = 0.012;
 /// fraction of the frame's width: wide enough to even out a depth model's blotches inside a
 /// surface.
 pub const SMOOTH_REACH: f64 = 0.25;
-/// The luminance step (0..1) that stops that averaging about as much as [`SMOOTH_REACH`] of
-/// plain photo would: an outline of 10 % contrast or more keeps a depth step on it.
+/// How a luminance step between neighbours (0..1) counts against that averaging: its part over
+/// [`edges::TEXTURE`], divided by this, in reaches; an outline of 13 % is as far as a whole
+/// [`SMOOTH_REACH`] of plain photo and keeps a depth step on it.
 pub const EDGE_CONTRAST: f32 = 0.1;
 
 /// Why a depth map cannot be used. The clip is drawn with the flat camera and its record
