@@ -237,6 +237,10 @@ fn responses_round_trip() {
                 role: "depth".into(),
                 model: "chenxwh/depth-anything-v2".into(),
             }]),
+            notes: Some(vec![
+                "the depth map is flat (no usable depth range); the flat camera drew the clip"
+                    .into(),
+            ]),
         }],
         poster_url: None,
         audio_url: None,

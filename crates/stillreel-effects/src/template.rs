@@ -110,7 +110,12 @@ pub fn layout_text(
             ));
         }
         let [bx, by, bw, bh] = frame.pixels(layout);
-        let preferred = (f64::from(layout.font_size) * frame.short_side()).max(8.0);
+        let scale = if frame.portrait() && template.slot == TemplateSlotKind::Outro {
+            PORTRAIT_CARD_TEXT
+        } else {
+            1.0
+        };
+        let preferred = (f64::from(layout.font_size) * frame.short_side() * scale).max(8.0);
         // Blank text draws nothing (optional fields may be sent empty).
         let wanted = match layout.font {
             TextFont::Body => Font::Body,
@@ -228,8 +233,18 @@ fn draw_fields(
     Ok((g, inputs))
 }
 
+/// The thinnest strip (fraction of the frame's height) an intro's band leaves between itself
+/// and the frame's top or bottom; a thinner one is closed.
+pub const BAND_SNAP: f64 = 0.08;
+
+/// How much larger an outro card's text is drawn on a portrait frame than its font size says
+/// (a fraction of the shorter side): a 9:16 card is 1.8 times as tall as it is wide, and text
+/// sized by its width alone left it mostly empty. Text still shrinks to fit its box.
+pub const PORTRAIT_CARD_TEXT: f64 = 1.35;
+
 /// Pixel box covering every field of the template (with a margin), across the whole width: the
-/// intro's band. `None` when no field has a layout.
+/// intro's band, reaching the frame's edge when it comes within [`BAND_SNAP`] of it. `None`
+/// when no field has a layout.
 fn band(template: &Template, frame: Frame) -> Option<(u32, u32)> {
     let boxes: Vec<[f64; 4]> = template
         .fields
@@ -242,9 +257,21 @@ fn band(template: &Template, frame: Frame) -> Option<(u32, u32)> {
     if !top.is_finite() {
         return None;
     }
-    let margin = f64::from(frame.height) * 0.03;
-    let top = ((top - margin).max(0.0) / 2.0).floor() as u32 * 2;
-    let bottom = (((bottom + margin).min(f64::from(frame.height))) / 2.0).ceil() as u32 * 2;
+    let height = f64::from(frame.height);
+    let margin = height * 0.03;
+    // A strip thinner than BAND_SNAP left between the band and the frame's edge looks like a
+    // glitch (undimmed sky above a title card): the band reaches the edge instead.
+    let snap = height * BAND_SNAP;
+    let top = (top - margin).max(0.0);
+    let top = if top < snap { 0.0 } else { top };
+    let bottom = (bottom + margin).min(height);
+    let bottom = if height - bottom < snap {
+        height
+    } else {
+        bottom
+    };
+    let top = (top / 2.0).floor() as u32 * 2;
+    let bottom = (bottom / 2.0).ceil() as u32 * 2;
     Some((top, bottom.min(frame.height).max(top + 2)))
 }
 
@@ -260,7 +287,8 @@ fn check_slot(template: &Template, slot: TemplateSlotKind) -> Result<(), EffectE
 }
 
 /// The intro: the template drawn over the first 3 s of `[in]` (the band of its style behind the
-/// fields, an accent rule on the band's top edge, text with a soft shadow), fading in over 0.5 s
+/// fields, an accent rule on the band's top edge unless the band starts at the frame's top,
+/// text with a soft shadow), fading in over 0.5 s
 /// and out over the last 0.5 s; `[out]` is `[in]` with the overlay, same length. `[in]` must have
 /// timestamps `N/fps` from 0.
 pub fn intro_overlay(
@@ -280,21 +308,31 @@ pub fn intro_overlay(
             accent: "#ffffff".into(),
         });
     let (top, bottom) = band(template, frame).unwrap_or((h / 2, h));
-    let rule = ((frame.short_side() * 0.006).round() as u32).max(2) / 2 * 2;
+    // The accent rule marks the band's top edge; a band from the frame's top has none (a
+    // line along the frame's edge would read as a border).
+    let rule = if top == 0 {
+        0
+    } else {
+        ((frame.short_side() * 0.006).round() as u32).max(2) / 2 * 2
+    };
     let band_h = (bottom - top).saturating_sub(rule).max(2);
-    let canvas = format!(
-        "color=c={accent}:s={w}x{rule}:r={fps},format=rgba[fx_rule];\
-         color=c={bg}:s={w}x{band_h}:r={fps},format=rgba[fx_bandbg];\
-         [fx_rule][fx_bandbg]vstack,{pad},trim=end_frame=1[fx_canvas]",
-        accent = color(&style.accent, 0.95),
-        bg = color(&style.background, style.background_opacity),
-        pad = Filter::new("pad")
-            .arg("w", w)
-            .arg("h", h)
-            .arg("x", 0)
-            .arg("y", top)
-            .arg("color", "black@0"),
-    );
+    let pad = Filter::new("pad")
+        .arg("w", w)
+        .arg("h", h)
+        .arg("x", 0)
+        .arg("y", top)
+        .arg("color", "black@0");
+    let bg = color(&style.background, style.background_opacity);
+    let canvas = if rule == 0 {
+        format!("color=c={bg}:s={w}x{band_h}:r={fps},format=rgba,{pad},trim=end_frame=1[fx_canvas]")
+    } else {
+        format!(
+            "color=c={accent}:s={w}x{rule}:r={fps},format=rgba[fx_rule];\
+             color=c={bg}:s={w}x{band_h}:r={fps},format=rgba[fx_bandbg];\
+             [fx_rule][fx_bandbg]vstack,{pad},trim=end_frame=1[fx_canvas]",
+            accent = color(&style.accent, 0.95),
+        )
+    };
     let (draw, inputs) = draw_fields(template, values, frame, "fx_canvas", "fx_layer1", true)?;
     let fade_out = f64::from(INTRO_SECONDS) - INTRO_FADE;
     // The layer is drawn once; only its band (everything outside is transparent) is kept and

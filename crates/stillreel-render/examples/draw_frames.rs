@@ -1,6 +1,7 @@
 //! The camera's drawing alone, without the encoder: draws a clip's 150 frames of a photo
 //! flat and over a depth map, into nothing, and prints milliseconds per frame for each
-//! (`PARTS=draw bench/render.sh`). Interleaved, median of ROUNDS.
+//! (`PARTS=draw bench/render.sh`), and the map's preparation with and without the smoothing
+//! under the photo's edges. Interleaved, median of ROUNDS.
 //!
 //!   cargo run --release -p stillreel-render --example draw_frames -- \
 //!     PHOTO DEPTH.png [WxH] [motion] [ROUNDS]
@@ -73,7 +74,24 @@ fn main() {
     let raw = std::fs::read(&raw_path).expect("canvas bytes");
     std::fs::remove_file(&raw_path).ok();
     let canvas = Canvas::from_yuv420p(w, h, &raw).expect("canvas");
-    let field = DepthField::prepare(&DepthMap::from_png(&depth).expect("depth map"), (w, h));
+    let map = DepthMap::from_png(&depth).expect("depth map");
+    // The map's preparation, once per clip: without and with the smoothing under the photo's
+    // edges (the guide made from the canvas included), median of ROUNDS.
+    let (mut plain_ms, mut edges_ms) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t = Instant::now();
+        std::hint::black_box(DepthField::prepare(&map, (w, h), None));
+        plain_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        let t = Instant::now();
+        std::hint::black_box(DepthField::prepare(&map, (w, h), Some(&canvas.guide())));
+        edges_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "prepare {size} plain_ms={:.1} under_edges_ms={:.1}",
+        median(plain_ms),
+        median(edges_ms)
+    );
+    let field = DepthField::prepare(&map, (w, h), Some(&canvas.guide()));
     let threads = draw_threads();
     let (mut flat, mut bent) = (Vec::new(), Vec::new());
     for _ in 0..rounds {

@@ -217,6 +217,7 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
         resolution,
         engine: Engine::V25,
         depth: None,
+        depth_note: None,
     };
     let started = Instant::now();
     let path = match which.as_str() {

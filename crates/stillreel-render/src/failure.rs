@@ -7,7 +7,6 @@ pub mod blame;
 
 use crate::ffmpeg::runner::RenderError;
 use crate::media::fetch::FetchError;
-use stillreel_camera::depth::DepthError;
 use stillreel_providers::{ProviderError, Role};
 
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
@@ -54,10 +53,6 @@ pub enum JobFailure {
         role: Option<Role>,
         error: ProviderError,
     },
-    /// A clip's depth map cannot be used (not a grey PNG, colourised, another aspect ratio
-    /// than the photo's); `field` is `image_inputs[i]`. The clip fails rather than move wrongly.
-    #[error("{field}: {error}")]
-    Depth { field: String, error: DepthError },
     /// An input arrived but ffmpeg cannot read it: a picture or music that does not decode,
     /// a model's answer that does not, a combined clip whose file is gone or broken
     /// (the `blame` module). `message` says what to do; `cause` (step, stderr) is for the log.
@@ -77,7 +72,7 @@ impl JobFailure {
             JobFailure::Media { error, .. } => error.code(),
             JobFailure::Provider { error, .. } => error.code(),
             JobFailure::Input { fault, .. } => fault.code(),
-            JobFailure::Render(_) | JobFailure::Depth { .. } => "render_failed",
+            JobFailure::Render(_) => "render_failed",
         }
     }
 
@@ -86,7 +81,6 @@ impl JobFailure {
         match self {
             JobFailure::Media { field, .. }
             | JobFailure::Provider { field, .. }
-            | JobFailure::Depth { field, .. }
             | JobFailure::Input { field, .. } => Some(field),
             JobFailure::Render(_) => None,
         }
@@ -118,7 +112,6 @@ impl JobFailure {
             }
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
             JobFailure::Provider { error, role, .. } => error.describe(role_subject(*role)),
-            JobFailure::Depth { error, .. } => error.to_string(),
             JobFailure::Input { message, .. } => message.clone(),
         }
     }
@@ -136,7 +129,7 @@ impl JobFailure {
             ) => true,
             JobFailure::Render(_) => false,
             JobFailure::Provider { error, .. } => error.is_transient(),
-            JobFailure::Depth { .. } | JobFailure::Input { .. } => false,
+            JobFailure::Input { .. } => false,
         }
     }
 }

@@ -59,6 +59,17 @@ pub struct CombineJob {
     pub transition: Transition,
 }
 
+/// The depth role's map of a clip's photo (`Renderer::generate_depth`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MadeDepth {
+    /// No depth role is configured.
+    NoRole,
+    /// The map, stored.
+    Map(DepthInput),
+    /// The model answered with a map the role cannot use; why, for the clip's record.
+    Refused(String),
+}
+
 /// A stored clip.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredClip {
@@ -68,6 +79,10 @@ pub struct StoredClip {
     /// The motion really used (`auto` decided); `None` when the clip was already stored.
     pub motion: Option<Motion>,
     pub seconds: f64,
+    /// Why the clip's depth map was not used, when it had one that could not be (another
+    /// aspect ratio, flat, garbled, inverted, refused as the depth model's answer): the flat
+    /// camera drew the clip. The clip record's note.
+    pub depth_fallback: Option<String>,
 }
 
 /// A stored video.

@@ -39,7 +39,7 @@ pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::{InputFault, JobFailure};
 pub use ffmpeg::clip_keys::ClipUse;
 pub use ffmpeg::runner::{RenderError, Step};
-pub use job::{ClipRequest, CombineJob, StoredClip, StoredVideo, VideoJob};
+pub use job::{ClipRequest, CombineJob, MadeDepth, StoredClip, StoredVideo, VideoJob};
 pub use media::fetch::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };

@@ -78,6 +78,7 @@ impl Renderer {
                     resolution: job.resolution,
                     engine: job.engine,
                     depth: clip.depth.clone(),
+                    depth_note: None,
                     pace: job.pace,
                     usage: crate::ffmpeg::clip_keys::ClipUse {
                         transition: job.transition,
@@ -118,6 +119,7 @@ impl Renderer {
                     url_path: self.storage.url_path(key),
                     motion: None,
                     seconds: f64::from(stillreel_core::limits::CLIP_SECONDS),
+                    depth_fallback: None,
                 });
             }
         }

@@ -12,7 +12,7 @@ use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
     ClipJob, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver, OwnFiles, PrepareJob,
-    RenderConfig, Renderer, Storage,
+    RenderConfig, Renderer, Storage, StoredClip,
 };
 
 const W: usize = 1280;
@@ -117,6 +117,17 @@ async fn render(
     motion: CameraMotion,
     depth: Option<&Path>,
 ) -> Result<PathBuf, JobFailure> {
+    let clip = render_stored(s, name, motion, depth).await?;
+    Ok(s.root.join("store").join(clip.key))
+}
+
+/// Like [`render`], the stored clip.
+async fn render_stored(
+    s: &Setup,
+    name: &str,
+    motion: CameraMotion,
+    depth: Option<&Path>,
+) -> Result<StoredClip, JobFailure> {
     let prefix = format!("t/{name}");
     let work = s.root.join(format!("work-{name}"));
     let prepared = s
@@ -156,9 +167,9 @@ async fn render(
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth,
+        depth_note: None,
     };
-    let clip = s.renderer.render_clip(&job, &work, &NoObserver).await?;
-    Ok(s.root.join("store").join(clip.key))
+    s.renderer.render_clip(&job, &work, &NoObserver).await
 }
 
 /// Every frame's luma, in order.
@@ -381,8 +392,11 @@ async fn depth_moves_near_parts_against_far_ones_without_tearing() {
     }
 }
 
+/// A depth map the camera cannot use falls back to the flat camera: the clip completes, is
+/// the flat clip frame for frame, and says why (`StoredClip::depth_fallback`, the clip
+/// record's note).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bad_depth_map_fails_the_clip_with_a_clear_error() {
+async fn an_unusable_depth_map_falls_back_to_the_flat_camera() {
     let s = setup();
     let colour = s.root.join("colour.png");
     let data: Vec<u8> = (0..64 * 36)
@@ -390,24 +404,48 @@ async fn a_bad_depth_map_fails_the_clip_with_a_clear_error() {
         .collect();
     write_png(&colour, 64, 36, png::ColorType::Rgb, &data);
     let square = s.root.join("square.png");
-    depth_png(&square, 100, 100, |x, _| (x * 255.0) as u8);
+    depth_png(&square, 100, 100, |_, y| (y * 255.0) as u8);
     let jpeg = s.root.join("depth.jpg");
     std::fs::write(&jpeg, b"\xff\xd8\xff\xe0 not a png").expect("write");
+    let flat = s.root.join("flat.png");
+    depth_png(&flat, 320, 180, |_, _| 131);
+    let garbled = s.root.join("garbled.png");
+    depth_png(&garbled, 320, 180, |x, y| {
+        let k = ((x * 320.0) as u64 * 2_654_435_761) ^ ((y * 180.0) as u64 * 40_503);
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8
+    });
+    let inverted = s.root.join("inverted.png");
+    depth_png(&inverted, 320, 180, |_, y| ((1.0 - y) * 255.0) as u8);
+    let plain = frames(
+        &render(&s, "plain", CameraMotion::PushIn, None)
+            .await
+            .expect("flat clip"),
+    );
     for (name, path, says) in [
         ("colour", &colour, "colourised"),
         ("square", &square, "aspect ratio"),
         ("jpeg", &jpeg, "not a PNG"),
+        ("flat", &flat, "flat"),
+        ("garbled", &garbled, "garbled"),
+        ("inverted", &inverted, "inverted"),
     ] {
-        let failure = render(&s, name, CameraMotion::PushIn, Some(path))
+        let clip = render_stored(&s, name, CameraMotion::PushIn, Some(path))
             .await
-            .expect_err("a bad map fails");
-        assert_eq!(failure.code(), "render_failed");
-        assert_eq!(failure.field(), Some("image_inputs[0]"));
-        assert!(
-            failure.user_message().contains(says),
-            "{name}: {}",
-            failure.user_message()
-        );
-        assert!(!failure.is_transient());
+            .expect("an unusable map does not fail the clip");
+        let why = clip.depth_fallback.clone().unwrap_or_default();
+        assert!(why.contains(says), "{name}: {why:?}");
+        let drawn = frames(&s.root.join("store").join(&clip.key));
+        for (n, (a, b)) in drawn.iter().zip(&plain).enumerate().step_by(37) {
+            let diff = a
+                .iter()
+                .zip(b)
+                .map(|(&p, &q)| f64::from(p.abs_diff(q)))
+                .sum::<f64>()
+                / a.len() as f64;
+            assert!(
+                diff < 0.5,
+                "{name}: frame {n} differs from the flat clip's by {diff}"
+            );
+        }
     }
 }

@@ -89,6 +89,7 @@ async fn render(
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth: None,
+        depth_note: None,
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         usage: stillreel_render::ClipUse::default(),
         look,

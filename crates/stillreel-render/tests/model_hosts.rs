@@ -19,8 +19,8 @@ use stillreel_providers::{
     RoleClient, RoleConfig, RoleRequest,
 };
 use stillreel_render::{
-    AllowList, ClipJob, ClipRequest, FetchConfig, Fetcher, LocalStorage, NoObserver, PrepareJob,
-    RenderConfig, Renderer, VideoJob, vfx_stage,
+    AllowList, ClipJob, ClipRequest, FetchConfig, Fetcher, LocalStorage, MadeDepth, NoObserver,
+    PrepareJob, RenderConfig, Renderer, VideoJob, vfx_stage,
 };
 
 fn config(double: &ModelHostDouble, role: Role, protocol: Protocol, secs: u64) -> RoleConfig {
@@ -582,11 +582,13 @@ async fn the_depth_role_feeds_the_clip_step() {
         .await
         .expect("prepared");
     let input = prepared.inputs[0].clone();
-    let depth = renderer
+    let MadeDepth::Map(depth) = renderer
         .generate_depth(&input, 0, &work)
         .await
         .expect("depth call")
-        .expect("a depth role is configured");
+    else {
+        panic!("a depth role is configured");
+    };
     assert!(
         depth.key.starts_with("private/generated/depth/"),
         "{}",
@@ -595,9 +597,8 @@ async fn the_depth_role_feeds_the_clip_step() {
     let again = renderer
         .generate_depth(&input, 0, &work)
         .await
-        .expect("depth call")
-        .expect("some");
-    assert_eq!(again, depth);
+        .expect("depth call");
+    assert_eq!(again, MadeDepth::Map(depth.clone()));
     assert_eq!(double.creates(), 1, "the stored map is reused");
     let job = ClipJob {
         key_prefix: "videos/d".into(),
@@ -610,6 +611,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         resolution: Resolution::P720,
         engine: Engine::V25,
         depth: Some(depth),
+        depth_note: None,
         pace: stillreel_camera::geometry::clip_plan::Pace::Engine,
         look: Default::default(),
         usage: stillreel_render::ClipUse::default(),
@@ -618,6 +620,7 @@ async fn the_depth_role_feeds_the_clip_step() {
         .render_clip(&job, &work, &NoObserver)
         .await
         .expect("a v25 clip with the generated depth map");
+    assert_eq!(clip.depth_fallback, None, "the double's map is used");
     let path = env.dir.path().join("store").join(clip.key);
     let v = common::stream(&common::probe(&path), "video").clone();
     assert_eq!(common::num(&v["nb_read_frames"]), 150.0);
@@ -629,7 +632,7 @@ async fn the_depth_role_feeds_the_clip_step() {
             .generate_depth(&job.input, 0, &work)
             .await
             .expect("no call"),
-        None
+        MadeDepth::NoRole
     );
 }
 
@@ -662,8 +665,9 @@ fn cached(env: &Env, role: &str) -> usize {
 }
 
 /// A depth map of another aspect ratio than the photo (the double's 16:9 map for a portrait
-/// photo) is refused as the answer and never stored: the next try calls the model again
-/// instead of failing from the cache.
+/// photo) is refused as the answer and never stored: the clip falls back to the flat camera
+/// with the reason, and the next clip of the photo calls the model again instead of taking
+/// the bad map from the cache.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_depth_map_that_does_not_fit_is_never_stored() {
     let env = Env::new().await;
@@ -673,17 +677,17 @@ async fn a_depth_map_that_does_not_fit_is_never_stored() {
     let work = env.dir.path().join("wrong");
     let input = prepared_input(&env, &renderer, "/portrait.jpg", &work).await;
     for attempt in 1..=2 {
-        let failure = renderer
+        let made = renderer
             .generate_depth(&input, 0, &work)
             .await
-            .expect_err("a 16:9 map for a 9:16 photo");
+            .expect("a refused answer is no failure");
+        let MadeDepth::Refused(why) = made else {
+            panic!("a 16:9 map for a 9:16 photo was taken: {made:?}");
+        };
         assert!(
-            failure
-                .user_message()
-                .starts_with("the depth model sent an answer it cannot use")
-                && failure.user_message().contains("aspect ratio"),
-            "{}",
-            failure.user_message()
+            why.starts_with("the depth model sent an answer it cannot use")
+                && why.contains("aspect ratio"),
+            "{why}"
         );
         assert_eq!(
             double.creates(),
@@ -718,9 +722,10 @@ async fn concurrent_jobs_for_one_input_share_one_call() {
         one.generate_depth(&input, 1, &wb),
         two.generate_depth(&input, 0, &wc),
     );
-    let a = a.expect("a").expect("map");
-    assert_eq!(b.expect("b").expect("map"), a);
-    assert_eq!(c.expect("c").expect("map"), a);
+    let a = a.expect("a");
+    assert!(matches!(a, MadeDepth::Map(_)), "{a:?}");
+    assert_eq!(b.expect("b"), a);
+    assert_eq!(c.expect("c"), a);
     // One prediction: the first create answered 409 (busy) and was retried, so two creates.
     assert_eq!(double.creates(), 2, "one call, retried once after 409");
     assert_eq!(cached(&env, "depth"), 1);

@@ -312,6 +312,7 @@ async fn record_clip(
         url_path: String::new(),
         motion,
         seconds: 5.0,
+        depth_fallback: None,
     };
     worker::record(
         &app.state,
@@ -322,6 +323,7 @@ async fn record_clip(
             clip_id,
             clip,
             generated: Vec::new(),
+            notes: Vec::new(),
         }),
     )
     .await

@@ -34,6 +34,7 @@ both_backends!(
     mod one_call, configured by configure:
     videos_and_clips_of_one_photo_at_once_share_one_depth_call,
     model_call_claims_hold_lapse_and_release,
+    unusable_depth_maps_fall_back_to_the_flat_camera,
 );
 both_backends!(
     mod clip_engine, configured by configure:
@@ -457,6 +458,10 @@ async fn videos_and_clips_of_one_photo_at_once_share_one_depth_call(app: TestApp
         assert_eq!(r.status, 200, "{}", r.json);
         let done = wait_final(&app, &key, r.json["uuid"].as_str().expect("uuid")).await;
         assert_eq!(done["status"], "complete", "{done}");
+        // The double's map (a floor gradient) is used: the record says nothing more.
+        for clip in done["video_clips"].as_array().expect("clips") {
+            assert!(clip.get("notes").is_none(), "{clip}");
+        }
     }
     assert_eq!(
         double.creates(),
@@ -508,5 +513,128 @@ async fn model_call_claims_hold_lapse_and_release(app: TestApp) {
         }
     }
     assert_eq!(winners, 1);
+    app.stop().await;
+}
+
+/// Workers whose renderer has exactly `roles` (none: the flat camera for every clip).
+fn workers_with(app: &TestApp, roles: ProviderRoles) -> worker::Workers {
+    let providers = Providers::new(roles).expect("clients");
+    let renderer = worker::build_renderer(&app.state)
+        .expect("renderer")
+        .with_providers(providers.clone());
+    app.state.set_providers(providers);
+    let mut settings = WorkerSettings::from_config(&app.state.config);
+    settings.workers = 1;
+    settings.model_workers = 1;
+    settings.idle_poll = Duration::from_millis(100);
+    worker::start(app.state.services.clone(), renderer, settings)
+}
+
+/// The mean RGB of each quarter of a stored clip's middle frame.
+fn quarters(app: &TestApp, url: &str) -> Vec<[f64; 3]> {
+    let path = common::media::stored(app, url);
+    ["0:0", "iw/2:0", "0:ih/2", "iw/2:ih/2"]
+        .iter()
+        .map(|at| common::media::frame_rgb(&path, &format!("crop=iw/2:ih/2:{at},scale=32:18")))
+        .collect()
+}
+
+/// A depth map the camera cannot use never fails the video: a map of another aspect ratio
+/// than the photo (refused as the depth model's answer), a flat map and a map of noise (the
+/// clip step's checks) each give a complete video whose clip is the flat camera's clip of the
+/// photo (its middle frame, quarter by quarter), records no depth in `generated`, and carries
+/// a note saying why in `GET /get_video`.
+async fn unusable_depth_maps_fall_back_to_the_flat_camera(app: TestApp) {
+    let key = app.account().await.api_key;
+    let photo = |name: &str| format!("{}/samples/{name}", app.base);
+    let body = |name: &str| {
+        json!({"ai_engine": "v25", "image_inputs": [
+            {"image_url": photo(name), "camera_motion": "push-in"}]})
+    };
+    let create = |name: &'static str| {
+        let app = &app;
+        let key = &key;
+        let body = body(name);
+        async move {
+            let r = app.post("/api/v1/create_video", key, &body).await;
+            assert_eq!(r.status, 200, "{}", r.json);
+            let id = r.json["uuid"].as_str().expect("uuid").to_owned();
+            let done = wait_final(app, key, &id).await;
+            assert_eq!(done["status"], "complete", "{done}");
+            // What clients poll: GET /get_video.
+            let got = app.get(&format!("/api/v1/get_video?uuid={id}"), key).await;
+            assert_eq!(got.status, 200, "{}", got.json);
+            got.json["video_clips"][0].clone()
+        }
+    };
+    // The flat camera's clips of the two photos, without a depth role.
+    let workers = workers_with(&app, ProviderRoles::none());
+    let mut flat = std::collections::HashMap::new();
+    for name in ["house-townhouse-portrait.jpg", "living-room.png"] {
+        let clip = create(name).await;
+        assert!(clip.get("notes").is_none(), "{clip}");
+        flat.insert(
+            name,
+            quarters(&app, clip["clip_url"].as_str().expect("url")),
+        );
+    }
+    workers.shutdown().await;
+    // A refused answer is not kept, so the clip job asks again after the model job did; a
+    // stored map (flat, noise) is asked for once.
+    for (payload, model, name, says, calls) in [
+        (
+            Payload::GreyDepth,
+            "aspect",
+            "house-townhouse-portrait.jpg",
+            "aspect ratio",
+            2,
+        ),
+        (Payload::FlatDepth, "flat", "living-room.png", "flat", 1),
+        (
+            Payload::NoiseDepth,
+            "noise",
+            "living-room.png",
+            "garbled",
+            1,
+        ),
+    ] {
+        let double = ModelHostDouble::start(Flavor::Cog, Script::Succeed, payload).await;
+        let depth = RoleConfig {
+            role: Role::Depth,
+            protocol: Protocol::Cog,
+            url: double.base.clone(),
+            token: None,
+            model: Some(Model::Named(model.to_owned())),
+            input: None,
+            prompt: None,
+            timeout: Duration::from_secs(30),
+        };
+        let workers = workers_with(&app, ProviderRoles::none().with(depth));
+        let clip = create(name).await;
+        assert_eq!(
+            double.creates(),
+            calls,
+            "{model}: the depth model was asked"
+        );
+        let notes = clip["notes"].as_array().cloned().unwrap_or_default();
+        assert_eq!(notes.len(), 1, "{model}: {clip}");
+        let note = notes[0].as_str().unwrap_or_default();
+        assert!(
+            note.contains(says) && note.ends_with("the clip was drawn with the flat camera"),
+            "{model}: {note}"
+        );
+        assert!(clip.get("generated").is_none(), "{model}: {clip}");
+        let drawn = quarters(&app, clip["clip_url"].as_str().expect("url"));
+        for (got, want) in drawn.iter().zip(&flat[name]) {
+            for c in 0..3 {
+                assert!(
+                    (got[c] - want[c]).abs() < 1.0,
+                    "{model}: {drawn:?} against the flat clip's {:?}",
+                    flat[name]
+                );
+            }
+        }
+        workers.shutdown().await;
+    }
     app.stop().await;
 }

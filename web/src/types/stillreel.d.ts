@@ -425,6 +425,12 @@ export type VideoClip = {
    */
   generated?: GeneratedContent[];
   image_url: string;
+  /**
+   * What the renderer could not do as asked and did instead, in sentences for people:
+   * e.g. a depth map that could not be used, so the flat camera drew the clip. Absent when
+   * there is nothing to say.
+   */
+  notes?: string[];
   orientation: Orientation;
   resolution: Resolution;
   /**

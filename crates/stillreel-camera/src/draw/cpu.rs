@@ -143,7 +143,7 @@ mod tests {
                     height: 36,
                     values: map_values,
                 };
-                let field = DepthField::prepare(&depth, (w, h));
+                let field = DepthField::prepare(&depth, (w, h), Some(&canvas.guide()));
                 for n in [0, 75, 149] {
                     let map = Homography::from_corners(
                         plan.window_at(n),

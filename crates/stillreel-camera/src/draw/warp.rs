@@ -91,6 +91,13 @@ impl Canvas {
         &self.planes
     }
 
+    /// The canvas's luminance at half its resolution: the guide that lines a depth map up with
+    /// the picture's edges ([`crate::depth::edges`]).
+    pub fn guide(&self) -> crate::depth::edges::Guide {
+        let luma = &self.planes[0];
+        crate::depth::edges::Guide::from_luma(luma.width, luma.height, luma.stride, &luma.data)
+    }
+
     /// Draws the frame that shows `map` into `out` (yuv420p, the canvas's size), on `threads`
     /// threads (bands of rows).
     pub fn draw(&self, map: &Homography, out: &mut [u8], threads: usize) {

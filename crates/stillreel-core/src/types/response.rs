@@ -32,6 +32,12 @@ pub struct VideoClip {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schema(required = false))]
     pub generated: Option<Vec<GeneratedContent>>,
+    /// What the renderer could not do as asked and did instead, in sentences for people:
+    /// e.g. a depth map that could not be used, so the flat camera drew the clip. Absent when
+    /// there is nothing to say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schema(required = false))]
+    pub notes: Option<Vec<String>>,
 }
 
 /// One part of a clip a model made: the role that made it and the model it called.

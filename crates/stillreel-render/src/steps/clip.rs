@@ -27,7 +27,7 @@ use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
 use crate::store::files::{get, make_dir, relative};
 use crate::store::storage::Storage;
-use stillreel_camera::depth::{DepthField, DepthInput, DepthMap};
+use stillreel_camera::depth::{DepthError, DepthField, DepthInput, DepthMap};
 use stillreel_camera::draw::warp;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 
@@ -84,12 +84,20 @@ impl Renderer {
             }
             None => ClipSource::Still(photo.clone()),
         };
-        let depth = match (&job.depth, &source) {
+        let (depth, depth_fallback) = match (&job.depth, &source) {
             (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
-                Some(self.depth_map(job, input, work_dir).await?)
+                match self.depth_map(job, input, work_dir).await? {
+                    Ok(map) => (Some(map), None),
+                    Err(unusable) => (None, Some(unusable.to_string())),
+                }
             }
-            _ => None,
+            _ => (None, None),
         };
+        let depth_fallback = depth_fallback.or_else(|| {
+            (plan.engine == Engine::V25 && matches!(source, ClipSource::Still(_)))
+                .then(|| job.depth_note.clone())
+                .flatten()
+        });
         // Only a picture a model really made carries the caption.
         let caption = self.config.disclosure_caption
             && job
@@ -103,6 +111,7 @@ impl Renderer {
             source,
             photo,
             depth,
+            depth_fallback,
             effect,
             caption,
             keyframes: crate::ffmpeg::clip_keys::clip_keyframes(
@@ -140,29 +149,36 @@ impl Renderer {
         Ok(clip)
     }
 
-    /// The clip's depth map, fetched from storage and checked against the picture (an
-    /// unusable map fails the clip: [`JobFailure::Depth`]).
+    /// The clip's depth map, fetched from storage and checked against the picture and for
+    /// what it holds ([`DepthMap::check_usable`]); an unusable map is the inner `Err`: the
+    /// clip is drawn with the flat camera and says why, the video does not fail for it.
     async fn depth_map(
         &self,
         job: &ClipJob,
         input: &DepthInput,
         work_dir: &Path,
-    ) -> Result<DepthMap, JobFailure> {
+    ) -> Result<Result<DepthMap, DepthError>, JobFailure> {
         let step = Step::Clip(job.index);
         let local = work_dir.join(format!("depth-{:03}.png", job.index));
         get(&self.storage, &input.key, &local, step).await?;
         let bytes = tokio::fs::read(&local)
             .await
             .map_err(|e| JobFailure::Render(io_error(step, e)))?;
-        let fail = |error| JobFailure::Depth {
-            field: format!("image_inputs[{}]", job.index),
-            error,
-        };
-        let map = DepthMap::from_png(&bytes).map_err(fail)?;
-        if let Some(upright) = job.input.upright {
-            map.check_aspect(upright).map_err(fail)?;
-        }
-        Ok(map.with_polarity(input.polarity))
+        let upright = job.input.upright;
+        let polarity = input.polarity;
+        // Decoding a large map and sampling it are CPU work: off the async threads.
+        let checked = tokio::task::spawn_blocking(move || {
+            let map = DepthMap::from_png(&bytes)?;
+            if let Some(upright) = upright {
+                map.check_aspect(upright)?;
+            }
+            let map = map.with_polarity(polarity);
+            map.check_usable()?;
+            Ok(map)
+        })
+        .await
+        .map_err(|e| JobFailure::Render(io_error(step, std::io::Error::other(e))))?;
+        Ok(checked)
     }
 }
 
@@ -175,6 +191,8 @@ struct ClipTask {
     photo: StillInput,
     /// The checked depth map (v25 stills only).
     depth: Option<DepthMap>,
+    /// Why a depth map the clip had was not used ([`StoredClip::depth_fallback`]).
+    depth_fallback: Option<String>,
     effect: Option<EffectFilter>,
     /// Draw the disclosure caption (`command::add_caption`).
     caption: bool,
@@ -291,7 +309,12 @@ fn render_checked(
                         })?,
                 };
                 let field = task.depth.as_ref().map(|map| {
-                    DepthField::prepare_placed(map, (plan.width, plan.height), placement.as_ref())
+                    DepthField::prepare_placed(
+                        map,
+                        (plan.width, plan.height),
+                        Some(&canvas.guide()),
+                        placement.as_ref(),
+                    )
                 });
                 if !in_process {
                     return warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin);
@@ -382,5 +405,6 @@ fn render_checked(
         url_path,
         motion: Some(task.plan.motion),
         seconds: task.plan.seconds(),
+        depth_fallback: task.depth_fallback.clone(),
     })
 }

@@ -11,6 +11,7 @@ use crate::failure::JobFailure;
 use crate::ffmpeg::command::StillInput;
 use crate::ffmpeg::runner::Step;
 use crate::ffmpeg::runner::io_error;
+use crate::job::MadeDepth;
 use crate::media::fetch::FetchedMedia;
 use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
@@ -63,17 +64,18 @@ impl Renderer {
     }
 
     /// The depth map of a clip's photo made by the `depth` role, stored and reused like every
-    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]. `None`
-    /// without a depth role. A failed call fails the clip on `image_inputs[i]`; a map that is
-    /// not grey was refused as the answer (its aspect ratio is checked by the clip step).
+    /// generated input (`generated.rs`): what the server puts in [`ClipJob::depth`]
+    /// ([`MadeDepth::Map`]). A failed call fails the clip on `image_inputs[i]`; an answer
+    /// the role cannot use (not a grey PNG, another aspect ratio than the photo's) is not
+    /// stored and is [`MadeDepth::Refused`]: the clip is drawn with the flat camera.
     pub async fn generate_depth(
         &self,
         input: &super::StoredInput,
         index: usize,
         work_dir: &Path,
-    ) -> Result<Option<DepthInput>, JobFailure> {
+    ) -> Result<MadeDepth, JobFailure> {
         let Some(client) = self.providers.get(Role::Depth) else {
-            return Ok(None);
+            return Ok(MadeDepth::NoRole);
         };
         let step = Step::Clip(index);
         make_dir(work_dir, step)?;
@@ -98,7 +100,7 @@ impl Renderer {
                 seconds: stillreel_core::limits::CLIP_SECONDS,
             },
         };
-        let (_, key) = crate::store::generated::made_with_key(
+        let made = crate::store::generated::made_with_key(
             &self.storage,
             &self.call_claims,
             client,
@@ -106,17 +108,23 @@ impl Renderer {
             work_dir,
             index,
         )
-        .await
-        .map_err(|e| match e {
-            crate::store::generated::GenerateError::Provider(error) => JobFailure::Provider {
-                field: format!("image_inputs[{index}]"),
-                role: Some(Role::Depth),
-                error,
-            },
-            crate::store::generated::GenerateError::Io(e) => io(e),
-        })?;
+        .await;
+        let (_, key) = match made {
+            Ok(made) => made,
+            Err(crate::store::generated::GenerateError::Provider(
+                error @ ProviderError::Invalid(_),
+            )) => return Ok(MadeDepth::Refused(error.describe("the depth model"))),
+            Err(crate::store::generated::GenerateError::Provider(error)) => {
+                return Err(JobFailure::Provider {
+                    field: format!("image_inputs[{index}]"),
+                    role: Some(Role::Depth),
+                    error,
+                });
+            }
+            Err(crate::store::generated::GenerateError::Io(e)) => return Err(io(e)),
+        };
         // Depth models (Depth Anything and its kin) answer relative inverse depth.
-        Ok(Some(DepthInput {
+        Ok(MadeDepth::Map(DepthInput {
             key,
             polarity: stillreel_camera::depth::DepthPolarity::BrighterIsNearer,
         }))

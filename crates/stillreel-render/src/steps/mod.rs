@@ -94,6 +94,10 @@ pub struct ClipJob {
     /// The picture's depth map, if one was made: on v25 the motions become depth-aware
     /// (`stillreel_camera::geometry::parallax`); v24 ignores it.
     pub depth: Option<DepthInput>,
+    /// Why the depth role's map of the picture could not be had (its answer was refused,
+    /// [`crate::job::MadeDepth::Refused`]): the clip is drawn with the flat camera and its
+    /// [`crate::StoredClip::depth_fallback`] says so.
+    pub depth_note: Option<String>,
     /// How the camera's speed varies over the clip: [`Pace::Through`] for a video that asks
     /// for the speed ramp (the camera keeps moving through the ends the ramp accelerates).
     pub pace: Pace,

@@ -58,8 +58,12 @@ pub enum Payload {
     HtmlAsPng,
     /// A 30 s, 25 fps clip with a sound track.
     LongClip,
-    /// A grey depth map (16:9).
+    /// A grey depth map (16:9): a floor, far at the top, near at the bottom.
     GreyDepth,
+    /// A grey depth map (16:9) of one value: no depth to use.
+    FlatDepth,
+    /// A grey map (16:9) of pixel noise: garbled.
+    NoiseDepth,
     /// A colourful PNG answered as a depth map.
     ColourDepth,
     /// 100 MB that start like a PNG.
@@ -497,13 +501,46 @@ fn make_payload(payload: Payload) -> (Vec<u8>, &'static str) {
                     "-f",
                     "lavfi",
                     "-i",
-                    "gradients=s=320x180:c0=black:c1=white:n=2",
+                    // Top to bottom (the filter's own points are random).
+                    "gradients=s=320x180:c0=black:c1=white:n=2:x0=0:y0=0:x1=0:y1=179",
                     "-vf",
                     "format=gray",
                     "-frames:v",
                     "1",
                 ],
                 "depth.png",
+            ),
+            "image/png",
+        ),
+        Payload::FlatDepth => (
+            ffmpeg_out(
+                &[
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    "color=c=gray:s=320x180",
+                    "-vf",
+                    "format=gray",
+                    "-frames:v",
+                    "1",
+                ],
+                "flat.png",
+            ),
+            "image/png",
+        ),
+        Payload::NoiseDepth => (
+            ffmpeg_out(
+                &[
+                    "-f",
+                    "lavfi",
+                    "-i",
+                    "nullsrc=s=320x180",
+                    "-vf",
+                    "format=gray,geq=lum='random(1)*255'",
+                    "-frames:v",
+                    "1",
+                ],
+                "noise.png",
             ),
             "image/png",
         ),

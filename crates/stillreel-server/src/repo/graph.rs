@@ -208,22 +208,24 @@ pub async fn clip_input(
     }))
 }
 
-/// Records a rendered clip (its key and the camera motion really used) in `tx` and counts it
-/// off `videos.clips_left`; answers whether it was the last.
+/// Records a rendered clip (its key, the camera motion really used, what of it a model made
+/// and the renderer's notes) in `tx` and counts it off `videos.clips_left`; answers whether it
+/// was the last.
 pub async fn record_clip_in(
     tx: &mut Tx,
     video_id: Uuid,
     clip_id: Uuid,
     clip_key: &str,
     motion: Option<CameraMotion>,
-    generated: &[GeneratedContent],
+    (generated, notes): (&[GeneratedContent], &[String]),
 ) -> Result<ClipRecorded, DbError> {
     crate::storage::check_key(clip_key)?;
     let now = now_ms();
     let generated = (!generated.is_empty()).then(|| sqlx::types::Json(generated.to_vec()));
+    let notes = (!notes.is_empty()).then(|| sqlx::types::Json(notes.to_vec()));
     let recorded = on_tx!(&mut *tx, conn => sqlx::query(
         "UPDATE clips SET clip_key = $1, camera_motion = COALESCE($2, camera_motion), progress = 100,
-             updated_at = $3, generated = $5
+             updated_at = $3, generated = $5, notes = $6
          WHERE id = $4 AND clip_key IS NULL",
     )
     .bind(clip_key)
@@ -231,6 +233,7 @@ pub async fn record_clip_in(
     .bind(now)
     .bind(clip_id)
     .bind(generated.clone())
+    .bind(notes.clone())
     .execute(conn)
     .await?
     .rows_affected())

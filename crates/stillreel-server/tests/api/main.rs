@@ -34,7 +34,7 @@ mod records {
     /// A rendered clip recorded (the first key sticks).
     pub async fn clip(db: &Db, video: Uuid, clip: Uuid, key: &str) -> bool {
         let mut tx = db.begin().await.expect("begin");
-        let recorded = graph::record_clip_in(&mut tx, video, clip, key, None, &[])
+        let recorded = graph::record_clip_in(&mut tx, video, clip, key, None, (&[], &[]))
             .await
             .expect("record clip");
         tx.commit().await.expect("commit");

@@ -208,7 +208,7 @@ pub async fn delete_video(db: &Db, account: Uuid, id: Uuid) -> Result<Deleted, D
     // The branded sound the stitch made ahead, should the branded render never have taken it.
     keys.push(crate::storage::branded_sound_key(id));
     for key in [video_key, b_key].into_iter().chain(clip_keys).flatten() {
-        keys.push(read::still_key(&key));
+        keys.push(stillreel_render::store::storage::still_key(&key));
         keys.push(key);
     }
     Ok(Deleted::Done(keys))
@@ -248,6 +248,9 @@ mod tests {
 
     #[test]
     fn a_stored_video_and_its_still_share_a_name() {
-        assert_eq!(read::still_key("videos/a/video.mp4"), "videos/a/video.jpg");
+        assert_eq!(
+            stillreel_render::store::storage::still_key("videos/a/video.mp4"),
+            "videos/a/video.jpg"
+        );
     }
 }

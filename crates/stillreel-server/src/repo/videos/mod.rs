@@ -14,7 +14,8 @@ mod read;
 mod write;
 
 pub use list::{Deleted, ListQuery, cursor, delete_video, folders_of, list_videos, parse_cursor};
-pub use read::{StoredClip, clips_of_account, deleted_sources, get_video, still_key, videos_among};
+pub use read::{StoredClip, clips_of_account, deleted_sources, get_video, videos_among};
+pub use stillreel_render::store::storage::still_key;
 pub use write::{NewVideo, Source};
 
 use std::sync::Arc;

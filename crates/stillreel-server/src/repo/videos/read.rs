@@ -12,6 +12,7 @@ use uuid::Uuid;
 use crate::db::{Db, DbError, on_db, rfc3339};
 use crate::repo::parse_enum;
 use crate::storage::public_url;
+use stillreel_render::store::storage::still_key;
 
 /// A stored clip, as combine looks it up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +30,7 @@ pub struct StoredClip {
     pub video_deleted: bool,
     /// What of it a model made (`clips.generated`).
     pub generated: Vec<GeneratedContent>,
+    pub notes: Vec<String>,
 }
 
 impl StoredClip {
@@ -46,6 +48,7 @@ impl StoredClip {
             vfx: self.vfx.clone(),
             thumbnail_url: Some(public_url(base_url, &still_key(key))),
             generated: (!self.generated.is_empty()).then(|| self.generated.clone()),
+            notes: (!self.notes.is_empty()).then(|| self.notes.clone()),
         })
     }
 }
@@ -61,6 +64,7 @@ pub(crate) struct ClipRow {
     engine: String,
     clip_key: Option<String>,
     generated: Option<Json<Vec<GeneratedContent>>>,
+    notes: Option<Json<Vec<String>>>,
     /// Only [`clips_of_account`] selects it.
     #[sqlx(default)]
     video_deleted_at: Option<i64>,
@@ -80,13 +84,14 @@ impl TryFrom<ClipRow> for StoredClip {
             clip_key: row.clip_key,
             video_deleted: row.video_deleted_at.is_some(),
             generated: row.generated.map(|Json(g)| g).unwrap_or_default(),
+            notes: row.notes.map(|Json(n)| n).unwrap_or_default(),
         })
     }
 }
 
 const CLIP_COLUMNS: &str =
     "c.id, c.image_url, c.camera_motion, c.vfx, c.orientation, c.resolution, c.engine, c.clip_key,
-     c.generated";
+     c.generated, c.notes";
 
 /// The clips of `account` among `ids` (duplicates allowed), keyed by id. Clips of other
 /// accounts are simply absent, so they look exactly like unknown ones.
@@ -191,6 +196,7 @@ pub(crate) struct VideoRow {
     c_engine: Option<String>,
     c_clip_key: Option<String>,
     c_generated: Option<Json<Vec<GeneratedContent>>>,
+    c_notes: Option<Json<Vec<String>>>,
     webhook_url: Option<String>,
     w_status: Option<String>,
     w_attempts: Option<i32>,
@@ -210,6 +216,7 @@ impl VideoRow {
             engine: self.c_engine.take()?,
             clip_key: self.c_clip_key.take(),
             generated: self.c_generated.take(),
+            notes: self.c_notes.take(),
             video_deleted_at: None,
         })
     }
@@ -237,18 +244,13 @@ pub(crate) const RECORD_SELECT: &str =
             b.error_message AS b_error_message, b.error_field AS b_error_field,
             c.id AS c_id, c.image_url AS c_image_url, c.camera_motion AS c_camera_motion, c.vfx AS c_vfx,
             c.orientation AS c_orientation, c.resolution AS c_resolution, c.engine AS c_engine,
-            c.clip_key AS c_clip_key, c.generated AS c_generated,
+            c.clip_key AS c_clip_key, c.generated AS c_generated, c.notes AS c_notes,
             v.webhook_url, w.status AS w_status, w.attempts AS w_attempts, w.last_status AS w_last_status
      FROM videos v
      LEFT JOIN brandings b ON b.video_id = v.id
      LEFT JOIN webhook_deliveries w ON w.video_id = v.id
           AND w.subject = (SELECT MIN(subject) FROM webhook_deliveries WHERE video_id = v.id)
      LEFT JOIN clips c ON c.video_id = v.id AND c.clip_key IS NOT NULL";
-
-/// The key of the JPEG still made beside a rendered clip or video (`….mp4` → `….jpg`).
-pub fn still_key(media_key: &str) -> String {
-    stillreel_render::store::storage::still_key(media_key)
-}
 
 /// The video record of `id` as `account` sees it: `None` when it does not exist, was
 /// deleted, or belongs to another account. URLs are built on `base_url`.
@@ -258,8 +260,7 @@ pub async fn get_video(
     id: Uuid,
     base_url: &str,
 ) -> Result<Option<Video>, DbError> {
-    // One round trip in the common case: the video, its branding and (for a create video) its
-    // rendered clips, one row per clip. `get_video` is what clients poll.
+    // One round trip (what clients poll): the video, its branding, its rendered clips (a row each).
     let rows: Vec<VideoRow> = on_db!(db, pool => sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{RECORD_SELECT}
          WHERE v.id = $1 AND v.account_id = $2 AND v.deleted_at IS NULL
@@ -325,8 +326,7 @@ pub(crate) fn record(
     combined: Vec<ClipRow>,
     base_url: &str,
 ) -> Result<Video, DbError> {
-    // A clip is listed once its clip_url is set, in input order
-    // (docs/API-DESIGN.md#records-and-endpoints).
+    // Listed once its clip_url is set, in input order (API-DESIGN.md#records-and-endpoints).
     let mut clip_rows: Vec<ClipRow> = rows.iter_mut().filter_map(VideoRow::take_clip).collect();
     let row = rows.swap_remove(0);
     if row.kind == "combine" {

@@ -5,7 +5,7 @@ use stillreel_core::{Engine, GeneratedContent, JobError, Transition, Vfx};
 use stillreel_providers::Role;
 use stillreel_render::store::storage::still_key;
 use stillreel_render::ffmpeg::command::clip_caption::{self, ClipCaption};
-use stillreel_render::{ClipJob, ClipLook, ClipUse, Renderer, StoredClip, vfx_stage};
+use stillreel_render::{ClipJob, ClipLook, ClipUse, MadeDepth, Renderer, StoredClip, vfx_stage};
 use uuid::Uuid;
 
 use super::keys::key_prefix;
@@ -39,6 +39,8 @@ pub struct RenderedClip {
     pub clip: StoredClip,
     /// What of it a model made (the clip record's `generated`).
     pub generated: Vec<GeneratedContent>,
+    /// The renderer's notes (the clip record's `notes`).
+    pub notes: Vec<String>,
 }
 
 impl Kind for Clip {
@@ -72,8 +74,9 @@ impl Kind for Clip {
         let clip = result.map_err(Failure::Job)?;
         Ok(Some(RenderedClip {
             clip_id,
+            generated: provenance(ctx.renderer, &work, &clip),
+            notes: notes(&clip),
             clip,
-            generated: provenance(ctx.renderer, &work),
         }))
     }
 
@@ -88,13 +91,14 @@ impl Kind for Clip {
             clip_id,
             clip,
             generated,
+            notes,
         }) = output
         else {
             return Ok(Settle::done());
         };
         let motion = clip.motion.map(|m| m.as_camera_motion());
         Ok(
-            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, &generated)
+            match graph::record_clip_in(tx, job.video_id, clip_id, &clip.key, motion, (&generated, &notes))
                 .await?
             {
                 // The last clip recorded queues the stitch.
@@ -161,13 +165,18 @@ pub(super) async fn clip_work(
     let prepared = stored
         .input
         .ok_or_else(|| missing("the clip's input was not prepared"))?;
-    let depth = if depth && needs_depth(input.engine, wanted.clip.vfx.as_ref()) {
+    let made = if depth && needs_depth(input.engine, wanted.clip.vfx.as_ref()) {
         ctx.renderer
             .generate_depth(&prepared, index, ctx.work_dir)
             .await
             .map_err(Failure::Job)?
     } else {
-        None
+        MadeDepth::NoRole
+    };
+    let (depth, depth_note) = match made {
+        MadeDepth::NoRole => (None, None),
+        MadeDepth::Map(map) => (Some(map), None),
+        MadeDepth::Refused(why) => (None, Some(why)),
     };
     Ok(Some(ClipWork {
         video_id: input.video_id,
@@ -183,6 +192,7 @@ pub(super) async fn clip_work(
             resolution: input.resolution,
             engine: input.engine,
             depth,
+            depth_note,
             pace: clip_pace(&input),
             usage: clip_usage(&input, request.transition),
             look: clip_look(&input, request, index, ctx.state.templates),
@@ -240,15 +250,15 @@ pub(super) fn needs_depth(engine: Engine, vfx: Option<&Vfx>) -> bool {
 
 /// What of a rendered clip a model made: its vfx's role, or the clip role on the generative
 /// engine (the clip step fails rather than render either without its answer), and the depth
-/// role when the camera used its map.
-fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
+/// role when the camera used its map (not when it fell back to the flat camera).
+fn provenance(renderer: &Renderer, work: &ClipJob, clip: &StoredClip) -> Vec<GeneratedContent> {
     let vfx_role = work
         .effect
         .as_ref()
         .and_then(|s| s.generative())
         .and_then(|v| Role::for_vfx(v.kind()))
         .or_else(|| work.engine.is_generative().then_some(Role::Clip));
-    let depth_role = work.depth.as_ref().map(|_| Role::Depth);
+    let depth_role = (work.depth.is_some() && clip.depth_fallback.is_none()).then_some(Role::Depth);
     vfx_role
         .into_iter()
         .chain(depth_role)
@@ -257,5 +267,13 @@ fn provenance(renderer: &Renderer, work: &ClipJob) -> Vec<GeneratedContent> {
             role: client.config().role.as_str().to_owned(),
             model: client.config().model_label(),
         })
+        .collect()
+}
+
+/// The clip record's notes: why the flat camera drew a clip that had a depth map.
+fn notes(clip: &StoredClip) -> Vec<String> {
+    clip.depth_fallback
+        .iter()
+        .map(|why| format!("{why}; the clip was drawn with the flat camera"))
         .collect()
 }

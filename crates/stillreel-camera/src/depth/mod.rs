@@ -3,14 +3,23 @@
 //! A depth map is a grey PNG of the upright photo (8 or 16 bit, any size of the photo's aspect
 //! ratio), brighter is nearer by default ([`DepthPolarity`]). [`DepthMap::from_png`] refuses
 //! anything else with a [`DepthError`]: another format, a colourised map (a palette or RGB whose
-//! channels differ: a false-colour rendering is not a depth), a map of another aspect ratio than
-//! the photo's. [`DepthField::prepare`] then makes what the camera reads: the map cover-cropped
-//! exactly like the photo, stretched to its visible range, nearness in 0..=255, *dilated* (near
-//! parts widened by [`DILATE`] of the frame) so a near object keeps its silhouette when it
-//! moves over what is behind it, and *blurred* ([`BLUR`]) so the displacement changes smoothly:
-//! at a depth edge the background is stretched or squeezed over the blur's width instead of
-//! tearing (no holes) or repeating one column (no streaks). It is kept at half the frame's
-//! resolution (a blurred field needs no more).
+//! channels differ: a false-colour rendering is not a depth); [`DepthMap::check_aspect`] a map
+//! of another aspect ratio than the photo's, and [`verdict::check`] a map that is flat, garbled
+//! (noise) or inverted. The render crate then draws the clip with the flat camera and says why
+//! on the clip's record: an unusable map never fails a video.
+//!
+//! [`DepthField::prepare`] makes what the camera reads: the map cover-cropped exactly like the
+//! photo, stretched to its visible range, *smoothed under the photo's edges* ([`edges`], when
+//! the photo is given: a surface of the photo gets one smooth depth and a depth step follows
+//! the photo's own outline, so a straight edge in one depth region stays straight), nearness in
+//! 0..=255, *dilated* (near parts widened by [`DILATE`] of the frame) so a near object keeps its
+//! silhouette when it moves over what is behind it, and *blurred* ([`BLUR`]) so the
+//! displacement changes smoothly: at a depth edge the background is stretched or squeezed over
+//! the blur's width instead of tearing (no holes) or repeating one column (no streaks). It is
+//! kept at half the frame's resolution (a blurred field needs no more).
+
+pub mod edges;
+pub mod verdict;
 
 use crate::input::framing::Placement;
 use std::io::Cursor;
@@ -41,8 +50,17 @@ pub const ASPECT_TOLERANCE: f64 = 0.02;
 pub const DILATE: f64 = 0.012;
 /// Box-blur radius (three passes, about a Gaussian) as a fraction of the frame's width.
 pub const BLUR: f64 = 0.012;
+/// How far the depth is averaged under the photo's edges ([`edges::smooth_under`]), as a
+/// fraction of the frame's width: wide enough to even out a depth model's blotches inside a
+/// surface.
+pub const SMOOTH_REACH: f64 = 0.25;
+/// How a luminance step between neighbours (0..1) counts against that averaging: its part over
+/// [`edges::TEXTURE`], divided by this, in reaches; an outline of 13 % is as far as a whole
+/// [`SMOOTH_REACH`] of plain photo and keeps a depth step on it.
+pub const EDGE_CONTRAST: f32 = 0.1;
 
-/// Why a depth map cannot be used. The clip fails with this message.
+/// Why a depth map cannot be used. The clip is drawn with the flat camera and its record
+/// carries this message as a note.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DepthError {
     #[error("the depth map is not a PNG image ({0})")]
@@ -61,6 +79,9 @@ pub enum DepthError {
         photo_w: u32,
         photo_h: u32,
     },
+    /// Flat, garbled or inverted ([`verdict::check`]).
+    #[error(transparent)]
+    Unusable(#[from] verdict::Unusable),
 }
 
 /// A decoded grey depth map, values 0..=65535 (8-bit maps scaled up), as the file says them.
@@ -132,6 +153,12 @@ impl DepthMap {
         self
     }
 
+    /// Refuses a flat, garbled or inverted map ([`verdict::check`]); call it on the map with
+    /// brighter meaning nearer ([`DepthMap::with_polarity`]).
+    pub fn check_usable(&self) -> Result<(), DepthError> {
+        Ok(verdict::check(self.width, self.height, &self.values)?)
+    }
+
     /// Refuses a map whose aspect ratio is not the upright photo's.
     pub fn check_aspect(&self, photo: (u32, u32)) -> Result<(), DepthError> {
         let map = f64::from(self.width) / f64::from(self.height.max(1));
@@ -161,9 +188,10 @@ pub struct DepthField {
 impl DepthField {
     /// Prepares `map` (brighter is nearer, see [`DepthMap::with_polarity`]) for a `frame`
     /// (W×H): cover-cropped like the photo, stretched so its 1st and 99th percentiles are far
-    /// and near, dilated and blurred.
-    pub fn prepare(map: &DepthMap, frame: (u32, u32)) -> Self {
-        Self::prepare_placed(map, frame, None)
+    /// and near, smoothed under the `guide`'s edges (the photo's canvas at half resolution,
+    /// [`edges::Guide`]; a guide of another size is not used), dilated and blurred.
+    pub fn prepare(map: &DepthMap, frame: (u32, u32), guide: Option<&edges::Guide>) -> Self {
+        Self::prepare_placed(map, frame, guide, None)
     }
 
     /// [`DepthField::prepare`] for a photo laid on the canvas by `placement` (a smart cover, a
@@ -172,6 +200,7 @@ impl DepthField {
     pub fn prepare_placed(
         map: &DepthMap,
         frame: (u32, u32),
+        guide: Option<&edges::Guide>,
         placement: Option<&Placement>,
     ) -> Self {
         let (w, h) = ((frame.0 / 2).max(1) as usize, (frame.1 / 2).max(1) as usize);
@@ -182,15 +211,25 @@ impl DepthField {
         let (lo, hi) = percentiles(&cover);
         let span = (hi - lo).max(1e-6);
         let flat = hi - lo < 1.0 / 256.0;
-        let mut near: Vec<u8> = cover
+        let stretched: Vec<f32> = cover
             .iter()
             .map(|&v| {
                 if flat {
-                    return 128;
+                    return 0.5;
                 }
-                let t = ((v - lo) / span).clamp(0.0, 1.0);
-                (t * 255.0).round() as u8
+                ((v - lo) / span).clamp(0.0, 1.0) as f32
             })
+            .collect();
+        let stretched = match guide {
+            Some(g) if (g.width, g.height) == (w, h) && !flat => {
+                let reach = (SMOOTH_REACH * w as f64) as f32;
+                edges::smooth_under(&stretched, g, reach, EDGE_CONTRAST)
+            }
+            _ => stretched,
+        };
+        let mut near: Vec<u8> = stretched
+            .iter()
+            .map(|&t| (t * 255.0).round() as u8)
             .collect();
         let dilate = (DILATE * w as f64).round() as usize;
         let blur = (BLUR * w as f64).round() as usize;
@@ -440,7 +479,7 @@ mod tests {
             height: mh,
             values,
         };
-        let field = DepthField::prepare(&map, (1280, 720));
+        let field = DepthField::prepare(&map, (1280, 720), None);
         assert_eq!((field.width, field.height), (640, 360));
         assert_eq!(field.at(10.0, 360.0), 0, "far, stretched to 0");
         assert_eq!(field.at(1270.0, 360.0), 255, "near, stretched to 255");
@@ -458,6 +497,7 @@ mod tests {
         let turned = DepthField::prepare(
             &map.with_polarity(DepthPolarity::DarkerIsNearer),
             (1280, 720),
+            None,
         );
         assert_eq!(turned.at(10.0, 360.0), 255);
         // A flat map: everything at the middle depth.
@@ -466,7 +506,7 @@ mod tests {
             height: 3,
             values: vec![500; 12],
         };
-        let field = DepthField::prepare(&flat, (64, 36));
+        let field = DepthField::prepare(&flat, (64, 36), None);
         assert!(field.near.iter().all(|&v| v == 128));
     }
 }
