@@ -18,7 +18,10 @@ use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer
 use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 
 use crate::ffmpeg::command::STILL_WIDTH;
+use crate::ffmpeg::runner::{RenderError, Step, io_error};
+use std::path::Path;
 use stillreel_camera::draw::warp::frame_bytes;
+use stillreel_camera::geometry::clip_plan::ClipPlan;
 
 /// JPEG quality (1–100) of the thumbnail: no visible blocking at 640 px, files 1.2–1.3 × the
 /// size of ffmpeg's `-q:v 3` (34–46 KB against 26–39 KB on the samples at 720p).
@@ -185,6 +188,23 @@ fn ranges() -> Ranges {
         chroma[i] = widen(i, 128.0, 224.0, 128.0);
     }
     Ranges { luma, chroma }
+}
+
+/// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
+pub(crate) fn write_still(
+    frame: Option<&[u8]>,
+    plan: &ClipPlan,
+    path: &Path,
+    step: Step,
+) -> Option<RenderError> {
+    let fail = |message: String| Some(RenderError::Io { step, message });
+    let Some(frame) = frame else {
+        return fail("the thumbnail's frame was not drawn".to_owned());
+    };
+    match jpeg_from_yuv420p(frame, plan.width, plan.height) {
+        Ok(jpeg) => std::fs::write(path, jpeg).err().map(|e| io_error(step, e)),
+        Err(e) => fail(e.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -222,20 +222,16 @@ fn canvas_failure(task: &ClipTask, still: &StillInput, dir: &Path, e: RenderErro
     }
 }
 
-/// Encodes the drawn `frame` as the clip's JPEG still at `path`; the error, if any.
-fn write_still(
-    frame: Option<&[u8]>,
-    plan: &ClipPlan,
-    path: &Path,
-    step: Step,
-) -> Option<RenderError> {
-    let fail = |message: String| Some(RenderError::Io { step, message });
-    let Some(frame) = frame else {
-        return fail("the thumbnail's frame was not drawn".to_owned());
-    };
-    match thumbnail::jpeg_from_yuv420p(frame, plan.width, plan.height) {
-        Ok(jpeg) => std::fs::write(path, jpeg).err().map(|e| io_error(step, e)),
-        Err(e) => fail(e.to_string()),
+/// The clip's own caption, then the disclosure caption over it, at the end of its graph.
+fn add_captions(cmd: &mut command::FfmpegArgs, task: &ClipTask) {
+    let plan = &task.plan;
+    if let Some(caption) = &task.look.caption {
+        let filters =
+            clip_caption::caption_filters(caption, plan.width, plan.height, plan.seconds());
+        command::append_to_graph(cmd, &filters);
+    }
+    if task.caption {
+        command::add_caption(cmd, plan.height);
     }
 }
 
@@ -273,18 +269,7 @@ fn render_checked(
             }
             let mut cmd =
                 command::clip_command(&task.plan, effect.as_ref(), encoding, Path::new(&rendered));
-            if let Some(caption) = &task.look.caption {
-                let filters = clip_caption::caption_filters(
-                    caption,
-                    task.plan.width,
-                    task.plan.height,
-                    task.plan.seconds(),
-                );
-                command::append_to_graph(&mut cmd, &filters);
-            }
-            if task.caption {
-                command::add_caption(&mut cmd, task.plan.height);
-            }
+            add_captions(&mut cmd, task);
             command::add_keyframes(&mut cmd, &task.keyframes);
             // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one
             // with an effect or a caption takes it from the graph, after what ffmpeg draws.
@@ -324,7 +309,8 @@ fn render_checked(
                 warp::write_frames(&plan, &canvas, field.as_ref(), threads, &mut keep)?;
                 // Encoded while x264 drains its lookahead; a failure fails the clip after
                 // ffmpeg is done, rather than killing it.
-                still_failed = write_still(keep.frame(), &plan, &dir.join(&still_name), step);
+                still_failed =
+                    thumbnail::write_still(keep.frame(), &plan, &dir.join(&still_name), step);
                 Ok(())
             });
             // The canvas's own error, not the encoder's view of it (killed for a failed feed).
@@ -358,18 +344,7 @@ fn render_checked(
                 encoding,
                 Path::new(&rendered),
             );
-            if let Some(caption) = &task.look.caption {
-                let filters = clip_caption::caption_filters(
-                    caption,
-                    task.plan.width,
-                    task.plan.height,
-                    task.plan.seconds(),
-                );
-                command::append_to_graph(&mut cmd, &filters);
-            }
-            if task.caption {
-                command::add_caption(&mut cmd, task.plan.height);
-            }
+            add_captions(&mut cmd, task);
             command::add_keyframes(&mut cmd, &task.keyframes);
             let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
             if let Err(e) = runner.run(step, &cmd, dir, frames) {
