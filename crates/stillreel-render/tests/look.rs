@@ -327,7 +327,8 @@ async fn a_caption_fades_in_on_its_plate_and_reads_against_it() {
     write_rgb_png(&photo, 1280, 720, &data);
     let s = setup(vec![photo]);
     let caption = ClipCaption {
-        text: "Primary suite".to_owned(),
+        // Characters the filtergraph and drawtext would read as syntax: drawn as text.
+        text: "Bob's: 50% off, [new]; {x} \\\\".to_owned(),
         style: CaptionStyle::Label,
         plate: clip_caption::DEFAULT_PLATE.to_owned(),
         at_top: false,
