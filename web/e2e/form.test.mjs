@@ -123,6 +123,36 @@ describe('form without a render', () => {
     await page.close();
   });
 
+  test('framing is offered and a caption too wide for the frame is refused as the server refuses it', async () => {
+    const { page, sent, problems } = await open();
+    await page.fill('.f-url', 'https://example.com/front.jpg');
+    assert.deepEqual(await page.$$eval('.f-fit option', (o) => o.map((x) => x.value)),
+      ['auto', 'smart', 'cover', 'contain-blur']);
+    await page.selectOption('.f-fit', 'contain-blur');
+    await page.click('#orientation label:has(input[value="portrait"])');
+    // 24 W's fit a landscape line (28.1 em) but not a portrait one (15.4 em).
+    const wide = 'W'.repeat(24);
+    await page.fill('.f-caption', wide);
+    const expected = validateCreateVideo({
+      image_inputs: [{ image_url: 'https://example.com/front.jpg', fit: 'contain-blur', caption: { text: wide } }],
+      orientation: 'portrait',
+    });
+    assert.deepEqual(expected.errors.map((e) => [e.field, e.code]), [['image_inputs[0].caption.text', 'too_long']]);
+    assert.equal(await errorText(page, 'image_inputs[0].caption.text'), expected.errors[0].message);
+    assert.match(expected.errors[0].message, /15\.4 em/);
+    assert.equal(await page.getAttribute('#create-submit', 'data-ready'), 'false');
+    // The same text fits a landscape frame; a facts line is smaller still.
+    await page.click('#orientation label:has(input[value="landscape"])');
+    await page.waitForSelector('#create-submit[data-ready="true"]');
+    await page.fill('.f-caption', 'Chef\'s kitchen\nOpen plan');
+    await page.selectOption('.f-caption-style', 'facts');
+    await page.waitForSelector('#create-submit[data-ready="true"]');
+    assert.equal(await errorText(page, 'image_inputs[0].caption.text'), '');
+    assert.deepEqual(sent, [], 'no request left the page');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
   test('branding fields come from the template listing; required ones are checked', async () => {
     const { page, sent } = await open({ width: 390, height: 844 });
     await page.fill('.f-url', 'https://example.com/front.jpg');

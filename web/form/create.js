@@ -10,6 +10,14 @@ import { drafts, results } from './drafts.js';
 import { gallery, vfxPreview } from './previews.js';
 import { TRANSITIONS, joinedSeconds } from './videos.js';
 
+/** `image_inputs[].fit` (docs/API-DESIGN.md, Framing). */
+const FITS = [
+  { value: 'auto', label: 'Auto', hint: 'Smart crop, or the whole photo over a blurred fill when a crop would cut most of it.' },
+  { value: 'smart', label: 'Smart crop', hint: 'Covers the frame, the crop placed where the photo\'s content is.' },
+  { value: 'cover', label: 'Centre crop', hint: 'Covers the frame, cut evenly from both sides.' },
+  { value: 'contain-blur', label: 'Whole photo', hint: 'The whole photo over a blurred, dimmed fill of itself.' },
+];
+
 export function createTab(ctx) {
   const root = document.getElementById('panel-create');
   const $ = (id) => document.getElementById(id);
@@ -30,12 +38,19 @@ export function createTab(ctx) {
   });
 
   function newImage() {
-    return { url: '', motion: 'auto', vfx: '', config: {} };
+    return { url: '', motion: 'auto', vfx: '', config: {}, fit: 'auto', caption: '', captionStyle: 'label' };
   }
 
   function body() {
     const image_inputs = state.images.map((img) => {
       const input = { image_url: img.url.trim(), camera_motion: img.motion };
+      // Defaults are left out, as the server's own echo leaves them (a draft from before these
+      // fields has none).
+      if (img.fit && img.fit !== 'auto') input.fit = img.fit;
+      if ((img.caption ?? '').trim()) {
+        input.caption = { text: img.caption };
+        if (img.captionStyle && img.captionStyle !== 'label') input.caption.style = img.captionStyle;
+      }
       if (img.vfx) {
         const info = ctx.vfx().find((v) => v.type === img.vfx);
         input.vfx = { type: img.vfx };
@@ -121,6 +136,21 @@ export function createTab(ctx) {
       })));
     vfx.addEventListener('change', () => { img.vfx = vfx.value; img.config = {}; renderImages(); });
 
+    const fit = node.querySelector('.f-fit');
+    fit.dataset.field = `${base}.fit`;
+    fit.replaceChildren(...FITS.map((f) => el('option', { value: f.value, text: f.label, selected: f.value === (img.fit ?? 'auto') })));
+    fit.title = FITS.find((f) => f.value === (img.fit ?? 'auto'))?.hint ?? '';
+    fit.addEventListener('change', () => { img.fit = fit.value; fit.title = FITS.find((f) => f.value === fit.value)?.hint ?? ''; });
+
+    const caption = node.querySelector('.f-caption');
+    caption.dataset.field = `${base}.caption.text`;
+    caption.value = img.caption ?? '';
+    caption.addEventListener('input', () => { img.caption = caption.value; });
+    const captionStyle = node.querySelector('.f-caption-style');
+    captionStyle.dataset.field = `${base}.caption.style`;
+    captionStyle.replaceChildren(...['label', 'facts'].map((v) => el('option', { value: v, text: v, selected: v === (img.captionStyle ?? 'label') })));
+    captionStyle.addEventListener('change', () => { img.captionStyle = captionStyle.value; });
+
     const config = node.querySelector('.vfx-config');
     config.dataset.field = `${base}.vfx.config`;
     const info = ctx.vfx().find((v) => v.type === img.vfx);
@@ -164,7 +194,7 @@ export function createTab(ctx) {
     node.querySelector('.down').addEventListener('click', () => move(i + 1));
     node.querySelector('.remove').addEventListener('click', () => { state.images.splice(i, 1); renderImages(); });
     // Error slots are the `.err` right after each input, keyed by its path.
-    for (const input of node.querySelectorAll('.f-url, .f-motion, .f-vfx')) {
+    for (const input of node.querySelectorAll('.f-url, .f-motion, .f-vfx, .f-fit, .f-caption, .f-caption-style')) {
       input.parentElement.querySelector('.err').dataset.errorFor = input.dataset.field;
     }
     return node;
