@@ -1,7 +1,7 @@
 // Signatures of the package's functions. The data types are generated from the Rust types
 // (./types/stillreel.d.ts); this file only names the functions.
 import type {
-  BrandingRequest, ImageInput, CameraMotion, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
+  BrandingRequest, ImageInput, CameraMotion, Fit, ClipCheck, EngineList, ProjectList, Project, TemplateList, Video, ClipFactsInput, CombineVideoClipsRequest, CreateProjectRequest,
   CreateVideoRequest, Engine, EngineInfo, FieldError, Limits, Orientation, Resolution,
   SanitizedText, Template, ValidateOptions, ValidationResult, VfxTypeInfo,
   BrandKit, BrandKitBody, BrandKitList, UpdateBrandKitRequest, UploadedMedia, UploadList, VideoList, Status,
@@ -47,8 +47,8 @@ export interface Account {
 
 /** Branding as sent: `speed_ramp` may be left out (false). */
 export type BrandingBody = Omit<BrandingRequest, 'speed_ramp'> & { speed_ramp?: boolean };
-/** An image as sent: `camera_motion` may be left out (auto). */
-export type ImageInputBody = Omit<ImageInput, 'camera_motion'> & { camera_motion?: CameraMotion };
+/** An image as sent: `camera_motion` and `fit` may be left out (auto). */
+export type ImageInputBody = Omit<ImageInput, 'camera_motion' | 'fit'> & { camera_motion?: CameraMotion; fit?: Fit };
 /** A `POST /create_video` body as sent: members with defaults may be left out
  * (`CreateVideoRequest` is the body with every default filled in). */
 export type CreateVideoBody = Omit<CreateVideoRequest, 'image_inputs' | 'orientation' | 'resolution' | 'ai_engine' | 'branding'> & {

@@ -25,7 +25,7 @@ test('a valid create_video body comes back normalized', () => {
     ok: true,
     errors: [],
     normalized: {
-      image_inputs: [{ image_url: 'https://example.com/a.jpg', camera_motion: 'auto' }],
+      image_inputs: [{ image_url: 'https://example.com/a.jpg', camera_motion: 'auto', fit: 'auto' }],
       orientation: 'landscape',
       resolution: '720p',
       ai_engine: 'v25',

@@ -114,10 +114,7 @@ export type ImageInput = {
   camera_motion: CameraMotion;
   /** Words drawn over this clip (docs/API-DESIGN.md#captions). */
   caption?: Caption;
-  /**
-   * How the photo fills the frame (docs/API-DESIGN.md#framing). Left out of the stored
-   * request when `auto`, so requests stored before the field read and echo as they did.
-   */
+  /** How the photo fills the frame (docs/API-DESIGN.md#framing). */
   fit: Fit;
   /**
    * Absolute http(s) URL of a JPEG, PNG, WebP or HEIC image, at most 40 MiB and 50

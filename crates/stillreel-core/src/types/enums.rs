@@ -182,13 +182,6 @@ impl Default for Fit {
     }
 }
 
-impl Fit {
-    /// Whether this is the default, `auto`.
-    pub fn is_auto(&self) -> bool {
-        *self == Fit::Auto
-    }
-}
-
 string_enum!(
     /// The look of a clip's caption: `label` (the default; a room or feature name, on a plate at
     /// the lower left) or `facts` (a listing-facts line such as "3 bd · 2 ba", smaller, centred

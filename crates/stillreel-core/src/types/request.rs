@@ -20,9 +20,8 @@ pub struct ImageInput {
     pub camera_motion: CameraMotion,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vfx: Option<Vfx>,
-    /// How the photo fills the frame (docs/API-DESIGN.md#framing). Left out of the stored
-    /// request when `auto`, so requests stored before the field read and echo as they did.
-    #[serde(default, skip_serializing_if = "Fit::is_auto")]
+    /// How the photo fills the frame (docs/API-DESIGN.md#framing).
+    #[serde(default)]
     #[cfg_attr(feature = "schema", schema(required = false, default = "auto"))]
     pub fit: Fit,
     /// Words drawn over this clip (docs/API-DESIGN.md#captions).
