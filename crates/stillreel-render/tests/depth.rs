@@ -3,6 +3,8 @@
 //! (a fine pattern with no flat runs, dark vertical lines every 64 px), so the canvas is the
 //! photo itself; the depth maps are synthetic: a floor gradient, two planes, a step edge.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,33 +13,11 @@ use std::sync::Arc;
 use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
-    ClipJob, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver, OwnFiles, PrepareJob,
-    RenderConfig, Renderer, Storage, StoredClip,
+    ClipJob, JobFailure, LocalStorage, NoObserver, PrepareJob, Renderer, Storage, StoredClip,
 };
 
 const W: usize = 1280;
 const H: usize = 720;
-
-#[derive(Debug)]
-struct Files(Vec<PathBuf>);
-
-impl OwnFiles for Files {
-    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
-        let index: usize = url_path.strip_prefix("/f/")?.parse().ok()?;
-        self.0.get(index).cloned()
-    }
-}
-
-fn write_png(path: &Path, width: u32, height: u32, color: png::ColorType, data: &[u8]) {
-    let file = std::fs::File::create(path).expect("create png");
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    enc.set_color(color);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()
-        .expect("header")
-        .write_image_data(data)
-        .expect("data");
-}
 
 /// Texture luma at a pixel: 70..=230, never flat over more than 2 px; dark lines (40) 3 px
 /// wide at x = 64k + 30..33.
@@ -69,23 +49,14 @@ fn setup() -> Setup {
     let pixels: Vec<u8> = (0..H)
         .flat_map(|y| (0..W).map(move |x| texture(x, y)))
         .collect();
-    write_png(
+    common::write_png(
         &photo,
         W as u32,
         H as u32,
         png::ColorType::Grayscale,
         &pixels,
     );
-    let storage = Arc::new(LocalStorage::new(root.join("store"), "/files"));
-    let fetch = FetchConfig {
-        public_url: Some("http://test.invalid/".parse().expect("url")),
-        ..FetchConfig::default()
-    };
-    let renderer = Renderer::new(
-        RenderConfig::default(),
-        Fetcher::new(fetch, Some(Arc::new(Files(vec![photo])))),
-        Arc::clone(&storage) as Arc<dyn Storage>,
-    );
+    let (renderer, storage) = common::photo_renderer(&root, vec![photo]);
     Setup {
         _dir: dir,
         root,
@@ -107,7 +78,7 @@ fn depth_png(path: &Path, mw: u32, mh: u32, near: impl Fn(f64, f64) -> u8) {
             })
         })
         .collect();
-    write_png(path, mw, mh, png::ColorType::Grayscale, &data);
+    common::write_png(path, mw, mh, png::ColorType::Grayscale, &data);
 }
 
 /// Renders one 720p v25 clip with the depth map at `depth` (if any); the stored clip's path.
@@ -402,7 +373,7 @@ async fn an_unusable_depth_map_falls_back_to_the_flat_camera() {
     let data: Vec<u8> = (0..64 * 36)
         .flat_map(|i| [(i % 256) as u8, 40, 200])
         .collect();
-    write_png(&colour, 64, 36, png::ColorType::Rgb, &data);
+    common::write_png(&colour, 64, 36, png::ColorType::Rgb, &data);
     let square = s.root.join("square.png");
     depth_png(&square, 100, 100, |_, y| (y * 255.0) as u8);
     let jpeg = s.root.join("depth.jpg");

@@ -18,6 +18,8 @@
 //! `STILLREEL_KEEP_CLIPS=<dir>` keeps the rendered clips there (the strips of
 //! docs/EFFECTS.md are made from them).
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,21 +28,10 @@ use std::sync::Arc;
 use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::{
-    ClipJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles, PrepareJob, RenderConfig,
-    Renderer, Storage, StoredClip,
+    ClipJob, LocalStorage, NoObserver, PrepareJob, Renderer, Storage, StoredClip,
 };
 
-const PHOTO: &str = "/usr/share/backgrounds/Wine_by_Jakkub_Mede.jpg";
-
-#[derive(Debug)]
-struct Files(Vec<PathBuf>);
-
-impl OwnFiles for Files {
-    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
-        let index: usize = url_path.strip_prefix("/f/")?.parse().ok()?;
-        self.0.get(index).cloned()
-    }
-}
+const PHOTO_NAME: &str = "Wine_by_Jakkub_Mede.jpg";
 
 /// A renderer over a temp dir serving `photo` as `http://test.invalid/f/0`.
 struct Setup {
@@ -53,16 +44,7 @@ struct Setup {
 fn setup(photo: &Path) -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().to_path_buf();
-    let storage = Arc::new(LocalStorage::new(root.join("store"), "/files"));
-    let fetch = FetchConfig {
-        public_url: Some("http://test.invalid/".parse().expect("url")),
-        ..FetchConfig::default()
-    };
-    let renderer = Renderer::new(
-        RenderConfig::default(),
-        Fetcher::new(fetch, Some(Arc::new(Files(vec![photo.to_path_buf()])))),
-        Arc::clone(&storage) as Arc<dyn Storage>,
-    );
+    let (renderer, storage) = common::photo_renderer(&root, vec![photo.to_path_buf()]);
     Setup {
         _dir: dir,
         root,
@@ -71,29 +53,8 @@ fn setup(photo: &Path) -> Setup {
     }
 }
 
-/// The photograph, or `None` (printed why) when it is missing and not required.
-fn photograph() -> Option<PathBuf> {
-    let path = PathBuf::from(PHOTO);
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("STILLREEL_REQUIRE_PHOTOS").is_none(),
-        "{PHOTO} is missing and STILLREEL_REQUIRE_PHOTOS is set (scripts/setup.sh installs it)"
-    );
-    eprintln!("skipped: {PHOTO} is missing (scripts/setup.sh installs lomiri-wallpapers-16.04)");
-    None
-}
-
 fn write_grey_png(path: &Path, width: u32, height: u32, data: &[u8]) {
-    let file = std::fs::File::create(path).expect("create png");
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), width, height);
-    enc.set_color(png::ColorType::Grayscale);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()
-        .expect("header")
-        .write_image_data(data)
-        .expect("data");
+    common::write_png(path, width, height, png::ColorType::Grayscale, data);
 }
 
 /// A repeatable value in -0.5..0.5 for lattice point `(i, j)` of layer `seed`.
@@ -463,7 +424,9 @@ async fn straight_edges_stay_straight_under_depth_parallax() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_photographs_mullion_stays_straight_under_an_orbit() {
-    let Some(photo) = photograph() else { return };
+    let Some(photo) = common::photographs(&[PHOTO_NAME]).and_then(|p| p.into_iter().next()) else {
+        return;
+    };
     let s = setup(&photo);
     // The model's map at its usual size, the photo's aspect (2560×3837).
     let (mw, mh) = (342u32, 512u32);

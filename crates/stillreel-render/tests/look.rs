@@ -10,24 +10,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use stillreel_core::{CameraMotion, CaptionStyle, Engine, Fit, Orientation, Resolution};
 use stillreel_render::ffmpeg::command::clip_caption::{self, ClipCaption};
-use stillreel_render::{
-    ClipJob, ClipLook, FetchConfig, Fetcher, JobFailure, LocalStorage, NoObserver, OwnFiles,
-    PrepareJob, RenderConfig, Renderer, Storage,
-};
-
-#[derive(Debug)]
-struct Files(Vec<PathBuf>);
-
-impl OwnFiles for Files {
-    fn local_file(&self, url_path: &str) -> Option<PathBuf> {
-        let index: usize = url_path.strip_prefix("/f/")?.parse().ok()?;
-        self.0.get(index).cloned()
-    }
-}
+use stillreel_render::{ClipJob, ClipLook, JobFailure, NoObserver, PrepareJob, Renderer};
 
 struct Setup {
     _dir: tempfile::TempDir,
@@ -38,16 +24,7 @@ struct Setup {
 fn setup(photos: Vec<PathBuf>) -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().to_path_buf();
-    let storage = Arc::new(LocalStorage::new(root.join("store"), "/files"));
-    let fetch = FetchConfig {
-        public_url: Some("http://test.invalid/".parse().expect("url")),
-        ..FetchConfig::default()
-    };
-    let renderer = Renderer::new(
-        RenderConfig::default(),
-        Fetcher::new(fetch, Some(Arc::new(Files(photos)))),
-        storage as Arc<dyn Storage>,
-    );
+    let (renderer, _) = common::photo_renderer(&root, photos);
     Setup {
         _dir: dir,
         root,
@@ -123,17 +100,6 @@ fn look(fit: Fit) -> ClipLook {
     ClipLook { fit, caption: None }
 }
 
-fn write_rgb_png(path: &Path, w: u32, h: u32, data: &[u8]) {
-    let file = std::fs::File::create(path).expect("create png");
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    enc.write_header()
-        .expect("header")
-        .write_image_data(data)
-        .expect("data");
-}
-
 /// A 600 × 900 portrait photo: a softly textured beige wall, and a red disk (radius 45, a
 /// subject) centred at (300, 110), near the top edge.
 fn subject_near_top(path: &Path) {
@@ -152,7 +118,7 @@ fn subject_near_top(path: &Path) {
             })
         })
         .collect();
-    write_rgb_png(path, w, h, &data);
+    common::write_png(path, w, h, png::ColorType::Rgb, &data);
 }
 
 /// How many pixels of an RGB frame are the subject's red.
@@ -302,15 +268,7 @@ async fn the_ffmpeg_canvas_frames_a_photo_as_the_in_process_one_does() {
 
 /// The luminance (WCAG, 0..1) of an sRGB pixel.
 fn luminance(p: &[u8]) -> f64 {
-    let c = |v: u8| {
-        let v = f64::from(v) / 255.0;
-        if v <= 0.03928 {
-            v / 12.92
-        } else {
-            ((v + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    0.2126 * c(p[0]) + 0.7152 * c(p[1]) + 0.0722 * c(p[2])
+    clip_caption::srgb_luminance([p[0], p[1], p[2]])
 }
 
 #[tokio::test]
@@ -324,7 +282,7 @@ async fn a_caption_fades_in_on_its_plate_and_reads_against_it() {
             [235 + grain, 235 + grain, 232 + grain]
         })
         .collect();
-    write_rgb_png(&photo, 1280, 720, &data);
+    common::write_png(&photo, 1280, 720, png::ColorType::Rgb, &data);
     let s = setup(vec![photo]);
     let caption = ClipCaption {
         // Characters the filtergraph and drawtext would read as syntax: drawn as text.
@@ -393,26 +351,9 @@ fn plate_and_text_at(
     (plate, letters, (letters + 0.05) / (plate + 0.05))
 }
 
-/// The photographs of `lomiri-wallpapers-16.04`, or `None` (with the reason printed) where the
-/// package is missing and `STILLREEL_REQUIRE_PHOTOS` is not set.
-fn photographs(names: &[&str]) -> Option<Vec<PathBuf>> {
-    let dir = Path::new("/usr/share/backgrounds");
-    let paths: Vec<PathBuf> = names.iter().map(|n| dir.join(n)).collect();
-    if paths.iter().all(|p| p.is_file()) {
-        return Some(paths);
-    }
-    assert!(
-        std::env::var_os("STILLREEL_REQUIRE_PHOTOS").is_none(),
-        "STILLREEL_REQUIRE_PHOTOS is set and {} is missing: run scripts/setup.sh",
-        dir.display()
-    );
-    eprintln!("skipped: the real photographs are not installed (scripts/setup.sh installs them)");
-    None
-}
-
 #[tokio::test]
 async fn real_portrait_photographs_keep_their_subjects_in_a_landscape_video() {
-    let Some(photos) = photographs(&[
+    let Some(photos) = common::photographs(&[
         "friends_by_Aitzol_Berasategi.jpg",
         "Wine_by_Jakkub_Mede.jpg",
     ]) else {

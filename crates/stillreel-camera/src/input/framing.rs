@@ -276,6 +276,16 @@ pub struct CoverBox {
 }
 
 impl CoverBox {
+    /// This box moved to `position` (0 start, 1 end) of the room an upright `w` × `h` picture
+    /// leaves it on each axis (none on the axis it does not cut).
+    pub fn cut_at(self, position: f64, (w, h): (u32, u32)) -> Self {
+        CoverBox {
+            left: position * (f64::from(w) - self.width),
+            top: position * (f64::from(h) - self.height),
+            ..self
+        }
+    }
+
     /// The whole of an upright `w` × `h` picture.
     pub fn whole(w: u32, h: u32) -> Self {
         CoverBox {
@@ -317,36 +327,48 @@ pub fn thumbnail_size(upright: (u32, u32)) -> (u32, u32) {
     (side(upright.0), side(upright.1))
 }
 
-/// The cover box `cover` of an upright `ow` × `oh` photo moved along the axis it cuts to where
-/// [`smart_position`] finds the content of `thumb`.
-pub fn place_smart(
+/// Where [`smart_position`] cuts the cover box `cover` of an upright `ow` × `oh` photo, from
+/// the content of `thumb` (`tw` × `th`): 0 to 1 along the axis the box cuts, or `None` when the
+/// box cuts nothing.
+pub fn smart_cut(
     cover: CoverBox,
     (ow, oh): (u32, u32),
     thumb: &[u8],
     (tw, th): (u32, u32),
     ycbcr: bool,
-) -> CoverBox {
+) -> Option<f64> {
     let horizontal = cover.width < f64::from(ow) - 0.5;
     let vertical = cover.height < f64::from(oh) - 0.5;
     if !horizontal && !vertical {
-        return cover;
+        return None;
     }
     let window = if horizontal {
         cover.width / f64::from(ow)
     } else {
         cover.height / f64::from(oh)
     };
-    let p = smart_position(thumb, tw as usize, th as usize, ycbcr, window, horizontal);
-    if horizontal {
-        CoverBox {
-            left: p * (f64::from(ow) - cover.width),
-            ..cover
-        }
-    } else {
-        CoverBox {
-            top: p * (f64::from(oh) - cover.height),
-            ..cover
-        }
+    Some(smart_position(
+        thumb,
+        tw as usize,
+        th as usize,
+        ycbcr,
+        window,
+        horizontal,
+    ))
+}
+
+/// The cover box `cover` of an upright `ow` × `oh` photo moved along the axis it cuts to where
+/// [`smart_cut`] finds the content of `thumb`.
+pub fn place_smart(
+    cover: CoverBox,
+    upright: (u32, u32),
+    thumb: &[u8],
+    size: (u32, u32),
+    ycbcr: bool,
+) -> CoverBox {
+    match smart_cut(cover, upright, thumb, size, ycbcr) {
+        Some(position) => cover.cut_at(position, upright),
+        None => cover,
     }
 }
 

@@ -138,11 +138,7 @@ pub fn canvas_graph(
     framing: CanvasFraming,
 ) -> String {
     let (w, h) = (plan.width, plan.height);
-    let mut chain = String::from("[0:v]");
-    if let Some(turn) = orientation.filter() {
-        chain.push_str(turn);
-        chain.push(',');
-    }
+    let mut chain = turned_still(orientation);
     match framing {
         // The middle, as `crop` centres it by default (the in-process canvas matches this).
         CanvasFraming::Cover { position } if (position - 0.5).abs() < 1e-9 => {
@@ -189,33 +185,54 @@ pub fn thumbnail_command(
     side: u32,
     output: &Path,
 ) -> FfmpegArgs {
-    let mut cmd = FfmpegArgs::new(1);
-    still_input(&mut cmd, plan, still);
-    let mut chain = String::from("[0:v]");
-    if let Some(turn) = still.orientation.filter() {
-        chain.push_str(turn);
-        chain.push(',');
-    }
-    chain.push_str(&format!(
+    let mut graph = turned_still(still.orientation);
+    graph.push_str(&format!(
         "scale={side}:{side}:force_original_aspect_ratio=decrease:flags=area,setsar=1,\
          format=rgb24[v]"
     ));
+    one_frame_command(
+        plan,
+        still,
+        &graph,
+        &["-f", "image2", "-c:v", "ppm"],
+        output,
+    )
+}
+
+/// The start of a graph over the still (input 0): `[0:v]` and its EXIF turn, if any.
+fn turned_still(orientation: ExifOrientation) -> String {
+    let mut chain = String::from("[0:v]");
+    if let Some(turn) = orientation.filter() {
+        chain.push_str(turn);
+        chain.push(',');
+    }
+    chain
+}
+
+/// One frame of `still` through `graph` (ending in `[v]`), written to `output` as `format`
+/// (the muxer's and codec's options).
+fn one_frame_command(
+    plan: &ClipPlan,
+    still: &StillInput,
+    graph: &str,
+    format: &[&str],
+    output: &Path,
+) -> FfmpegArgs {
+    let mut cmd = FfmpegArgs::new(1);
+    still_input(&mut cmd, plan, still);
     push(
         &mut cmd.args,
         [
             "-filter_complex",
-            &chain,
+            graph,
             "-map",
             "[v]",
             "-an",
             "-frames:v",
             "1",
-            "-f",
-            "image2",
-            "-c:v",
-            "ppm",
         ],
     );
+    push(&mut cmd.args, format.iter().copied());
     cmd.args.push(local_arg(output));
     cmd
 }
@@ -227,27 +244,14 @@ pub fn canvas_command(
     framing: CanvasFraming,
     output: &Path,
 ) -> FfmpegArgs {
-    let mut cmd = FfmpegArgs::new(1);
-    still_input(&mut cmd, plan, still);
     let graph = canvas_graph(plan, still.orientation, framing);
-    push(
-        &mut cmd.args,
-        [
-            "-filter_complex",
-            &graph,
-            "-map",
-            "[v]",
-            "-an",
-            "-frames:v",
-            "1",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "yuv420p",
-        ],
-    );
-    cmd.args.push(local_arg(output));
-    cmd
+    one_frame_command(
+        plan,
+        still,
+        &graph,
+        &["-f", "rawvideo", "-pix_fmt", "yuv420p"],
+        output,
+    )
 }
 
 /// The still as input 0: `-noautorotate`, because ffmpeg turns JPEGs by their EXIF tag itself

@@ -6,9 +6,7 @@ use std::path::Path;
 
 use stillreel_camera::draw::warp::Canvas;
 use stillreel_camera::input::canvas as still_canvas;
-use stillreel_camera::input::framing::{
-    self, CoverBox, Framing, Placement, THUMB_LONG_SIDE, cover_box,
-};
+use stillreel_camera::input::framing::{self, Framing, Placement, THUMB_LONG_SIDE, cover_box};
 use stillreel_core::Fit;
 
 use crate::ffmpeg::command::{self, CanvasFraming, StillInput};
@@ -45,17 +43,8 @@ pub(super) fn framed_canvas(
             Framing::Cover => cover_at(0.5, (tw, th), frame),
             Framing::Smart => {
                 let cover = cover_box(tw, th, width, height);
-                let placed = framing::place_smart(cover, (tw, th), &thumb, (tw, th), false);
-                let slack_x = f64::from(tw) - cover.width;
-                let slack_y = f64::from(th) - cover.height;
-                let position = if slack_x > 0.5 {
-                    placed.left / slack_x
-                } else if slack_y > 0.5 {
-                    placed.top / slack_y
-                } else {
-                    0.5
-                };
-                cover_at(position, (tw, th), frame)
+                let position = framing::smart_cut(cover, (tw, th), &thumb, (tw, th), false);
+                cover_at(position.unwrap_or(0.5), (tw, th), frame)
             }
             Framing::ContainBlur => {
                 let (fw, fh) = framing::contain_size((tw, th), frame);
@@ -90,12 +79,7 @@ pub(super) fn framed_canvas(
 
 /// A cover cut at `position` of a photo shaped `upright`, and its placement.
 fn cover_at(position: f64, upright: (u32, u32), frame: (u32, u32)) -> (CanvasFraming, Placement) {
-    let cover = cover_box(upright.0, upright.1, frame.0, frame.1);
-    let placed = CoverBox {
-        left: position * (f64::from(upright.0) - cover.width),
-        top: position * (f64::from(upright.1) - cover.height),
-        ..cover
-    };
+    let placed = cover_box(upright.0, upright.1, frame.0, frame.1).cut_at(position, upright);
     (
         CanvasFraming::Cover { position },
         Placement::cover(placed, upright, frame),

@@ -92,21 +92,29 @@ fn ffmpeg_color(hex: &str, opacity: f64) -> String {
     format!("0x{}@{opacity:.2}", if valid { digits } else { "000000" })
 }
 
-/// Relative luminance (WCAG) of `#rrggbb`.
+/// Relative luminance (WCAG) of `#rrggbb` (black when it is not a colour).
 pub fn luminance(hex: &str) -> f64 {
     let digits = hex.trim_start_matches('#');
     let channel = |i: usize| {
-        let v = digits
+        digits
             .get(i..i + 2)
             .and_then(|d| u8::from_str_radix(d, 16).ok())
-            .map_or(0.0, |v| f64::from(v) / 255.0);
+            .unwrap_or(0)
+    };
+    srgb_luminance([channel(0), channel(2), channel(4)])
+}
+
+/// Relative luminance (WCAG, 0 to 1) of an sRGB colour.
+pub fn srgb_luminance(rgb: [u8; 3]) -> f64 {
+    let linear = |v: u8| {
+        let v = f64::from(v) / 255.0;
         if v <= 0.03928 {
             v / 12.92
         } else {
             ((v + 0.055) / 1.055).powf(2.4)
         }
     };
-    0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+    0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2])
 }
 
 /// The filter chain (drawtext per line) that draws `caption` on a `width` × `height` clip of
