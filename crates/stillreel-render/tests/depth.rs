@@ -3,7 +3,7 @@
 //! (a fine pattern with no flat runs, dark vertical lines every 64 px), so the canvas is the
 //! photo itself; the depth maps are synthetic: a floor gradient, two planes, a step edge.
 
-mod common;
+mod photos;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -49,14 +49,14 @@ fn setup() -> Setup {
     let pixels: Vec<u8> = (0..H)
         .flat_map(|y| (0..W).map(move |x| texture(x, y)))
         .collect();
-    common::write_png(
+    photos::write_png(
         &photo,
         W as u32,
         H as u32,
         png::ColorType::Grayscale,
         &pixels,
     );
-    let (renderer, storage) = common::photo_renderer(&root, vec![photo]);
+    let (renderer, storage) = photos::photo_renderer(&root, vec![photo]);
     Setup {
         _dir: dir,
         root,
@@ -78,7 +78,7 @@ fn depth_png(path: &Path, mw: u32, mh: u32, near: impl Fn(f64, f64) -> u8) {
             })
         })
         .collect();
-    common::write_png(path, mw, mh, png::ColorType::Grayscale, &data);
+    photos::write_png(path, mw, mh, png::ColorType::Grayscale, &data);
 }
 
 /// Renders one 720p v25 clip with the depth map at `depth` (if any); the stored clip's path.
@@ -373,7 +373,7 @@ async fn an_unusable_depth_map_falls_back_to_the_flat_camera() {
     let data: Vec<u8> = (0..64 * 36)
         .flat_map(|i| [(i % 256) as u8, 40, 200])
         .collect();
-    common::write_png(&colour, 64, 36, png::ColorType::Rgb, &data);
+    photos::write_png(&colour, 64, 36, png::ColorType::Rgb, &data);
     let square = s.root.join("square.png");
     depth_png(&square, 100, 100, |_, y| (y * 255.0) as u8);
     let jpeg = s.root.join("depth.jpg");

@@ -18,7 +18,7 @@
 //! `STILLREEL_KEEP_CLIPS=<dir>` keeps the rendered clips there (the strips of
 //! docs/EFFECTS.md are made from them).
 
-mod common;
+mod photos;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ struct Setup {
 fn setup(photo: &Path) -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().to_path_buf();
-    let (renderer, storage) = common::photo_renderer(&root, vec![photo.to_path_buf()]);
+    let (renderer, storage) = photos::photo_renderer(&root, vec![photo.to_path_buf()]);
     Setup {
         _dir: dir,
         root,
@@ -54,7 +54,7 @@ fn setup(photo: &Path) -> Setup {
 }
 
 fn write_grey_png(path: &Path, width: u32, height: u32, data: &[u8]) {
-    common::write_png(path, width, height, png::ColorType::Grayscale, data);
+    photos::write_png(path, width, height, png::ColorType::Grayscale, data);
 }
 
 /// A repeatable value in -0.5..0.5 for lattice point `(i, j)` of layer `seed`.
@@ -424,7 +424,7 @@ async fn straight_edges_stay_straight_under_depth_parallax() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_photographs_mullion_stays_straight_under_an_orbit() {
-    let Some(photo) = common::photographs(&[PHOTO_NAME]).and_then(|p| p.into_iter().next()) else {
+    let Some(photo) = photos::photographs(&[PHOTO_NAME]).and_then(|p| p.into_iter().next()) else {
         return;
     };
     let s = setup(&photo);

@@ -8,6 +8,7 @@
 //! looked at.
 
 mod common;
+mod photos;
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,7 @@ struct Setup {
 fn setup(photos: Vec<PathBuf>) -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().to_path_buf();
-    let (renderer, _) = common::photo_renderer(&root, photos);
+    let (renderer, _) = photos::photo_renderer(&root, photos);
     Setup {
         _dir: dir,
         root,
@@ -118,7 +119,7 @@ fn subject_near_top(path: &Path) {
             })
         })
         .collect();
-    common::write_png(path, w, h, png::ColorType::Rgb, &data);
+    photos::write_png(path, w, h, png::ColorType::Rgb, &data);
 }
 
 /// How many pixels of an RGB frame are the subject's red.
@@ -282,7 +283,7 @@ async fn a_caption_fades_in_on_its_plate_and_reads_against_it() {
             [235 + grain, 235 + grain, 232 + grain]
         })
         .collect();
-    common::write_png(&photo, 1280, 720, png::ColorType::Rgb, &data);
+    photos::write_png(&photo, 1280, 720, png::ColorType::Rgb, &data);
     let s = setup(vec![photo]);
     let caption = ClipCaption {
         // Characters the filtergraph and drawtext would read as syntax: drawn as text.
@@ -353,7 +354,7 @@ fn plate_and_text_at(
 
 #[tokio::test]
 async fn real_portrait_photographs_keep_their_subjects_in_a_landscape_video() {
-    let Some(photos) = common::photographs(&[
+    let Some(photos) = photos::photographs(&[
         "friends_by_Aitzol_Berasategi.jpg",
         "Wine_by_Jakkub_Mede.jpg",
     ]) else {
