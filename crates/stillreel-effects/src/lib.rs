@@ -14,6 +14,7 @@
 //! (the sky as the region connected to the top edge) comes in as [`scene`] masks of the still,
 //! which the caller computes once per clip and moves with the camera.
 
+pub mod caption;
 pub mod escape;
 mod expr;
 pub mod fx;

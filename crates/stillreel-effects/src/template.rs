@@ -35,7 +35,7 @@ pub struct Frame {
 }
 
 impl Frame {
-    fn portrait(self) -> bool {
+    pub fn portrait(self) -> bool {
         self.height > self.width
     }
 
@@ -44,7 +44,7 @@ impl Frame {
     }
 
     /// A layout box in pixels: left, top, width, height.
-    fn pixels(self, layout: &FieldLayout) -> [f64; 4] {
+    pub fn pixels(self, layout: &FieldLayout) -> [f64; 4] {
         let b = if self.portrait() {
             layout.portrait
         } else {
@@ -245,7 +245,7 @@ pub const PORTRAIT_CARD_TEXT: f64 = 1.35;
 /// Pixel box covering every field of the template (with a margin), across the whole width: the
 /// intro's band, reaching the frame's edge when it comes within [`BAND_SNAP`] of it. `None`
 /// when no field has a layout.
-fn band(template: &Template, frame: Frame) -> Option<(u32, u32)> {
+pub fn band(template: &Template, frame: Frame) -> Option<(u32, u32)> {
     let boxes: Vec<[f64; 4]> = template
         .fields
         .iter()

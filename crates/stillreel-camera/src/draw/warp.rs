@@ -341,19 +341,29 @@ pub fn write_frames(
     threads: usize,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let depth = depth.filter(|_| plan.engine == Engine::V25);
     let mut frame = vec![0u8; frame_bytes(canvas.width, canvas.height)];
     for n in 0..plan.frames {
-        let map = Homography::from_corners(plan.window_at(n), plan.width, plan.height);
-        match depth {
-            Some(field) => {
-                canvas.draw_with_depth(&map, field, &parallax_at(plan, n), &mut frame, threads);
-            }
-            None => canvas.draw(&map, &mut frame, threads),
-        }
+        draw_frame(plan, canvas, depth, n, threads, &mut frame);
         out.write_all(&frame)?;
     }
     out.flush()
+}
+
+/// Draws frame `n` of the clip into `out` (yuv420p, the canvas's size): one frame of
+/// [`write_frames`], which the browser's preview draws alone.
+pub fn draw_frame(
+    plan: &ClipPlan,
+    canvas: &Canvas,
+    depth: Option<&DepthField>,
+    n: u32,
+    threads: usize,
+    out: &mut [u8],
+) {
+    let map = Homography::from_corners(plan.window_at(n), plan.width, plan.height);
+    match depth.filter(|_| plan.engine == Engine::V25) {
+        Some(field) => canvas.draw_with_depth(&map, field, &parallax_at(plan, n), out, threads),
+        None => canvas.draw(&map, out, threads),
+    }
 }
 
 #[cfg(test)]

@@ -42,6 +42,15 @@ impl Motion {
     }
 }
 
+/// The `auto` rule's fingerprint of a picture: 64-bit FNV-1a of the file's bytes, small and
+/// stable across versions and platforms (unlike `DefaultHasher`), so the browser's preview and
+/// the renderer pick the same motion for the same file.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
 /// Decides `auto` (and passes explicit motions through), deterministically from the picture:
 /// - v25, and the upright picture's aspect ratio is at least [`AUTO_ORBIT_ASPECT`] times the
 ///   frame's: an orbit across the width the crop would otherwise waste; left when the file's

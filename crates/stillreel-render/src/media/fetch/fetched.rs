@@ -33,9 +33,5 @@ impl FetchedMedia {
     }
 }
 
-/// 64-bit FNV-1a: small, stable across versions and platforms (unlike `DefaultHasher`).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// 64-bit FNV-1a, the camera's `auto` fingerprint (the preview in the browser uses the same).
+pub use stillreel_camera::geometry::clip_plan::fnv1a;

@@ -1,0 +1,125 @@
+//! The preview's pixel work after the camera: two clips' frames blended as ffmpeg's `xfade`
+//! blends them (on yuv420p, its formulas, its truncation), and a yuv420p frame turned into the
+//! RGBA a `<canvas>` takes.
+
+use stillreel_core::Transition;
+
+/// xfade's `mix(a, b, m)`: `a·m + b·(1 − m)`.
+fn mix(a: f32, b: f32, m: f32) -> f32 {
+    a * m + b * (1.0 - m)
+}
+
+fn smoothstep(edge0: f32, edge1: f32, x: f32) -> f32 {
+    let t = ((x - edge0) / (edge1 - edge0)).clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// Blends `a` (the outgoing clip) and `b` (the next) of a `width` × `height` yuv420p frame
+/// into `out` at xfade's `progress` (1: all `a`): `fade` for a crossfade, `fadeblack` (through
+/// video-range black) for fade-black. A cut copies `b`.
+pub fn blend_yuv(
+    transition: Transition,
+    progress: f64,
+    a: &[u8],
+    b: &[u8],
+    (width, height): (u32, u32),
+    out: &mut [u8],
+) {
+    let p = progress as f32;
+    let luma = (width as usize) * (height as usize);
+    match transition {
+        Transition::Cut => out.copy_from_slice(b),
+        Transition::Crossfade => {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = mix(f32::from(x), f32::from(y), p) as u8;
+            }
+        }
+        Transition::FadeBlack => {
+            const PHASE: f32 = 0.2;
+            let (sa, sb) = (smoothstep(1.0 - PHASE, 1.0, p), smoothstep(PHASE, 1.0, p));
+            for (i, ((o, &x), &y)) in out.iter_mut().zip(a).zip(b).enumerate() {
+                let black = if i < luma { 16.0 } else { 128.0 };
+                let from = mix(f32::from(x), black, sa);
+                let to = mix(black, f32::from(y), sb);
+                *o = mix(from, to, p) as u8;
+            }
+        }
+    }
+}
+
+/// A `width` × `height` yuv420p frame (video range, BT.601: how the canvas was converted) as
+/// RGBA, opaque. Fixed point in 1/65536: a level at most from the exact conversion.
+pub fn yuv_to_rgba(yuv: &[u8], (width, height): (u32, u32), rgba: &mut [u8]) {
+    let (w, h) = (width as usize, height as usize);
+    let (cw, ch) = (w / 2, h / 2);
+    let (y_plane, chroma) = yuv.split_at(w * h);
+    let (u_plane, v_plane) = chroma.split_at(cw * ch);
+    for row in 0..h {
+        let y_row = &y_plane[row * w..(row + 1) * w];
+        let c = (row / 2).min(ch.saturating_sub(1)) * cw;
+        let (u_row, v_row) = (&u_plane[c..c + cw], &v_plane[c..c + cw]);
+        let out = &mut rgba[row * w * 4..(row + 1) * w * 4];
+        for (x, (px, &yv)) in out.chunks_exact_mut(4).zip(y_row).enumerate() {
+            let cx = (x / 2).min(cw.saturating_sub(1));
+            let y = (i32::from(yv) - 16) * 76_309;
+            let u = i32::from(u_row[cx]) - 128;
+            let v = i32::from(v_row[cx]) - 128;
+            let clamp = |n: i32| ((n + 32_768) >> 16).clamp(0, 255) as u8;
+            px[0] = clamp(y + 104_597 * v);
+            px[1] = clamp(y - 25_675 * u - 53_279 * v);
+            px[2] = clamp(y + 132_201 * u);
+            px[3] = 255;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn video_range_grey_and_primaries_convert_as_bt601() {
+        // Y = 16 black, 235 white, 126 mid-grey; chroma neutral.
+        let mut yuv = vec![0u8; 4 * 2 + 2 * 2 * 1];
+        yuv[..8].copy_from_slice(&[16, 16, 235, 235, 126, 126, 126, 126]);
+        yuv[8..].copy_from_slice(&[128, 128, 128, 128]);
+        let mut rgba = vec![0u8; 4 * 2 * 4];
+        yuv_to_rgba(&yuv, (4, 2), &mut rgba);
+        assert_eq!(&rgba[0..4], &[0, 0, 0, 255]);
+        assert_eq!(&rgba[8..12], &[255, 255, 255, 255]);
+        assert_eq!(&rgba[16..20], &[128, 128, 128, 255]);
+        // Pure red in BT.601 video range: Y 81, U 90, V 240.
+        let red = [81, 81, 81, 81, 90, 240];
+        let mut px = vec![0u8; 16];
+        yuv_to_rgba(&red, (2, 2), &mut px);
+        assert!(px[0] >= 254 && px[1] <= 1 && px[2] <= 1, "{px:?}");
+    }
+
+    #[test]
+    fn a_crossfade_is_all_outgoing_at_one_and_mostly_next_near_zero() {
+        let (a, b) = (vec![200u8; 6], vec![20u8; 6]);
+        let mut out = vec![0u8; 6];
+        blend_yuv(Transition::Crossfade, 1.0, &a, &b, (2, 2), &mut out);
+        assert_eq!(out, a);
+        blend_yuv(Transition::Crossfade, 0.5, &a, &b, (2, 2), &mut out);
+        assert_eq!(out[0], 110);
+        blend_yuv(Transition::Crossfade, 1.0 / 15.0, &a, &b, (2, 2), &mut out);
+        assert!((31..=32).contains(&out[0]), "{out:?}");
+    }
+
+    #[test]
+    fn fade_black_dips_to_black_early_in_the_join() {
+        let (a, b) = (vec![200u8; 6], vec![180u8; 6]);
+        let mut out = vec![0u8; 6];
+        // Progress 0.8 (three frames into a 15-frame join): the outgoing clip is gone and the
+        // next one barely in; luma near video black, chroma neutral.
+        blend_yuv(Transition::FadeBlack, 0.8, &a, &b, (2, 2), &mut out);
+        assert!(out[..4].iter().all(|&v| (16..=30).contains(&v)), "{out:?}");
+        assert!(
+            out[4..].iter().all(|&v| (128..=140).contains(&v)),
+            "{out:?}"
+        );
+        blend_yuv(Transition::FadeBlack, 1.0, &a, &b, (2, 2), &mut out);
+        assert_eq!(out, a);
+    }
+}
