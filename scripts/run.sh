@@ -9,11 +9,13 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh run
 
-# The browser form and its wasm package (web/dist), rebuilt when missing or older than any of
-# its sources (after a pull, a stale form would validate with old rules).
+# The browser form and its two wasm modules (web/dist: validation, and the preview's camera),
+# rebuilt when missing or older than any of their sources (after a pull, a stale form would
+# validate with old rules or preview with an old camera).
 stale_web() {
   [ ! -f web/dist/index.html ] && return 0
-  [ -n "$(find crates/stillreel-core crates/stillreel-wasm web/src web/form web/scripts web/package-lock.json \
+  [ -n "$(find crates/stillreel-core crates/stillreel-wasm crates/stillreel-preview \
+      crates/stillreel-camera crates/stillreel-effects web/src web/form web/scripts web/package-lock.json \
       wasm-pack.toml Cargo.toml Cargo.lock -newer web/dist/index.html -type f -print -quit 2>/dev/null)" ]
 }
 if stale_web; then

@@ -26,5 +26,21 @@ export function loadConfig() {
     wasmOpt: resolve(repoDir, need(opt.binary, 'wasm-opt.binary')),
     wasmOptFlags: need(opt.flags, 'wasm-opt.flags'),
     maxGzipKiB: config.size?.max_gzip_kib ?? 150,
+    preview: previewConfig(config.preview, need, opt),
+  };
+}
+
+/** The preview module's settings (`[preview]`), shaped as the validation module's. */
+function previewConfig(preview, need, opt) {
+  const p = need(preview, '[preview]');
+  return {
+    crate: resolve(repoDir, need(p.crate, 'preview.crate')),
+    profile: need(p.profile, 'preview.profile'),
+    targets: ['web'],
+    outDir: resolve(repoDir, need(p.out_dir, 'preview.out_dir')),
+    outName: need(p.out_name, 'preview.out_name'),
+    wasmOpt: resolve(repoDir, need(opt.binary, 'wasm-opt.binary')),
+    wasmOptFlags: need(p.wasm_opt_flags, 'preview.wasm_opt_flags'),
+    maxGzipKiB: need(p.max_gzip_kib, 'preview.max_gzip_kib'),
   };
 }

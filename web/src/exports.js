@@ -15,3 +15,6 @@ export {
 } from '../pkg/stillreel_wasm.js';
 export { errorsByField } from './helpers.js';
 export { createClient, StillreelApiError, StillreelValidationError, StillreelJobError } from './client.js';
+
+// The preview's code and its WebAssembly module load only when a page first asks for one.
+export const createPreview = (...args) => import('./preview.js').then((m) => m.createPreview(...args));

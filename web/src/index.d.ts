@@ -209,3 +209,127 @@ export class StillreelValidationError extends StillreelApiError {
 export class StillreelJobError extends Error {
   readonly video: Video;
 }
+
+// ---- The preview (docs/PREVIEW.md): a second WebAssembly module, loaded on first use. ----
+
+/** A photo for the preview: a File or Blob, its bytes, or a URL the page may fetch. */
+export type PreviewSource = Blob | ArrayBuffer | Uint8Array | string | URL;
+
+/** Options of `createPreview`. */
+export interface PreviewOptions {
+  /** The preview's size (even; default 640 × 360, portrait 360 × 640). */
+  width?: number;
+  height?: number;
+  /** Depth maps by row: grey PNGs, brighter is nearer (as the server stores them). */
+  depthMaps?: (PreviewSource | null | undefined)[];
+}
+
+/** A clip's state in the preview. */
+export interface PreviewClipInfo {
+  /** Whether its frames can be drawn. */
+  ready: boolean;
+  /** The move the camera makes (`auto` resolved as the server resolves it). */
+  motion: Exclude<CameraMotion, 'auto'> | null;
+  /** Whether a depth map bends the frames. */
+  depth: boolean;
+  /** Why it is not drawn, why its depth map is unused, or how it was decoded. */
+  note: string | null;
+}
+
+/** One clip's frame shown at a moment. */
+export interface PreviewShot {
+  clip: number;
+  /** Frame within the clip, 0 to 149. */
+  frame: number;
+}
+
+/** What a frame of the previewed video shows. */
+export type PreviewMoment =
+  | {
+      kind: 'clips';
+      /** Frame of the stitched video shown (differs from the frame under the speed ramp). */
+      main_frame: number;
+      shot: PreviewShot;
+      /** The next clip during a blended transition. */
+      next: PreviewShot | null;
+      /** xfade's progress: 1 at the join's first frame, towards 0 at its last. */
+      progress: number;
+      /** Whether the intro is drawn over this frame. */
+      intro: boolean;
+    }
+  | { kind: 'outro'; frame: number };
+
+/** A frame's moment and the overlays' opacities on it. */
+export interface PreviewFrame {
+  moment: PreviewMoment;
+  fades: { intro: number; outro: number; caption: number; next_caption: number };
+}
+
+/** A template field's box, in pixels of the preview. */
+export interface PreviewFieldBox {
+  key: string;
+  value: string | null;
+  rect: [number, number, number, number];
+}
+
+/** The intro or outro card as the preview draws it (boxes at the template's layout). */
+export interface PreviewCard {
+  template: string;
+  name: string;
+  band: [number, number] | null;
+  background: string | null;
+  accent: string | null;
+  fields: PreviewFieldBox[];
+}
+
+/** A caption at the renderer's layout. */
+export interface PreviewCaption {
+  size: number;
+  plate_color: string;
+  plate_opacity: number;
+  text_color: string;
+  lines: { text: string; plate: [number, number, number, number]; x: number; y: number }[];
+}
+
+/** Everything drawn over the camera's pixels. */
+export interface PreviewOverlays {
+  clips: { caption: PreviewCaption | null; effect: string | null }[];
+  intro: PreviewCard | null;
+  outro: PreviewCard | null;
+  engine_note: string | null;
+}
+
+/** A running playback. */
+export interface PreviewPlayback {
+  stop(): void;
+  /** Resolves when the playback ends or is stopped. */
+  done: Promise<void>;
+}
+
+/** The preview of one video. */
+export interface Preview {
+  readonly width: number;
+  readonly height: number;
+  /** Frames of the previewed video (its branded render when the body asks for branding). */
+  readonly frames: number;
+  readonly fps: number;
+  readonly duration: number;
+  /** Frames of one clip (150). */
+  readonly clipFrames: number;
+  readonly overlays: PreviewOverlays;
+  clip(index: number): PreviewClipInfo;
+  setPhoto(index: number, photo: PreviewSource, depthMap?: PreviewSource | null, options?: { darkerIsNearer?: boolean }): Promise<PreviewClipInfo>;
+  moment(frame: number): PreviewFrame;
+  /** Frame `n` of clip `index` as the renderer's yuv420p bytes; null when the clip cannot draw. */
+  clipYuv(index: number, n: number): Uint8Array | null;
+  drawFrame(canvas: HTMLCanvasElement | OffscreenCanvas, frame: number): PreviewMoment;
+  drawClipFrame(canvas: HTMLCanvasElement | OffscreenCanvas, index: number, n: number): void;
+  play(canvas: HTMLCanvasElement | OffscreenCanvas, options?: { clip?: number; loop?: boolean; onFrame?: (frame: number) => void }): PreviewPlayback;
+  free(): void;
+}
+
+/**
+ * The preview of a video: `body` as `validateCreateVideo(body).normalized` returned it, and one
+ * photo per `image_inputs` row. Loads the preview module on first use.
+ */
+export function createPreview(body: CreateVideoRequest, photos?: (PreviewSource | null | undefined)[], options?: PreviewOptions): Promise<Preview>;

@@ -179,6 +179,12 @@ impl VideoPreview {
         })
     }
 
+    /// A caption's opacity at frame `n` of its clip (the renderer's fade).
+    #[wasm_bindgen(js_name = captionAlpha)]
+    pub fn caption_alpha(&self, n: u32) -> f64 {
+        overlay::caption_alpha(n, self.timeline.clip_frames, self.timeline.fps)
+    }
+
     /// Draws frame `frame` of the video into `out` (RGBA). A clip without a drawable photo,
     /// and the outro card, are left black for the page to draw over.
     #[wasm_bindgen(js_name = drawFrame)]

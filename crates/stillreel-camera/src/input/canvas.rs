@@ -20,8 +20,9 @@
 use std::borrow::Cow;
 use std::io::Cursor;
 
-use fast_image_resize::images::Image;
-use fast_image_resize::{PixelType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::images::{TypedImage, TypedImageRef};
+use fast_image_resize::pixels::U8x3;
+use fast_image_resize::{ResizeAlg, ResizeOptions, Resizer};
 use zune_jpeg::JpegDecoder;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 use zune_jpeg::zune_core::colorspace::ColorSpace;
@@ -85,13 +86,9 @@ pub fn canvas_yuv420p(
     let kind = decoded.kind;
     let ycbcr = kind == Channels::YCbCr;
     let stored = Stored {
-        image: Image::from_vec_u8(
-            decoded.width,
-            decoded.height,
-            decoded.pixels,
-            PixelType::U8x3,
-        )
-        .ok()?,
+        width: decoded.width,
+        height: decoded.height,
+        pixels: decoded.pixels,
         orientation,
     };
     let frame = (width, height);
@@ -153,9 +150,12 @@ pub fn canvas_yuv420p(
 /// `contain-blur`'s fill is made at this fraction of the frame's size, blurred there and scaled
 /// up (a blur at full size would cost 64 times the work for the same look).
 const FILL_SCALE: u32 = 8;
-/// The decoded still, in its stored axes, and the tag that turns it upright.
+/// The decoded still (three bytes a pixel), in its stored axes, and the tag that turns it
+/// upright.
 struct Stored {
-    image: Image<'static>,
+    width: u32,
+    height: u32,
+    pixels: Vec<u8>,
     orientation: ExifOrientation,
 }
 
@@ -171,31 +171,41 @@ impl Stored {
         let (left, top, bw, bh) = stored_box(
             upright_box,
             self.orientation,
-            f64::from(self.image.width()),
-            f64::from(self.image.height()),
+            f64::from(self.width),
+            f64::from(self.height),
         );
-        let mut small = Image::new(sw, sh, PixelType::U8x3);
         let options = ResizeOptions::new()
             .resize_alg(ResizeAlg::Convolution(
                 fast_image_resize::FilterType::Lanczos3,
             ))
             .crop(left, top, bw, bh);
-        Resizer::new()
-            .resize(&self.image, &mut small, &options)
-            .ok()?;
-        Some(orient(small.buffer(), sw as usize, sh as usize, self.orientation).into_owned())
+        let small = resize_rgb(&self.pixels, (self.width, self.height), (sw, sh), &options)?;
+        Some(orient(&small, sw as usize, sh as usize, self.orientation).into_owned())
     }
+}
+
+/// Three-channel `pixels` of `from` size resized to `to`. Typed to three bytes a pixel rather
+/// than through the resizer's run-time pixel type: the dynamic path links every pixel type's
+/// code, among it a 512 KiB table for 16-bit alpha, into the browser's preview module.
+fn resize_rgb(
+    pixels: &[u8],
+    from: (u32, u32),
+    to: (u32, u32),
+    options: &ResizeOptions,
+) -> Option<Vec<u8>> {
+    let src = TypedImageRef::<U8x3>::from_buffer(from.0, from.1, pixels).ok()?;
+    let mut out = vec![0u8; to.0 as usize * to.1 as usize * 3];
+    let mut dst = TypedImage::<U8x3>::from_buffer(to.0, to.1, &mut out).ok()?;
+    Resizer::new().resize_typed(&src, &mut dst, options).ok()?;
+    Some(out)
 }
 
 /// Three-channel `pixels` of `from` size scaled up to `to` (bilinear: the fill is a blur).
 fn scale_up(pixels: Vec<u8>, from: (u32, u32), to: (u32, u32)) -> Option<Vec<u8>> {
-    let src = Image::from_vec_u8(from.0, from.1, pixels, PixelType::U8x3).ok()?;
-    let mut out = Image::new(to.0, to.1, PixelType::U8x3);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(
         fast_image_resize::FilterType::Bilinear,
     ));
-    Resizer::new().resize(&src, &mut out, &options).ok()?;
-    Some(out.into_vec())
+    resize_rgb(&pixels, from, to, &options)
 }
 
 /// Whether the EXIF orientation turns the picture by 90° (5 to 8).

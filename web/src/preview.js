@@ -1,0 +1,341 @@
+// The preview (docs/PREVIEW.md): the renderer's camera code, compiled to a second WebAssembly
+// module that loads on first use, draws the video a create_video body describes into a
+// <canvas> before anything is rendered. The validation module does not import this file.
+
+const wasmUrl = new URL('../pkg-preview/stillreel_preview_bg.wasm', import.meta.url);
+let loading;
+
+/** Loads the preview module once (later calls share it). */
+export function loadPreviewModule() {
+  loading ??= (async () => {
+    const glue = await import('../pkg-preview/stillreel_preview.js');
+    if (typeof window === 'undefined' && typeof process === 'object' && process.versions?.node) {
+      const { readFileSync } = await import('node:fs');
+      glue.initSync({ module: readFileSync(wasmUrl) });
+    } else {
+      await glue.default({ module_or_path: wasmUrl });
+    }
+    return glue;
+  })();
+  loading.catch(() => {
+    loading = undefined;
+  });
+  return loading;
+}
+
+/** The preview's default size: 640 × 360, or 360 × 640 for a portrait video. */
+export function defaultPreviewSize(orientation) {
+  return orientation === 'portrait' ? { width: 360, height: 640 } : { width: 640, height: 360 };
+}
+
+const isJpeg = (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
+const isPng = (b) => b.length > 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47;
+
+/** Bytes of a photo given as a Blob/File, an ArrayBuffer, a typed array or a URL. */
+async function bytesOf(source) {
+  if (source == null) return null;
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
+  if (typeof source === 'string' || source instanceof URL) {
+    const response = await fetch(source);
+    if (!response.ok) throw new Error(`could not fetch ${source}: HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  throw new TypeError('a photo is a File or Blob, an ArrayBuffer, a Uint8Array or a URL');
+}
+
+/**
+ * A photo the module does not decode itself (WebP, AVIF, GIF…) decoded by the browser and
+ * handed over as PNG; `null` when the browser cannot decode it either (HEIC in Chromium).
+ */
+async function browserDecoded(bytes) {
+  if (typeof createImageBitmap !== 'function' || typeof OffscreenCanvas !== 'function') return null;
+  try {
+    const bitmap = await createImageBitmap(new Blob([bytes]));
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    canvas.getContext('2d').drawImage(bitmap, 0, 0);
+    bitmap.close();
+    const png = await canvas.convertToBlob({ type: 'image/png' });
+    return new Uint8Array(await png.arrayBuffer());
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Makes the preview of a video.
+ * @param body the body `validateCreateVideo(body).normalized` returned
+ * @param photos one entry per `image_inputs` row: File/Blob, ArrayBuffer, Uint8Array or URL
+ * @param options `{ width, height, depthMaps }`; `depthMaps[i]` a grey PNG (same kinds as photos)
+ */
+export async function createPreview(body, photos = [], options = {}) {
+  const glue = await loadPreviewModule();
+  const size = options.width && options.height ? options : defaultPreviewSize(body?.orientation);
+  const inner = new glue.VideoPreview(body, size.width, size.height);
+  const preview = new Preview(inner, size.width, size.height, body);
+  await Promise.all(
+    (body.image_inputs ?? []).map((_, i) =>
+      photos[i] == null ? null : preview.setPhoto(i, photos[i], options.depthMaps?.[i]),
+    ),
+  );
+  return preview;
+}
+
+/** A video's preview: draws any frame of the video or of one clip into a canvas. */
+export class Preview {
+  #inner;
+  #rgba;
+  #image;
+  #overlays;
+  #notes = [];
+
+  constructor(inner, width, height, body) {
+    this.#inner = inner;
+    this.width = width;
+    this.height = height;
+    this.body = body;
+    this.#rgba = new Uint8Array(inner.rgbaLength());
+    this.#overlays = inner.overlays();
+  }
+
+  /** Frames of the previewed video (its branded render when the body asks for branding). */
+  get frames() {
+    return this.#inner.frames();
+  }
+
+  get fps() {
+    return this.#inner.fps();
+  }
+
+  /** Seconds of the previewed video. */
+  get duration() {
+    return this.frames / this.fps;
+  }
+
+  /** Frames of one clip (150: 5 s at 30 fps). */
+  get clipFrames() {
+    return this.#inner.clipFrames();
+  }
+
+  /** The captions, intro, outro and effect names, laid out at the preview's size. */
+  get overlays() {
+    return this.#overlays;
+  }
+
+  /** Clip `index`'s state: `{ready, motion, depth, note}`. */
+  clip(index) {
+    const info = this.#inner.clipInfo(index);
+    return this.#notes[index] ? { ...info, note: [this.#notes[index], info.note].filter(Boolean).join('; ') } : info;
+  }
+
+  /** Gives clip `index` its photo (and optionally a depth map); resolves to its state. */
+  async setPhoto(index, photo, depthMap, { darkerIsNearer = false } = {}) {
+    let bytes = await bytesOf(photo);
+    let note = null;
+    if (bytes && !isJpeg(bytes) && !isPng(bytes)) {
+      const png = await browserDecoded(bytes);
+      if (png) {
+        note = 'decoded by the browser (not JPEG or PNG): pixels may differ from the render';
+        bytes = png;
+      }
+    }
+    const depth = await bytesOf(depthMap);
+    this.#notes[index] = note;
+    if (!bytes) return this.clip(index);
+    this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer);
+    return this.clip(index);
+  }
+
+  /** What frame `frame` shows: `{moment, fades}` (see docs/PREVIEW.md). */
+  moment(frame) {
+    return this.#inner.moment(frame);
+  }
+
+  /** Frame `n` of clip `index` as the renderer's yuv420p bytes, or null when it cannot draw. */
+  clipYuv(index, n) {
+    const out = new Uint8Array(this.#inner.yuvLength());
+    return this.#inner.drawClipYuv(index, n, out) ? out : null;
+  }
+
+  /** Draws frame `frame` of the video, with its overlays, into `canvas`. */
+  drawFrame(canvas, frame) {
+    this.#inner.drawFrame(frame, this.#rgba);
+    const ctx = this.#put(canvas);
+    const { moment, fades } = this.moment(frame);
+    if (moment.kind === 'outro') {
+      drawCard(ctx, this.#overlays.outro, fades.outro, this.width, this.height);
+      return moment;
+    }
+    const shots = [[moment.shot, fades.caption, moment.next ? moment.progress : 1]];
+    if (moment.next) shots.push([moment.next, fades.next_caption, 1 - moment.progress]);
+    for (const [shot, alpha, weight] of shots) {
+      this.#drawClipOverlay(ctx, shot.clip, alpha * weight);
+    }
+    if (fades.intro > 0) drawIntro(ctx, this.#overlays.intro, fades.intro, this.width);
+    this.#labels(ctx, moment.shot.clip);
+    return moment;
+  }
+
+  /** Draws frame `n` of clip `index`, with its caption, into `canvas`. */
+  drawClipFrame(canvas, index, n) {
+    this.#inner.drawClipFrame(index, n, this.#rgba);
+    const ctx = this.#put(canvas);
+    this.#drawClipOverlay(ctx, index, this.#inner.captionAlpha(n));
+    this.#labels(ctx, index);
+  }
+
+  /**
+   * Plays the video (or one clip: `{clip: i}`) into `canvas` in real time, dropping frames
+   * rather than slowing down. Returns `{stop(), done}`; `done` resolves when it ends or stops.
+   */
+  play(canvas, { clip, loop = false, onFrame } = {}) {
+    const total = clip === undefined ? this.frames : this.clipFrames;
+    let stopped = false;
+    let resolve;
+    const done = new Promise((r) => {
+      resolve = r;
+    });
+    const start = performance.now();
+    const tick = (now) => {
+      if (stopped) return;
+      let n = Math.floor(((now - start) / 1000) * this.fps);
+      if (n >= total) {
+        if (!loop) {
+          this.#show(canvas, clip, total - 1);
+          resolve();
+          return;
+        }
+        n %= total;
+      }
+      this.#show(canvas, clip, n);
+      onFrame?.(n);
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    return {
+      stop() {
+        stopped = true;
+        resolve();
+      },
+      done,
+    };
+  }
+
+  /** Frees the module's memory for this preview. */
+  free() {
+    this.#inner.free();
+  }
+
+  #show(canvas, clip, n) {
+    if (clip === undefined) this.drawFrame(canvas, n);
+    else this.drawClipFrame(canvas, clip, n);
+  }
+
+  #put(canvas) {
+    if (canvas.width !== this.width) canvas.width = this.width;
+    if (canvas.height !== this.height) canvas.height = this.height;
+    const ctx = canvas.getContext('2d');
+    this.#image ??= new ImageData(this.width, this.height);
+    this.#image.data.set(this.#rgba);
+    ctx.putImageData(this.#image, 0, 0);
+    return ctx;
+  }
+
+  #drawClipOverlay(ctx, index, alpha) {
+    const caption = this.#overlays.clips[index]?.caption;
+    if (caption && alpha > 0) drawCaption(ctx, caption, alpha);
+  }
+
+  // What the preview cannot draw, named on the frame: the effect, a model's clip, a clip
+  // without a drawable photo.
+  #labels(ctx, index) {
+    const lines = [];
+    const info = this.clip(index);
+    if (!info.ready) lines.push(`clip ${index + 1}: ${info.note ?? 'no preview'}`);
+    else if (info.note) lines.push(info.note);
+    const effect = this.#overlays.clips[index]?.effect;
+    if (effect) lines.push(`effect ${effect}: drawn by the renderer, not previewed`);
+    if (this.#overlays.engine_note) lines.push(this.#overlays.engine_note);
+    drawLabels(ctx, lines, this.width);
+  }
+}
+
+function drawCaption(ctx, caption, alpha) {
+  ctx.save();
+  ctx.textBaseline = 'top';
+  ctx.font = `bold ${caption.size}px "League Spartan", "DejaVu Sans", sans-serif`;
+  for (const line of caption.lines) {
+    ctx.globalAlpha = alpha * caption.plate_opacity;
+    ctx.fillStyle = caption.plate_color;
+    ctx.fillRect(...line.plate);
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = caption.text_color;
+    ctx.fillText(line.text, line.x, line.y);
+  }
+  ctx.restore();
+}
+
+function fieldBoxes(ctx, fields, color) {
+  ctx.strokeStyle = color;
+  ctx.fillStyle = color;
+  ctx.setLineDash([6, 4]);
+  ctx.lineWidth = 1.5;
+  for (const field of fields) {
+    const [x, y, w, h] = field.rect;
+    ctx.strokeRect(x, y, w, h);
+    const size = Math.max(10, Math.min(h * 0.6, 28));
+    ctx.font = `bold ${size}px "DejaVu Sans", sans-serif`;
+    ctx.textBaseline = 'middle';
+    ctx.fillText(field.value ?? `{${field.key}}`, x + 4, y + h / 2, w - 8);
+  }
+  ctx.setLineDash([]);
+}
+
+function drawIntro(ctx, intro, alpha, width) {
+  if (!intro) return;
+  ctx.save();
+  ctx.globalAlpha = alpha;
+  if (intro.band) {
+    const [top, bottom] = intro.band;
+    ctx.globalAlpha = alpha * 0.75;
+    ctx.fillStyle = intro.background ?? '#000000';
+    ctx.fillRect(0, top, width, bottom - top);
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = intro.accent ?? '#ffffff';
+    if (top > 0) ctx.fillRect(0, top, width, 3);
+  }
+  fieldBoxes(ctx, intro.fields, '#ffffff');
+  ctx.restore();
+}
+
+function drawCard(ctx, outro, alpha, width, height) {
+  if (!outro) return;
+  ctx.save();
+  ctx.globalAlpha = alpha;
+  ctx.fillStyle = outro.background ?? '#000000';
+  ctx.fillRect(0, 0, width, height);
+  const bar = Math.max(2, Math.round(height * 0.015));
+  ctx.fillStyle = outro.accent ?? '#ffffff';
+  ctx.fillRect(0, height - bar, width, bar);
+  fieldBoxes(ctx, outro.fields, '#ffffff');
+  ctx.restore();
+}
+
+function drawLabels(ctx, lines, width) {
+  if (lines.length === 0) return;
+  ctx.save();
+  const size = Math.max(11, Math.round(width / 48));
+  ctx.font = `${size}px "DejaVu Sans", sans-serif`;
+  ctx.textBaseline = 'top';
+  lines.forEach((text, i) => {
+    const y = 6 + i * (size + 8);
+    const w = Math.min(width - 12, ctx.measureText(text).width + 12);
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.7)';
+    ctx.fillRect(6, y, w, size + 6);
+    ctx.fillStyle = '#ffd166';
+    ctx.fillText(text, 12, y + 3, width - 24);
+  });
+  ctx.restore();
+}
