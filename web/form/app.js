@@ -7,6 +7,7 @@ import { createTab } from './create.js';
 import { libraryTab } from './library.js';
 import { loadKits } from './kits.js';
 import { filePicker, uploadZone } from './uploads.js';
+import { rememberPhoto } from './preview.js';
 import { el, showErrors } from './fields.js';
 
 // What the deployment knows; the built-in defaults until the server answers.
@@ -158,7 +159,9 @@ keyForm.addEventListener('submit', (event) => {
 window.stillreel = await import('./stillreel/src/browser.js');
 tabs();
 newProjectBox();
-uploadZone((url) => create.addImageUrl(url));
+// The preview reads an uploaded photo from the file itself (no fetch; with object storage the
+// file's URL is another origin, which the form's CSP does not let it fetch).
+uploadZone((url, file) => { rememberPhoto(url, file); create.addImageUrl(url); });
 // "Upload music…" beside the music URL fields: the uploaded file's URL fills the field.
 for (const slot of document.querySelectorAll('[data-picker-for]')) {
   slot.replaceWith(filePicker(document.getElementById(slot.dataset.pickerFor), slot.dataset.accept, slot.dataset.what));

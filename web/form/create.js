@@ -9,6 +9,7 @@ import { kitBox } from './kits.js';
 import { drafts, results } from './drafts.js';
 import { gallery, vfxPreview } from './previews.js';
 import { TRANSITIONS, joinedSeconds } from './videos.js';
+import { previewer } from './preview.js';
 
 /** `image_inputs[].fit` (docs/API-DESIGN.md, Framing). */
 const FITS = [
@@ -24,6 +25,7 @@ export function createTab(ctx) {
   const touched = new Set();
   let showAll = false;
   let last = { ok: false, errors: [] };
+  const preview = previewer();
   const state = drafts.load({
     images: [newImage()],
     orientation: 'landscape',
@@ -92,7 +94,21 @@ export function createTab(ctx) {
     const seconds = joinedSeconds(state.images.length, state.transition);
     $('transition-hint').textContent = `${TRANSITIONS.find((t) => t.value === state.transition)?.hint ?? ''} `
       + `${state.images.length} photo(s): ${seconds.toFixed(1)} s.`;
+    preview.update(...previewBody());
     return last;
+  }
+
+  /** The body the preview draws: the form's own when valid; rows without a photo yet stand in
+   * with a placeholder address (drawn as "no photo"), so the rest previews meanwhile. */
+  function previewBody() {
+    if (last.ok) return [last.normalized];
+    const draft = body();
+    draft.image_inputs = draft.image_inputs.map((input, i) =>
+      (input.image_url ? input : { ...input, image_url: `https://preview.invalid/photo-${i + 1}.jpg` }));
+    const again = validateCreateVideo(draft, ctx.options());
+    if (again.ok) return [again.normalized];
+    const first = again.errors[0];
+    return [null, `The preview waits for the form: ${first.field}: ${first.message}`];
   }
 
   function imageRow(img, i) {
@@ -103,12 +119,9 @@ export function createTab(ctx) {
     const url = node.querySelector('.f-url');
     url.dataset.field = `${base}.image_url`;
     url.value = img.url;
-    const thumb = node.querySelector('.thumb');
-    const setThumb = () => {
-      thumb.style.backgroundImage = /^https?:\/\//.test(img.url) ? `url("${img.url.replace(/"/g, '%22')}")` : '';
-    };
-    setThumb();
-    url.addEventListener('input', () => { img.url = url.value; setThumb(); });
+    // The row's clip, drawn by the preview (docs/PREVIEW.md) where the photo's still was.
+    node.querySelector('.clip-slot').replaceWith(preview.rowPlayer());
+    url.addEventListener('input', () => { img.url = url.value; });
 
     const motion = node.querySelector('.f-motion');
     motion.dataset.field = `${base}.camera_motion`;
@@ -202,6 +215,7 @@ export function createTab(ctx) {
 
   function renderImages() {
     $('images').replaceChildren(...state.images.map(imageRow));
+    preview.redrawRows();
     validate();
   }
 

@@ -277,6 +277,17 @@ function drawCaption(ctx, caption, alpha) {
   ctx.restore();
 }
 
+/** Dark text on a light background, white on a dark one (the renderer's choice for plates). */
+function inkOn(background) {
+  const hex = /^#?([0-9a-f]{6})$/i.exec(background ?? '')?.[1] ?? '000000';
+  const linear = (i) => {
+    const v = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * linear(0) + 0.7152 * linear(2) + 0.0722 * linear(4);
+  return luminance > 0.4 ? '#111111' : '#ffffff';
+}
+
 function fieldBoxes(ctx, fields, color) {
   ctx.strokeStyle = color;
   ctx.fillStyle = color;
@@ -306,7 +317,8 @@ function drawIntro(ctx, intro, alpha, width) {
     ctx.fillStyle = intro.accent ?? '#ffffff';
     if (top > 0) ctx.fillRect(0, top, width, 3);
   }
-  fieldBoxes(ctx, intro.fields, '#ffffff');
+  fieldBoxes(ctx, intro.fields, inkOn(intro.background));
+  if (intro.fields.length === 0) unknownTemplate(ctx, 'intro', intro.name, width);
   ctx.restore();
 }
 
@@ -319,18 +331,24 @@ function drawCard(ctx, outro, alpha, width, height) {
   const bar = Math.max(2, Math.round(height * 0.015));
   ctx.fillStyle = outro.accent ?? '#ffffff';
   ctx.fillRect(0, height - bar, width, bar);
-  fieldBoxes(ctx, outro.fields, '#ffffff');
+  fieldBoxes(ctx, outro.fields, inkOn(outro.background));
+  if (outro.fields.length === 0) unknownTemplate(ctx, 'outro', outro.name, width);
   ctx.restore();
 }
 
-function drawLabels(ctx, lines, width) {
+// A deployment's own template: the preview knows its timing, not its layout.
+function unknownTemplate(ctx, slot, name, width) {
+  drawLabels(ctx, [`${slot} ${name}: this deployment's own template, drawn by the renderer`], width, 0.5);
+}
+
+function drawLabels(ctx, lines, width, at = 0) {
   if (lines.length === 0) return;
   ctx.save();
   const size = Math.max(11, Math.round(width / 48));
   ctx.font = `${size}px "DejaVu Sans", sans-serif`;
   ctx.textBaseline = 'top';
   lines.forEach((text, i) => {
-    const y = 6 + i * (size + 8);
+    const y = 6 + i * (size + 8) + at * ctx.canvas.height;
     const w = Math.min(width - 12, ctx.measureText(text).width + 12);
     ctx.fillStyle = 'rgba(0, 0, 0, 0.7)';
     ctx.fillRect(6, y, w, size + 6);

@@ -6,7 +6,8 @@
 use stillreel_camera::depth::{DepthError, DepthField, DepthMap, DepthPolarity};
 use stillreel_camera::draw::warp::{self, Canvas};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion, Pace, fnv1a, resolve_motion};
-use stillreel_camera::input::canvas::{canvas_yuv420p, upright_size};
+use stillreel_camera::input::canvas::canvas_yuv420p;
+use stillreel_camera::input::orient::upright_size;
 use stillreel_camera::input::{ExifOrientation, MediaFormat, sniff};
 use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
 
@@ -130,9 +131,14 @@ impl ClipPreview {
         warp::frame_bytes(self.plan.width, self.plan.height)
     }
 
-    /// Draws frame `n` (clamped to the clip) into `out`, yuv420p.
+    /// Draws frame `n` (clamped to the clip) into `out`, yuv420p. A model makes a generative
+    /// clip: the preview holds its first frame (the photo as framed) rather than invent motion.
     pub fn draw_yuv(&self, n: u32, out: &mut [u8]) {
-        let n = n.min(self.plan.frames.saturating_sub(1));
+        let n = if self.plan.engine.is_generative() {
+            0
+        } else {
+            n.min(self.plan.frames.saturating_sub(1))
+        };
         warp::draw_frame(&self.plan, &self.canvas, self.field.as_ref(), n, 1, out);
     }
 }

@@ -117,6 +117,18 @@ fn card(template: &Template, slot: &TemplateSlot, frame: Frame, intro: bool) -> 
     }
 }
 
+/// A template the preview does not know (a deployment's own template file): named, no boxes.
+fn unknown(slot: &TemplateSlot) -> CardOverlay {
+    CardOverlay {
+        template: slot.template.clone(),
+        name: slot.template.clone(),
+        band: None,
+        background: None,
+        accent: None,
+        fields: Vec::new(),
+    }
+}
+
 /// The overlays of `request` on a `width` × `height` preview.
 pub fn overlays(
     request: &CreateVideoRequest,
@@ -161,10 +173,11 @@ pub fn overlays(
         .collect();
     Overlays {
         clips,
-        intro: intro.zip(intro_slot).map(|(t, s)| card(t, s, frame, true)),
-        outro: outro.zip(outro_slot).map(|(t, s)| card(t, s, frame, false)),
+        intro: intro_slot.map(|s| intro.map_or_else(|| unknown(s), |t| card(t, s, frame, true))),
+        outro: outro_slot.map(|s| outro.map_or_else(|| unknown(s), |t| card(t, s, frame, false))),
         engine_note: (request.ai_engine == Engine::Generative).then(|| {
-            "generative: a model makes each clip; the preview shows the photo only".to_owned()
+            "engine generative: a model makes each clip; the preview holds the framed photo"
+                .to_owned()
         }),
     }
 }

@@ -80,7 +80,7 @@ mod tests {
     #[test]
     fn video_range_grey_and_primaries_convert_as_bt601() {
         // Y = 16 black, 235 white, 126 mid-grey; chroma neutral.
-        let mut yuv = vec![0u8; 4 * 2 + 2 * 2 * 1];
+        let mut yuv = vec![0u8; 4 * 2 + 2 + 2];
         yuv[..8].copy_from_slice(&[16, 16, 235, 235, 126, 126, 126, 126]);
         yuv[8..].copy_from_slice(&[128, 128, 128, 128]);
         let mut rgba = vec![0u8; 4 * 2 * 4];

@@ -209,33 +209,8 @@ fn scale_up(pixels: Vec<u8>, from: (u32, u32), to: (u32, u32)) -> Option<Vec<u8>
 }
 
 /// Whether the EXIF orientation turns the picture by 90° (5 to 8).
-/// The still's size as displayed (its EXIF turn applied), read from its header alone; `None`
-/// for a format this module does not decode or a header it cannot read. What the `auto` rule
-/// weighs when the photo did not come through the server's probe (the browser's preview).
-pub fn upright_size(
-    bytes: &[u8],
-    format: MediaFormat,
-    orientation: ExifOrientation,
-) -> Option<(u32, u32)> {
-    let (w, h) = match format {
-        MediaFormat::Jpeg => {
-            let mut probe = JpegDecoder::new(ZCursor::new(bytes));
-            probe.decode_headers().ok()?;
-            let (w, h) = probe.dimensions()?;
-            (u32::try_from(w).ok()?, u32::try_from(h).ok()?)
-        }
-        MediaFormat::Png => {
-            let mut decoder = png::Decoder::new(Cursor::new(bytes));
-            let header = decoder.read_header_info().ok()?;
-            (header.width, header.height)
-        }
-        _ => return None,
-    };
-    Some(if turns(orientation) { (h, w) } else { (w, h) })
-}
-
 fn turns(orientation: ExifOrientation) -> bool {
-    matches!(orientation.0, 5..=8)
+    orientation.turns()
 }
 
 /// The box `cover` (in upright pixels) in the stored pixels' axes of a `sw` × `sh` still:

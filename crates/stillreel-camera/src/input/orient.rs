@@ -1,7 +1,13 @@
 //! EXIF orientation: phones store pictures sideways and say so in a tag. ffmpeg 5.1 ignores
-//! the tag for stills, so the clip graph applies it (see [`ExifOrientation::filter`]).
+//! the tag for stills, so the clip graph applies it (see [`ExifOrientation::filter`]). And the
+//! size a picture shows at once turned ([`upright_size`]).
 
 use std::io::Cursor;
+
+use zune_jpeg::JpegDecoder;
+use zune_jpeg::zune_core::bytestream::ZCursor;
+
+use crate::input::MediaFormat;
 
 /// The EXIF `Orientation` tag (1 to 8): how to turn the stored pixels to show them upright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -10,6 +16,12 @@ pub struct ExifOrientation(pub u8);
 impl ExifOrientation {
     /// Stored pixels are already upright.
     pub const UPRIGHT: ExifOrientation = ExifOrientation(1);
+
+    /// Whether the tag turns the picture by 90° (5 to 8): its upright width is its stored
+    /// height.
+    pub fn turns(self) -> bool {
+        matches!(self.0, 5..=8)
+    }
 
     /// Reads the tag from an image file's bytes. Missing, unreadable or out-of-range tags
     /// count as upright: a broken tag must not fail an otherwise good picture.
@@ -45,6 +57,31 @@ impl ExifOrientation {
             _ => None,
         }
     }
+}
+
+/// The still's size as displayed (its EXIF turn applied), read from its header alone; `None`
+/// for a format this module does not decode or a header it cannot read. What the `auto` rule
+/// weighs when the photo did not come through the server's probe (the browser's preview).
+pub fn upright_size(
+    bytes: &[u8],
+    format: MediaFormat,
+    orientation: ExifOrientation,
+) -> Option<(u32, u32)> {
+    let (w, h) = match format {
+        MediaFormat::Jpeg => {
+            let mut probe = JpegDecoder::new(ZCursor::new(bytes));
+            probe.decode_headers().ok()?;
+            let (w, h) = probe.dimensions()?;
+            (u32::try_from(w).ok()?, u32::try_from(h).ok()?)
+        }
+        MediaFormat::Png => {
+            let mut decoder = png::Decoder::new(Cursor::new(bytes));
+            let header = decoder.read_header_info().ok()?;
+            (header.width, header.height)
+        }
+        _ => return None,
+    };
+    Some(if orientation.turns() { (h, w) } else { (w, h) })
 }
 
 #[cfg(test)]
