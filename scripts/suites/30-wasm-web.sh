@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The wasm module and the npm package `stillreel` (web/): clippy for wasm32, the case table in
-# headless Chromium (wasm-bindgen-test), the package build (wasm-pack + npm binaryen wasm-opt,
-# settings from /wasm-pack.toml), Node tests of the built package and its client (against a
-# started server), the packed tarball installed and imported, the README's npm steps run as
-# written (test/readme.test.mjs), the size budget, and the form's end-to-end tests (the key's
-# storage and the CSP in e2e/key.test.mjs; live parts only when a server is available).
+# The wasm modules and the npm package `stillreel` (web/): clippy for wasm32, the case table in
+# headless Chromium (wasm-bindgen-test), the package build (both modules: wasm-pack + npm
+# binaryen wasm-opt, settings from /wasm-pack.toml), Node tests of the built package and its
+# client (against a started server), the packed tarball installed and imported, the README's npm
+# steps run as written (test/readme.test.mjs), both size budgets, the form's end-to-end tests
+# (the key's storage and the CSP in e2e/key.test.mjs; live parts only when a server is
+# available), the preview's same-pixels test against the renderer's frames
+# (e2e/preview.test.mjs) and its speed (bench/preview.mjs, at least 30 fps at 640 x 360).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -12,8 +14,8 @@ step() { printf '\n--> %s\n' "$*"; }
 log=target/wasm-web-suite
 mkdir -p "$log"
 
-step "clippy stillreel-wasm (wasm32)"
-cargo clippy -p stillreel-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
+step "clippy stillreel-wasm and stillreel-preview (wasm32)"
+cargo clippy -p stillreel-wasm -p stillreel-preview --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 step "npm ci (web/)"
 # Idempotent: reinstall only when the lock file changed since the last install.
@@ -48,7 +50,15 @@ step "node --test: the built package, the client against a started server, npm p
 step "size budget"
 (cd web && npm run size)
 
-step "form end-to-end (Playwright, Chromium)"
-(cd web && STILLREEL_BIN="$PWD/../target/debug/stillreel" STILLREEL_REQUIRE_SERVER=1 npm run e2e)
+step "the renderer's reference frames for the preview's same-pixels test"
+rm -rf target/preview-ref
+cargo run --quiet -p stillreel-render --example reference_frames -- target/preview-ref
 
-echo "wasm-web: ok ($ran browser tests)"
+step "form end-to-end and the preview's same pixels (Playwright, Chromium)"
+(cd web && STILLREEL_BIN="$PWD/../target/debug/stillreel" STILLREEL_REQUIRE_SERVER=1 \
+  STILLREEL_PREVIEW_REF="$PWD/../target/preview-ref" npm run e2e)
+
+step "preview speed (headless Chromium): at least 30 fps at 640 x 360"
+node bench/preview.mjs --runs 3 --min-fps 30 | tee "$log/preview-speed.log"
+
+echo "wasm-web: ok ($ran browser tests; $(grep -Eo '640x360 at [0-9.]+ fps' "$log/preview-speed.log"))"

@@ -132,19 +132,19 @@ export class Preview {
 
   /** Gives clip `index` its photo (and optionally a depth map); resolves to its state. */
   async setPhoto(index, photo, depthMap, { darkerIsNearer = false } = {}) {
-    let bytes = await bytesOf(photo);
+    const file = await bytesOf(photo);
+    let bytes = file;
     let note = null;
-    if (bytes && !isJpeg(bytes) && !isPng(bytes)) {
-      const png = await browserDecoded(bytes);
-      if (png) {
-        note = 'decoded by the browser (not JPEG or PNG): pixels may differ from the render';
-        bytes = png;
-      }
+    if (file && !isJpeg(file) && !isPng(file)) {
+      bytes = await browserDecoded(file);
+      note = bytes
+        ? 'decoded by the browser (not JPEG or PNG): pixels may differ from the render'
+        : 'this browser cannot decode the photo (HEIC?): no preview; the renderer decodes it';
     }
     const depth = await bytesOf(depthMap);
     this.#notes[index] = note;
     if (!bytes) return this.clip(index);
-    this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer);
+    this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer, bytes === file ? undefined : file);
     return this.clip(index);
   }
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { webDir } from '../scripts/config.mjs';
+import { repoDir, webDir } from '../scripts/config.mjs';
 import { serve } from '../scripts/static-server.mjs';
 import { launch } from '../scripts/browser.mjs';
 
@@ -63,6 +63,43 @@ test('the installed tarball loads in Chromium over http', async () => {
     await page.waitForFunction(() => window.result !== undefined || false, null, { timeout: 15000 }).catch(() => {});
     assert.deepEqual(failures, []);
     assert.deepEqual(await page.evaluate(() => window.result), EXPECTED);
+  } finally {
+    await browser.close();
+    await site.close();
+  }
+});
+
+// The preview, from the installed tarball: its second module loads on first use and draws a
+// clip of a sample photo (a photograph: many distinct values, not a blank frame).
+const PREVIEW = `
+  const checked = m.validateCreateVideo({ image_inputs: [{ image_url: 'https://photos.example.com/house.jpg', camera_motion: 'push-in' }] });
+  const preview = await m.createPreview(checked.normalized, [photo]);
+  const yuv = preview.clipYuv(0, 75);
+  const result = { frames: preview.frames, length: yuv.length, distinct: new Set(yuv.subarray(0, 640 * 360)).size, motion: preview.clip(0).motion };
+  preview.free();
+  return result;`;
+
+test('the installed tarball previews a clip in Node and in Chromium', async () => {
+  const photo = join(repoDir, 'samples/house-colonial.jpg');
+  const script = `const m = await import('stillreel'); const { readFileSync } = await import('node:fs');
+    const photo = readFileSync(${JSON.stringify(photo)}); const f = async () => {${PREVIEW}}; console.log(JSON.stringify(await f()));`;
+  const inNode = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' }));
+  assert.equal(inNode.frames, 150);
+  assert.equal(inNode.length, 640 * 360 * 3 / 2);
+  assert.equal(inNode.motion, 'push-in');
+  assert.ok(inNode.distinct > 100, `a photograph: ${inNode.distinct} distinct values`);
+
+  writeFileSync(join(app, 'preview.html'), `<!doctype html><script type="importmap">
+    {"imports": {"stillreel": "/node_modules/stillreel/src/browser.js"}}</script>
+    <script type="module">import * as m from 'stillreel'; const photo = '/samples/house-colonial.jpg';
+    window.result = await (async () => {${PREVIEW}})().catch((e) => ({ error: e.message }));</script>`);
+  const site = await serve({ '/samples/': join(repoDir, 'samples'), '/': app });
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    await page.goto(`${site.url}/preview.html`);
+    await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30000 });
+    assert.deepEqual(await page.evaluate(() => window.result), inNode);
   } finally {
     await browser.close();
     await site.close();

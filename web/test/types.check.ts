@@ -70,3 +70,30 @@ async function usage(): Promise<string> {
   }
 }
 void usage;
+
+// The preview: from the main entry (loaded lazily) and from `stillreel/preview`.
+import { createPreview, type Preview, type PreviewMoment, type PreviewClipInfo } from 'stillreel';
+import { createPreview as createPreviewDirect, defaultPreviewSize } from 'stillreel/preview';
+
+async function previewTypes(body: CreateVideoRequest, photo: Blob, canvas: HTMLCanvasElement): Promise<void> {
+  const preview: Preview = await createPreview(body, [photo, 'https://example.com/a.jpg', null], { width: 640, height: 360 });
+  const info: PreviewClipInfo = preview.clip(0);
+  const motion: 'push-in' | 'push-out' | 'orbit-left' | 'orbit-right' | null = info.motion;
+  const moment: PreviewMoment = preview.drawFrame(canvas, 10);
+  if (moment.kind === 'clips') {
+    const clip: number = moment.shot.clip;
+    const progress: number = moment.progress;
+    void clip;
+    void progress;
+  }
+  const yuv: Uint8Array | null = preview.clipYuv(0, 75);
+  const playback = preview.play(canvas, { clip: 0 });
+  await playback.done;
+  const size: { width: number; height: number } = defaultPreviewSize('portrait');
+  const direct: Preview = await createPreviewDirect(body, [], size);
+  void motion;
+  void yuv;
+  void direct;
+  preview.free();
+}
+void previewTypes;

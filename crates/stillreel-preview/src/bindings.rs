@@ -101,7 +101,9 @@ impl VideoPreview {
     }
 
     /// Gives clip `index` its photo (JPEG or PNG bytes) and optionally a depth map (grey PNG;
-    /// `depth_darker_is_nearer` for a distance map). Returns the clip's state.
+    /// `depth_darker_is_nearer` for a distance map). `original`: the file itself when `photo`
+    /// is the browser's PNG of it (the `auto` motion is decided from the file's bytes).
+    /// Returns the clip's state.
     #[wasm_bindgen(js_name = setPhoto)]
     pub fn set_photo(
         &mut self,
@@ -109,6 +111,7 @@ impl VideoPreview {
         photo: &[u8],
         depth: Option<Vec<u8>>,
         depth_darker_is_nearer: Option<bool>,
+        original: Option<Vec<u8>>,
     ) -> Result<JsValue, JsError> {
         let i = index as usize;
         let input = self
@@ -130,8 +133,13 @@ impl VideoPreview {
         } else {
             DepthPolarity::BrighterIsNearer
         };
-        let made = ClipPreview::new(photo, depth.as_deref().map(|d| (d, polarity)), &spec)
-            .map_err(|e| e.to_string());
+        let made = ClipPreview::new(
+            photo,
+            original.as_deref(),
+            depth.as_deref().map(|d| (d, polarity)),
+            &spec,
+        )
+        .map_err(|e| e.to_string());
         self.clips[i] = Some(made);
         self.clip_info(index)
     }

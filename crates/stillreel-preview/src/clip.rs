@@ -52,8 +52,12 @@ pub struct ClipPreview {
 impl ClipPreview {
     /// The clip of `photo` (JPEG or PNG bytes) with an optional depth map (a grey PNG, as the
     /// server stores one), drawn at `spec.size`.
+    ///
+    /// `original`: the file as the server will fetch it, when `photo` is the browser's PNG of
+    /// it (a WebP): the `auto` rule fingerprints the file, so it must see the same bytes.
     pub fn new(
         photo: &[u8],
+        original: Option<&[u8]>,
         depth: Option<(&[u8], DepthPolarity)>,
         spec: &ClipSpec,
     ) -> Result<Self, PreviewError> {
@@ -73,7 +77,7 @@ impl ClipPreview {
             spec.engine,
             upright,
             video_frame,
-            fnv1a(photo),
+            fnv1a(original.unwrap_or(photo)),
         );
         let plan = ClipPlan {
             width,

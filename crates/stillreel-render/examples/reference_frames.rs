@@ -217,6 +217,36 @@ fn main() {
         &mut cases,
         "flat-landscape-auto-exif",
     );
-    let manifest = serde_json::to_string_pretty(&cases).expect("manifest");
+    // A WebP: its canvas is ffmpeg's (not compared), but the `auto` motion the preview picks
+    // from the file must be the renderer's.
+    let motions: Vec<serde_json::Value> = [Orientation::Landscape, Orientation::Portrait]
+        .into_iter()
+        .map(|orientation| {
+            let photo = std::fs::read(samples().join("house-modern.webp")).expect("read the WebP");
+            let upright = imagesize::blob_size(&photo)
+                .ok()
+                .map(|s| (s.width as u32, s.height as u32));
+            let plan = clip_plan(
+                VideoShape {
+                    orientation,
+                    resolution: Resolution::P720,
+                    engine: Engine::V25,
+                },
+                &PictureFacts {
+                    camera_motion: CameraMotion::Auto,
+                    upright,
+                    digest: fnv1a(&photo),
+                },
+            );
+            serde_json::json!({
+                "photo": "house-modern.webp",
+                "orientation": orientation,
+                "motion": plan.motion.as_camera_motion(),
+            })
+        })
+        .collect();
+    let manifest =
+        serde_json::to_string_pretty(&serde_json::json!({ "cases": cases, "motions": motions }))
+            .expect("manifest");
     std::fs::write(out.join("manifest.json"), manifest).expect("write the manifest");
 }
