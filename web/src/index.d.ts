@@ -259,7 +259,7 @@ export type PreviewMoment =
     }
   | { kind: 'outro'; frame: number };
 
-/** A frame's moment and the overlays' opacities on it. */
+/** A frame's moment and the overlays' opacities on it (a caption's follows its clip through a blend). */
 export interface PreviewFrame {
   moment: PreviewMoment;
   fades: { intro: number; outro: number; caption: number; next_caption: number };

@@ -64,6 +64,16 @@ async function browserDecoded(bytes) {
   }
 }
 
+// Per file the page holds (the same Uint8Array on every rebuild): its fingerprint and, for a
+// format the module does not decode, the browser's PNG of it. With the module's own cache of
+// canvases, a rebuild after a caption or a transition changed decodes nothing again.
+const fingerprints = new WeakMap();
+const decodedPng = new WeakMap();
+function remembered(map, key, make) {
+  if (!map.has(key)) map.set(key, Promise.resolve(make()));
+  return map.get(key);
+}
+
 /**
  * Makes the preview of a video.
  * @param body the body `validateCreateVideo(body).normalized` returned
@@ -74,7 +84,7 @@ export async function createPreview(body, photos = [], options = {}) {
   const glue = await loadPreviewModule();
   const size = options.width && options.height ? options : defaultPreviewSize(body?.orientation);
   const inner = new glue.VideoPreview(body, size.width, size.height);
-  const preview = new Preview(inner, size.width, size.height, body);
+  const preview = new Preview(inner, size.width, size.height, body, glue);
   await Promise.all(
     (body.image_inputs ?? []).map((_, i) =>
       photos[i] == null ? null : preview.setPhoto(i, photos[i], options.depthMaps?.[i]),
@@ -86,13 +96,15 @@ export async function createPreview(body, photos = [], options = {}) {
 /** A video's preview: draws any frame of the video or of one clip into a canvas. */
 export class Preview {
   #inner;
+  #glue;
   #rgba;
   #image;
   #overlays;
   #notes = [];
 
-  constructor(inner, width, height, body) {
+  constructor(inner, width, height, body, glue) {
     this.#inner = inner;
+    this.#glue = glue;
     this.width = width;
     this.height = height;
     this.body = body;
@@ -136,7 +148,7 @@ export class Preview {
     let bytes = file;
     let note = null;
     if (file && !isJpeg(file) && !isPng(file)) {
-      bytes = await browserDecoded(file);
+      bytes = await remembered(decodedPng, file, () => browserDecoded(file));
       note = bytes
         ? 'decoded by the browser (not JPEG or PNG): pixels may differ from the render'
         : 'this browser cannot decode the photo (HEIC?): no preview; the renderer decodes it';
@@ -144,7 +156,8 @@ export class Preview {
     const depth = await bytesOf(depthMap);
     this.#notes[index] = note;
     if (!bytes) return this.clip(index);
-    this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer, bytes === file ? undefined : file);
+    const digest = await remembered(fingerprints, file, () => this.#glue.fingerprint(file));
+    this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer, digest);
     return this.clip(index);
   }
 
@@ -168,11 +181,9 @@ export class Preview {
       drawCard(ctx, this.#overlays.outro, fades.outro, this.width, this.height);
       return moment;
     }
-    const shots = [[moment.shot, fades.caption, moment.next ? moment.progress : 1]];
-    if (moment.next) shots.push([moment.next, fades.next_caption, 1 - moment.progress]);
-    for (const [shot, alpha, weight] of shots) {
-      this.#drawClipOverlay(ctx, shot.clip, alpha * weight);
-    }
+    // The captions' opacities already follow the blend (through black with fade-black).
+    this.#drawClipOverlay(ctx, moment.shot.clip, fades.caption);
+    if (moment.next) this.#drawClipOverlay(ctx, moment.next.clip, fades.next_caption);
     if (fades.intro > 0) drawIntro(ctx, this.#overlays.intro, fades.intro, this.width);
     this.#labels(ctx, moment.shot.clip);
     return moment;

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use stillreel_camera::depth::DepthPolarity;
-use stillreel_camera::geometry::clip_plan::Pace;
+use stillreel_camera::geometry::clip_plan::{Pace, fnv1a};
 use stillreel_core::CreateVideoRequest;
 use stillreel_core::catalog::builtin_templates;
 use wasm_bindgen::prelude::*;
@@ -33,6 +33,13 @@ struct ClipInfo {
 struct FrameInfo {
     moment: Moment,
     fades: Fades,
+}
+
+/// The `auto` rule's fingerprint of a file (64-bit FNV-1a), as the server computes it: the page
+/// computes it once per file it holds and passes it to `setPhoto`.
+#[wasm_bindgen]
+pub fn fingerprint(bytes: &[u8]) -> u64 {
+    fnv1a(bytes)
 }
 
 /// The preview of one video.
@@ -101,9 +108,9 @@ impl VideoPreview {
     }
 
     /// Gives clip `index` its photo (JPEG or PNG bytes) and optionally a depth map (grey PNG;
-    /// `depth_darker_is_nearer` for a distance map). `original`: the file itself when `photo`
-    /// is the browser's PNG of it (the `auto` motion is decided from the file's bytes).
-    /// Returns the clip's state.
+    /// `depth_darker_is_nearer` for a distance map). `digest`: [`fingerprint`] of the file as
+    /// the server will fetch it (of the original, when `photo` is the browser's PNG of a WebP);
+    /// computed here when left out. Returns the clip's state.
     #[wasm_bindgen(js_name = setPhoto)]
     pub fn set_photo(
         &mut self,
@@ -111,7 +118,7 @@ impl VideoPreview {
         photo: &[u8],
         depth: Option<Vec<u8>>,
         depth_darker_is_nearer: Option<bool>,
-        original: Option<Vec<u8>>,
+        digest: Option<u64>,
     ) -> Result<JsValue, JsError> {
         let i = index as usize;
         let input = self
@@ -133,9 +140,9 @@ impl VideoPreview {
         } else {
             DepthPolarity::BrighterIsNearer
         };
-        let made = ClipPreview::new(
+        let made = ClipPreview::with_digest(
             photo,
-            original.as_deref(),
+            digest.unwrap_or_else(|| fnv1a(photo)),
             depth.as_deref().map(|d| (d, polarity)),
             &spec,
         )
@@ -182,7 +189,13 @@ impl VideoPreview {
         let moment = self.timeline.at(frame);
         let frame = frame.min(self.frames().saturating_sub(1));
         to_js(&FrameInfo {
-            fades: overlay::fades(&moment, frame, self.timeline.clip_frames, self.timeline.fps),
+            fades: overlay::fades(
+                &moment,
+                frame,
+                self.timeline.clip_frames,
+                self.timeline.fps,
+                self.timeline.transition,
+            ),
             moment,
         })
     }

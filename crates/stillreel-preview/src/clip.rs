@@ -1,7 +1,10 @@
 //! One clip's frames in the preview: the photo's canvas, its depth field and the clip plan,
 //! made by the very calls the renderer's clip step makes (`stillreel-render`'s
 //! `steps::clip` and `steps::framing`), then drawn one frame at a time by the camera's
-//! [`warp::draw_frame`]. Only the thread count differs: the browser draws on one.
+//! [`warp::draw_frame`]. Only the thread count differs: the browser draws on one. Canvases and
+//! depth fields come from [`crate::cache`] when the same photo was framed the same way lately.
+
+use std::rc::Rc;
 
 use stillreel_camera::depth::{DepthError, DepthField, DepthMap, DepthPolarity};
 use stillreel_camera::draw::warp::{self, Canvas};
@@ -10,6 +13,8 @@ use stillreel_camera::input::canvas::canvas_yuv420p;
 use stillreel_camera::input::orient::upright_size;
 use stillreel_camera::input::{ExifOrientation, MediaFormat, sniff};
 use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
+
+use crate::cache::{self, CanvasKey, DepthKey, Field, Framed};
 
 /// What decides one clip's frames, from the request and the preview's own size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,10 +48,10 @@ pub enum PreviewError {
 #[derive(Debug)]
 pub struct ClipPreview {
     plan: ClipPlan,
-    canvas: Canvas,
-    field: Option<DepthField>,
-    /// Why a depth map that was given is not used (the renderer's fallback note).
-    depth_note: Option<String>,
+    /// The framed canvas (always `Some` here; shared with the cache).
+    framed: Rc<Framed>,
+    /// The depth field, or why the map given is not used (the renderer's fallback note).
+    field: Option<Rc<Field>>,
 }
 
 impl ClipPreview {
@@ -58,6 +63,18 @@ impl ClipPreview {
     pub fn new(
         photo: &[u8],
         original: Option<&[u8]>,
+        depth: Option<(&[u8], DepthPolarity)>,
+        spec: &ClipSpec,
+    ) -> Result<Self, PreviewError> {
+        let digest = fnv1a(original.unwrap_or(photo));
+        Self::with_digest(photo, digest, depth, spec)
+    }
+
+    /// [`ClipPreview::new`] with the file's fingerprint given (`fnv1a` of the file as the server
+    /// will fetch it), so a page that holds the file hashes it once, not on every rebuild.
+    pub fn with_digest(
+        photo: &[u8],
+        digest: u64,
         depth: Option<(&[u8], DepthPolarity)>,
         spec: &ClipSpec,
     ) -> Result<Self, PreviewError> {
@@ -77,7 +94,7 @@ impl ClipPreview {
             spec.engine,
             upright,
             video_frame,
-            fnv1a(original.unwrap_or(photo)),
+            digest,
         );
         let plan = ClipPlan {
             width,
@@ -85,31 +102,43 @@ impl ClipPreview {
             ..ClipPlan::new(spec.orientation, spec.resolution, spec.engine, motion)
         }
         .with_pace(spec.pace);
-        let (bytes, placement) =
-            canvas_yuv420p(photo, format, orientation, width, height, spec.fit)
-                .ok_or(PreviewError::Undecodable)?;
-        let canvas =
-            Canvas::from_yuv420p(width, height, &bytes).map_err(|_| PreviewError::Undecodable)?;
-        let (field, depth_note) = match depth {
-            None => (None, None),
-            Some((png, polarity)) => match checked_depth(png, polarity, upright) {
-                Ok(map) => (
-                    Some(DepthField::prepare_placed(
-                        &map,
-                        (width, height),
-                        Some(&canvas.guide()),
-                        Some(&placement),
-                    )),
-                    None,
-                ),
-                Err(e) => (None, Some(e.to_string())),
-            },
+        let key = CanvasKey {
+            digest,
+            len: photo.len(),
+            size: spec.size,
+            fit: spec.fit,
         };
+        let framed = cache::canvas(key, || {
+            let (bytes, placement) =
+                canvas_yuv420p(photo, format, orientation, width, height, spec.fit)?;
+            let canvas = Canvas::from_yuv420p(width, height, &bytes).ok()?;
+            Some((canvas, placement))
+        });
+        if framed.is_none() {
+            return Err(PreviewError::Undecodable);
+        }
+        let field = depth.map(|(png, polarity)| {
+            let depth_key = DepthKey {
+                canvas: key,
+                digest: fnv1a(png),
+                len: png.len(),
+                polarity,
+            };
+            cache::field(depth_key, || {
+                let (canvas, placement) = framed.as_ref().as_ref().expect("framed");
+                let map = checked_depth(png, polarity, upright).map_err(|e| e.to_string())?;
+                Ok(DepthField::prepare_placed(
+                    &map,
+                    (width, height),
+                    Some(&canvas.guide()),
+                    Some(placement),
+                ))
+            })
+        });
         Ok(ClipPreview {
             plan,
-            canvas,
+            framed,
             field,
-            depth_note,
         })
     }
 
@@ -123,11 +152,18 @@ impl ClipPreview {
 
     /// Whether the frames are bent by a depth map (engine v25 with a usable map).
     pub fn has_depth(&self) -> bool {
-        self.field.is_some() && self.plan.engine == Engine::V25
+        self.depth_field().is_some() && self.plan.engine == Engine::V25
+    }
+
+    fn depth_field(&self) -> Option<&DepthField> {
+        self.field.as_deref().and_then(|f| f.as_ref().ok())
     }
 
     pub fn depth_note(&self) -> Option<&str> {
-        self.depth_note.as_deref()
+        self.field
+            .as_deref()
+            .and_then(|f| f.as_ref().err())
+            .map(String::as_str)
     }
 
     /// Bytes of one frame (yuv420p).
@@ -143,7 +179,8 @@ impl ClipPreview {
         } else {
             n.min(self.plan.frames.saturating_sub(1))
         };
-        warp::draw_frame(&self.plan, &self.canvas, self.field.as_ref(), n, 1, out);
+        let (canvas, _) = self.framed.as_ref().as_ref().expect("framed");
+        warp::draw_frame(&self.plan, canvas, self.depth_field(), n, 1, out);
     }
 }
 

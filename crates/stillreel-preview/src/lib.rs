@@ -2,6 +2,7 @@
 //! WebAssembly module, loaded only when a page asks for a preview (the validation module stays
 //! within its own budget). See `docs/PREVIEW.md`.
 //!
+//! - [`cache`]: canvases and depth fields kept between rebuilds;
 //! - [`clip`]: one clip's frames, made by the camera crate's own calls (the canvas, the depth
 //!   field, the clip plan, [`stillreel_camera::draw::warp::draw_frame`]);
 //! - [`timeline`]: which clip each frame of the video shows, the transitions' blends, the
@@ -12,6 +13,7 @@
 //! - [`bindings`]: the wasm-bindgen class the package's `preview.js` wraps.
 
 pub mod bindings;
+pub mod cache;
 pub mod clip;
 pub mod overlay;
 pub mod pixels;

@@ -5,10 +5,11 @@
 //! fonts), and the names of what only the renderer draws (effects, a model's clip).
 
 use serde::Serialize;
-use stillreel_core::{CreateVideoRequest, Engine, Template, TemplateSlot};
+use stillreel_core::{CreateVideoRequest, Engine, Template, TemplateSlot, Transition};
 use stillreel_effects::caption::{ClipCaption, DEFAULT_PLATE, FADE_SECONDS, PLATE_OPACITY, layout};
 use stillreel_effects::template::{Frame, INTRO_FADE, INTRO_SECONDS, OUTRO_FADE, band};
 
+use crate::pixels::blend_weights;
 use crate::timeline::Moment;
 
 /// One caption line: its plate (text box plus padding) and where its text starts.
@@ -226,8 +227,15 @@ pub fn caption_alpha(n: u32, clip_frames: u32, fps: u32) -> f64 {
     (t / fade).min((last - t) / fade).clamp(0.0, 1.0)
 }
 
-/// The overlays' opacities at `moment` (frame `frame` of the video).
-pub fn fades(moment: &Moment, frame: u32, clip_frames: u32, fps: u32) -> Fades {
+/// The overlays' opacities at `moment` (frame `frame` of the video); during a blended join a
+/// caption goes as its clip's picture goes ([`blend_weights`]).
+pub fn fades(
+    moment: &Moment,
+    frame: u32,
+    clip_frames: u32,
+    fps: u32,
+    transition: Transition,
+) -> Fades {
     let f = f64::from(fps);
     match *moment {
         Moment::Outro { frame: k } => Fades {
@@ -237,8 +245,17 @@ pub fn fades(moment: &Moment, frame: u32, clip_frames: u32, fps: u32) -> Fades {
             next_caption: 0.0,
         },
         Moment::Clips {
-            shot, next, intro, ..
+            shot,
+            next,
+            progress,
+            intro,
+            ..
         } => {
+            let (a, b) = if next.is_some() {
+                blend_weights(transition, progress)
+            } else {
+                (1.0, 0.0)
+            };
             let t = f64::from(frame) / f;
             let span = f64::from(INTRO_SECONDS);
             Fades {
@@ -250,8 +267,8 @@ pub fn fades(moment: &Moment, frame: u32, clip_frames: u32, fps: u32) -> Fades {
                     0.0
                 },
                 outro: 0.0,
-                caption: caption_alpha(shot.frame, clip_frames, fps),
-                next_caption: next.map_or(0.0, |s| caption_alpha(s.frame, clip_frames, fps)),
+                caption: a * caption_alpha(shot.frame, clip_frames, fps),
+                next_caption: next.map_or(0.0, |s| b * caption_alpha(s.frame, clip_frames, fps)),
             }
         }
     }

@@ -47,6 +47,23 @@ pub fn blend_yuv(
     }
 }
 
+/// How much of the outgoing and of the next clip a blended frame holds at `progress` (the
+/// coefficients of [`blend_yuv`]'s formulas): what a caption drawn over the blend is faded
+/// by, so it goes as its clip's picture goes (through black, with fade-black).
+pub fn blend_weights(transition: Transition, progress: f64) -> (f64, f64) {
+    let p = progress as f32;
+    let (a, b) = match transition {
+        Transition::Cut => (0.0, 1.0),
+        Transition::Crossfade => (p, 1.0 - p),
+        Transition::FadeBlack => {
+            const PHASE: f32 = 0.2;
+            let (sa, sb) = (smoothstep(1.0 - PHASE, 1.0, p), smoothstep(PHASE, 1.0, p));
+            (p * sa, (1.0 - p) * (1.0 - sb))
+        }
+    };
+    (f64::from(a), f64::from(b))
+}
+
 /// A `width` × `height` yuv420p frame (video range, BT.601: how the canvas was converted) as
 /// RGBA, opaque. Fixed point in 1/65536: a level at most from the exact conversion.
 pub fn yuv_to_rgba(yuv: &[u8], (width, height): (u32, u32), rgba: &mut [u8]) {
@@ -105,6 +122,33 @@ mod tests {
         assert_eq!(out[0], 110);
         blend_yuv(Transition::Crossfade, 1.0 / 15.0, &a, &b, (2, 2), &mut out);
         assert!((31..=32).contains(&out[0]), "{out:?}");
+    }
+
+    #[test]
+    fn the_weights_are_the_blends_coefficients() {
+        // A one-pixel "frame" of each clip alone, blended: the result is the weight (× 255).
+        for transition in [Transition::Crossfade, Transition::FadeBlack] {
+            for progress in [1.0, 0.9, 0.7, 0.5, 0.2, 1.0 / 15.0] {
+                let (wa, wb) = blend_weights(transition, progress);
+                let mut out = vec![0u8; 6];
+                let (white, black) = (
+                    vec![235, 235, 235, 235, 128, 128],
+                    vec![16, 16, 16, 16, 128, 128],
+                );
+                blend_yuv(transition, progress, &white, &black, (2, 2), &mut out);
+                let a = (f64::from(out[0]) - 16.0) / 219.0;
+                assert!(
+                    (a - wa).abs() < 0.01,
+                    "{transition:?} {progress}: {a} against {wa}"
+                );
+                blend_yuv(transition, progress, &black, &white, (2, 2), &mut out);
+                let b = (f64::from(out[0]) - 16.0) / 219.0;
+                assert!(
+                    (b - wb).abs() < 0.01,
+                    "{transition:?} {progress}: {b} against {wb}"
+                );
+            }
+        }
     }
 
     #[test]
