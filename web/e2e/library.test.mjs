@@ -163,6 +163,8 @@ test('upload → brand kit → draft and result survive a reload → create → 
   await page.setInputFiles('#upload-input', [bogus]);
   await page.waitForSelector('.uploads li[data-state="error"]');
   assert.match(await page.textContent('.uploads li[data-state="error"]'), /not a JPEG, PNG, WebP or HEIC/);
+  // The preview has drawn both uploaded photos (their rows and the whole video) before the shot.
+  await page.waitForFunction(() => [...document.querySelectorAll('#images .image-row')].every((r) => r.dataset.preview === 'ready'), null, { timeout: 20000 });
   await shoot(page, 'form-uploads.png');
 
   // A brand kit saved from the branding card, then picked.

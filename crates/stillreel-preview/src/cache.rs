@@ -3,7 +3,7 @@
 //! again would cost tens to hundreds of milliseconds a photo. A photo's canvas is kept by its
 //! fingerprint, length and framing; a depth field by its canvas and the map's fingerprint.
 //! The fingerprint is the `auto` rule's FNV-1a of the file, which the page computes once per
-//! file it holds ([`crate::bindings::fingerprint`]).
+//! file it holds (the `fingerprint` export of the bindings).
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
