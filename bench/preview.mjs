@@ -53,6 +53,9 @@ try {
         height,
         depthMaps: [null, null, null, '/samples/living-room-depth.png'],
       });
+      // Every clip must draw: black frames of photos that failed would be fast and wrong.
+      const notReady = photos.map((_, i) => preview.clip(i)).filter((c) => !c.ready);
+      if (notReady.length) throw new Error(`clips not drawn: ${JSON.stringify(notReady)}`);
       const canvas = document.getElementById('c');
       const out = [];
       for (let run = 0; run < runs; run++) {

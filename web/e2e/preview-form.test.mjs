@@ -108,11 +108,13 @@ test('uploaded photos play in their rows and in the whole video; every change re
   after = await rebuilt(page, before.revision, 75);
   assert.ok(changed(before, after) > 0.01, `caption: ${changed(before, after)}`);
 
-  // The transition: a crossfade overlaps the clips by 0.5 s and blends them at the join.
-  before = after;
+  // The transition: a crossfade overlaps the clips by 0.5 s and blends them at the join
+  // (frame 142 is clip 1 alone with a cut, a blend of both with the crossfade).
+  before = await at(page, 142);
   await page.click('#transition label:has(input[value="crossfade"])');
   after = await rebuilt(page, before.revision, 142);
   assert.match(await page.textContent('#preview-time'), /\/ 9\.5 s/);
+  assert.ok(changed(before, after) > 0.2, `transition: ${changed(before, after)}`);
   await shoot(page, '#video-preview', 'form-preview-crossfade.png');
 
   // Play: the position moves with the clock; a row plays its own clip.

@@ -8,15 +8,15 @@ import { el } from './fields.js';
 
 const photos = new Map();
 
-/** The photo at `url` as bytes, fetched once; rejects with a sentence for the row. */
+/** The photo at `url` (a Blob: the package reads and fingerprints it once), fetched once;
+ * rejects with a sentence for the row. */
 function photoBytes(url) {
   if (!photos.has(url)) {
     const load = fetch(url)
       .then((r) => {
         if (!r.ok) throw new Error(`the photo could not be fetched for the preview (HTTP ${r.status})`);
-        return r.arrayBuffer();
+        return r.blob();
       })
-      .then((b) => new Uint8Array(b))
       .catch((e) => {
         photos.delete(url);
         throw e instanceof TypeError
@@ -28,9 +28,9 @@ function photoBytes(url) {
   return photos.get(url);
 }
 
-/** The bytes of a photo uploaded from this computer, for its URL (read from the file). */
+/** A photo uploaded from this computer, for its URL: the preview reads the file itself. */
 export function rememberPhoto(url, file) {
-  photos.set(url, file.arrayBuffer().then((b) => new Uint8Array(b)));
+  photos.set(url, Promise.resolve(file));
 }
 
 const clock = (frame, fps) => `${(frame / fps).toFixed(1)} s`;
@@ -51,7 +51,8 @@ export function previewer() {
   let frame = 0;
   let rowPlayback = null;
   let timer;
-  const failures = [];
+  // Why each row's photo could not be read, for the preview shown now.
+  let failures = [];
 
   function setStatus(lines) {
     status.replaceChildren(...lines.map((text) => el('li', { text })));
@@ -75,23 +76,18 @@ export function previewer() {
   function play() {
     if (!preview) return;
     stop();
+    // From where the scrubber is (from the start once it reached the end).
     const from = frame >= preview.frames - 1 ? 0 : frame;
-    const start = performance.now() - (from / preview.fps) * 1000;
-    // The package's play() starts at frame 0; a resumed playback follows the clock from `from`.
-    let running = true;
-    const tick = (now) => {
-      if (!running || !preview) return;
-      const n = Math.floor(((now - start) / 1000) * preview.fps);
-      if (n >= preview.frames) {
-        show(preview.frames - 1);
-        stop();
-        return;
-      }
-      show(n);
-      requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    playback = { stop: () => { running = false; } };
+    const mine = preview.play(canvas, {
+      from,
+      onFrame: (n) => {
+        frame = n;
+        scrub.value = String(n);
+        time.textContent = `${clock(n, preview.fps)} / ${clock(preview.frames, preview.fps)}`;
+      },
+    });
+    playback = mine;
+    mine.done.then(() => { if (playback === mine) stop(); });
     playButton.textContent = 'Pause';
     canvas.dataset.playing = 'true';
   }
@@ -136,21 +132,25 @@ export function previewer() {
   async function rebuild(body, reason) {
     const mine = ++generation;
     if (!body) {
+      // The last preview stays on screen, still, under the reason it is not updated.
       stop();
+      rowPlayback?.stop();
       setStatus([reason]);
       canvas.dataset.state = 'waiting';
       return;
     }
-    const bytes = await Promise.all(body.image_inputs.map((input, i) => {
-      failures[i] = undefined;
+    // This rebuild's own notes: an older one finishing late must not write over them.
+    const unread = [];
+    const files = await Promise.all(body.image_inputs.map((input, i) => {
       if (!/^https?:\/\//.test(input.image_url) || input.image_url.startsWith('https://preview.invalid/')) return null;
-      return photoBytes(input.image_url).catch((e) => { failures[i] = e.message; return null; });
+      return photoBytes(input.image_url).catch((e) => { unread[i] = e.message; return null; });
     }));
     if (mine !== generation) return;
     let next;
     try {
-      next = await createPreview(body, bytes);
+      next = await createPreview(body, files);
     } catch (e) {
+      if (mine !== generation) return;
       setStatus([`The preview failed: ${e.message}`]);
       canvas.dataset.state = 'failed';
       return;
@@ -161,6 +161,7 @@ export function previewer() {
     rowPlayback?.stop();
     preview?.free();
     preview = next;
+    failures = unread;
     scrub.max = String(preview.frames - 1);
     const notes = body.image_inputs.flatMap((_, i) => {
       const info = preview.clip(i);

@@ -324,7 +324,8 @@ export interface Preview {
   clipYuv(index: number, n: number): Uint8Array | null;
   drawFrame(canvas: HTMLCanvasElement | OffscreenCanvas, frame: number): PreviewMoment;
   drawClipFrame(canvas: HTMLCanvasElement | OffscreenCanvas, index: number, n: number): void;
-  play(canvas: HTMLCanvasElement | OffscreenCanvas, options?: { clip?: number; loop?: boolean; onFrame?: (frame: number) => void }): PreviewPlayback;
+  /** Plays in real time from frame `from` (the whole video, or clip `clip`); stopped by `free()`. */
+  play(canvas: HTMLCanvasElement | OffscreenCanvas, options?: { clip?: number; from?: number; loop?: boolean; onFrame?: (frame: number) => void }): PreviewPlayback;
   free(): void;
 }
 

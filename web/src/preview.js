@@ -64,14 +64,17 @@ async function browserDecoded(bytes) {
   }
 }
 
-// Per file the page holds (the same Uint8Array on every rebuild): its fingerprint and, for a
-// format the module does not decode, the browser's PNG of it. With the module's own cache of
-// canvases, a rebuild after a caption or a transition changed decodes nothing again.
+// Per File or Blob (whose bytes cannot change): its fingerprint and, for a format the module
+// does not decode, the browser's PNG of it. With the module's own cache of canvases, a rebuild
+// after a caption or a transition changed reads and decodes nothing again. Bytes given as an
+// ArrayBuffer or a typed array may change under the same object: worked out each time.
 const fingerprints = new WeakMap();
 const decodedPng = new WeakMap();
-function remembered(map, key, make) {
-  if (!map.has(key)) map.set(key, Promise.resolve(make()));
-  return map.get(key);
+const fileBytes = new WeakMap();
+function remembered(map, source, make) {
+  if (!(typeof Blob !== 'undefined' && source instanceof Blob)) return Promise.resolve(make());
+  if (!map.has(source)) map.set(source, Promise.resolve(make()));
+  return map.get(source);
 }
 
 /**
@@ -85,11 +88,16 @@ export async function createPreview(body, photos = [], options = {}) {
   const size = options.width && options.height ? options : defaultPreviewSize(body?.orientation);
   const inner = new glue.VideoPreview(body, size.width, size.height);
   const preview = new Preview(inner, size.width, size.height, body, glue);
-  await Promise.all(
-    (body.image_inputs ?? []).map((_, i) =>
-      photos[i] == null ? null : preview.setPhoto(i, photos[i], options.depthMaps?.[i]),
-    ),
-  );
+  try {
+    await Promise.all(
+      (body.image_inputs ?? []).map((_, i) =>
+        photos[i] == null ? null : preview.setPhoto(i, photos[i], options.depthMaps?.[i]),
+      ),
+    );
+  } catch (e) {
+    preview.free();
+    throw e;
+  }
   return preview;
 }
 
@@ -101,6 +109,7 @@ export class Preview {
   #image;
   #overlays;
   #notes = [];
+  #playbacks = new Set();
 
   constructor(inner, width, height, body, glue) {
     this.#inner = inner;
@@ -142,21 +151,33 @@ export class Preview {
     return this.#notes[index] ? { ...info, note: [this.#notes[index], info.note].filter(Boolean).join('; ') } : info;
   }
 
-  /** Gives clip `index` its photo (and optionally a depth map); resolves to its state. */
+  /**
+   * Gives clip `index` its photo (and optionally a depth map); resolves to its state. A photo
+   * or map that cannot be read (a URL that does not answer) is the clip's note, not an error.
+   */
   async setPhoto(index, photo, depthMap, { darkerIsNearer = false } = {}) {
-    const file = await bytesOf(photo);
+    let file;
+    let depth;
+    try {
+      [file, depth] = await Promise.all([
+        remembered(fileBytes, photo, () => bytesOf(photo)),
+        remembered(fileBytes, depthMap, () => bytesOf(depthMap)),
+      ]);
+    } catch (e) {
+      this.#notes[index] = e.message;
+      return this.clip(index);
+    }
     let bytes = file;
     let note = null;
     if (file && !isJpeg(file) && !isPng(file)) {
-      bytes = await remembered(decodedPng, file, () => browserDecoded(file));
+      bytes = await remembered(decodedPng, photo, () => browserDecoded(file));
       note = bytes
         ? 'decoded by the browser (not JPEG or PNG): pixels may differ from the render'
         : 'this browser cannot decode the photo (HEIC?): no preview; the renderer decodes it';
     }
-    const depth = await bytesOf(depthMap);
     this.#notes[index] = note;
     if (!bytes) return this.clip(index);
-    const digest = await remembered(fingerprints, file, () => this.#glue.fingerprint(file));
+    const digest = await remembered(fingerprints, photo, () => this.#glue.fingerprint(file));
     this.#inner.setPhoto(index, bytes, depth ?? undefined, darkerIsNearer, digest);
     return this.clip(index);
   }
@@ -198,24 +219,35 @@ export class Preview {
   }
 
   /**
-   * Plays the video (or one clip: `{clip: i}`) into `canvas` in real time, dropping frames
-   * rather than slowing down. Returns `{stop(), done}`; `done` resolves when it ends or stops.
+   * Plays the video (or one clip: `{clip: i}`) into `canvas` in real time from frame `from`,
+   * dropping frames rather than slowing down; `onFrame(n)` after each frame drawn. Returns
+   * `{stop(), done}`; `done` resolves when it ends or stops (also when the preview is freed).
    */
-  play(canvas, { clip, loop = false, onFrame } = {}) {
+  play(canvas, { clip, from = 0, loop = false, onFrame } = {}) {
     const total = clip === undefined ? this.frames : this.clipFrames;
     let stopped = false;
     let resolve;
     const done = new Promise((r) => {
       resolve = r;
     });
-    const start = performance.now();
+    const playback = {
+      stop: () => {
+        stopped = true;
+        this.#playbacks.delete(playback);
+        resolve();
+      },
+      done,
+    };
+    this.#playbacks.add(playback);
+    const start = performance.now() - (Math.max(0, Math.min(from, total - 1)) / this.fps) * 1000;
     const tick = (now) => {
       if (stopped) return;
       let n = Math.floor(((now - start) / 1000) * this.fps);
       if (n >= total) {
         if (!loop) {
           this.#show(canvas, clip, total - 1);
-          resolve();
+          onFrame?.(total - 1);
+          playback.stop();
           return;
         }
         n %= total;
@@ -225,17 +257,12 @@ export class Preview {
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
-    return {
-      stop() {
-        stopped = true;
-        resolve();
-      },
-      done,
-    };
+    return playback;
   }
 
-  /** Frees the module's memory for this preview. */
+  /** Stops every playback and frees the module's memory for this preview. */
   free() {
+    for (const playback of this.#playbacks) playback.stop();
     this.#inner.free();
   }
 

@@ -75,7 +75,10 @@ const PREVIEW = `
   const checked = m.validateCreateVideo({ image_inputs: [{ image_url: 'https://photos.example.com/house.jpg', camera_motion: 'push-in' }] });
   const preview = await m.createPreview(checked.normalized, [photo]);
   const yuv = preview.clipYuv(0, 75);
-  const result = { frames: preview.frames, length: yuv.length, distinct: new Set(yuv.subarray(0, 640 * 360)).size, motion: preview.clip(0).motion };
+  // FNV-1a of the frame's bytes: Node and Chromium must draw the same frame.
+  let hash = 0x811c9dc5;
+  for (const b of yuv) hash = Math.imul(hash ^ b, 0x01000193) >>> 0;
+  const result = { frames: preview.frames, length: yuv.length, distinct: new Set(yuv.subarray(0, 640 * 360)).size, motion: preview.clip(0).motion, hash };
   preview.free();
   return result;`;
 

@@ -321,9 +321,11 @@ impl VideoPreview {
         })
     }
 
-    /// How the server paces this video's clips.
+    /// How the server paces this video's clips: through their ends when the ramp will show
+    /// (asked for, and two or more clips: the server records `speed_ramp` only then).
     fn pace(&self) -> Pace {
-        if self.request.branding.as_ref().is_some_and(|b| b.speed_ramp) {
+        let ramp = self.request.branding.as_ref().is_some_and(|b| b.speed_ramp);
+        if ramp && self.request.image_inputs.len() >= 2 {
             Pace::Through
         } else {
             Pace::Engine

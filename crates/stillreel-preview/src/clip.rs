@@ -117,6 +117,8 @@ impl ClipPreview {
         if framed.is_none() {
             return Err(PreviewError::Undecodable);
         }
+        // The renderer reads a depth map only on v25 (the flat camera otherwise).
+        let depth = depth.filter(|_| spec.engine == Engine::V25);
         let field = depth.map(|(png, polarity)| {
             let depth_key = DepthKey {
                 canvas: key,

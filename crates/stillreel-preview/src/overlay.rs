@@ -164,7 +164,8 @@ pub fn overlays(
                         text: c.text.clone(),
                         style: c.style,
                         plate: plate.clone(),
-                        at_top: i == 0 && intro.is_some(),
+                        // As the clip step decides: any intro slot, known template or not.
+                        at_top: i == 0 && intro_slot.is_some(),
                     },
                     size,
                 )

@@ -4,6 +4,26 @@
 
 use stillreel_core::Transition;
 
+/// Frames of a crossfade (the core's overlap): fade's step is `65536 / JOIN` a frame.
+const JOIN: u32 = Transition::Crossfade.overlap_frames();
+
+/// The next clip's 8-bit alpha at `progress` (frame `k = (1 − progress)·JOIN` of the join), as
+/// ffmpeg's `fade` computes it: factor `k · (65536 / JOIN)`, rounded.
+fn crossfade_alpha(progress: f64) -> u32 {
+    let k = ((1.0 - progress) * f64::from(JOIN)).round() as u32;
+    (255 * k * (65_536 / JOIN) + 32_768) >> 16
+}
+
+/// Whether `progress` is the join's last frame (`k = JOIN − 1`).
+fn last_of_join(progress: f64) -> bool {
+    ((1.0 - progress) * f64::from(JOIN)).round() as u32 >= JOIN - 1
+}
+
+/// `x / 255` rounded, as `overlay` divides (`FAST_DIV255`).
+fn div255(x: u32) -> u8 {
+    (((x + 128) * 257) >> 16) as u8
+}
+
 /// xfade's `mix(a, b, m)`: `a·m + b·(1 − m)`.
 fn mix(a: f32, b: f32, m: f32) -> f32 {
     a * m + b * (1.0 - m)
@@ -30,15 +50,21 @@ pub fn blend_yuv(
     match transition {
         Transition::Cut => out.copy_from_slice(b),
         Transition::Crossfade => {
+            // The renderer's crossfade is `fade=alpha=1` on the next clip then `overlay`:
+            // an 8-bit alpha from fade's 16-bit factor, and overlay's integer blend.
+            let alpha = crossfade_alpha(progress);
             for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                *o = mix(f32::from(x), f32::from(y), p) as u8;
+                *o = div255(u32::from(x) * (255 - alpha) + u32::from(y) * alpha);
             }
         }
+        // ffmpeg's `xfade` passes the next clip through on the frame where the outgoing one
+        // ends, which in the renderer's seams is the join's last frame.
+        Transition::FadeBlack if last_of_join(progress) => out.copy_from_slice(b),
         Transition::FadeBlack => {
             const PHASE: f32 = 0.2;
             let (sa, sb) = (smoothstep(1.0 - PHASE, 1.0, p), smoothstep(PHASE, 1.0, p));
             for (i, ((o, &x), &y)) in out.iter_mut().zip(a).zip(b).enumerate() {
-                let black = if i < luma { 16.0 } else { 128.0 };
+                let black = if i < luma { 0.0 } else { 128.0 };
                 let from = mix(f32::from(x), black, sa);
                 let to = mix(black, f32::from(y), sb);
                 *o = mix(from, to, p) as u8;
@@ -54,7 +80,11 @@ pub fn blend_weights(transition: Transition, progress: f64) -> (f64, f64) {
     let p = progress as f32;
     let (a, b) = match transition {
         Transition::Cut => (0.0, 1.0),
-        Transition::Crossfade => (p, 1.0 - p),
+        Transition::Crossfade => {
+            let alpha = crossfade_alpha(progress) as f32 / 255.0;
+            (1.0 - alpha, alpha)
+        }
+        Transition::FadeBlack if last_of_join(progress) => (0.0, 1.0),
         Transition::FadeBlack => {
             const PHASE: f32 = 0.2;
             let (sa, sb) = (smoothstep(1.0 - PHASE, 1.0, p), smoothstep(PHASE, 1.0, p));
@@ -112,58 +142,70 @@ mod tests {
         assert!(px[0] >= 254 && px[1] <= 1 && px[2] <= 1, "{px:?}");
     }
 
+    /// The progress of frame `k` of a 15-frame join.
+    fn at(k: u32) -> f64 {
+        1.0 - f64::from(k) / 15.0
+    }
+
     #[test]
-    fn a_crossfade_is_all_outgoing_at_one_and_mostly_next_near_zero() {
+    fn a_crossfade_goes_from_the_outgoing_clip_to_the_next_by_overlays_steps() {
         let (a, b) = (vec![200u8; 6], vec![20u8; 6]);
         let mut out = vec![0u8; 6];
-        blend_yuv(Transition::Crossfade, 1.0, &a, &b, (2, 2), &mut out);
+        blend_yuv(Transition::Crossfade, at(0), &a, &b, (2, 2), &mut out);
         assert_eq!(out, a);
-        blend_yuv(Transition::Crossfade, 0.5, &a, &b, (2, 2), &mut out);
-        assert_eq!(out[0], 110);
-        blend_yuv(Transition::Crossfade, 1.0 / 15.0, &a, &b, (2, 2), &mut out);
-        assert!((31..=32).contains(&out[0]), "{out:?}");
+        let mut last = 200;
+        for k in 1..15 {
+            blend_yuv(Transition::Crossfade, at(k), &a, &b, (2, 2), &mut out);
+            // Alpha 17 a frame (255 / 15): 12 levels of this pair a frame, always down.
+            assert!(out[0] < last && last - out[0] <= 13, "frame {k}: {out:?}");
+            last = out[0];
+        }
+        assert_eq!(last, 32);
     }
 
     #[test]
     fn the_weights_are_the_blends_coefficients() {
-        // A one-pixel "frame" of each clip alone, blended: the result is the weight (× 255).
+        // A white and a black clip, blended: the result is the weight (of 219 levels).
+        let (white, black) = (
+            vec![235, 235, 235, 235, 128, 128],
+            vec![0, 0, 0, 0, 128, 128],
+        );
         for transition in [Transition::Crossfade, Transition::FadeBlack] {
-            for progress in [1.0, 0.9, 0.7, 0.5, 0.2, 1.0 / 15.0] {
-                let (wa, wb) = blend_weights(transition, progress);
+            for k in 0..15 {
+                let (wa, wb) = blend_weights(transition, at(k));
                 let mut out = vec![0u8; 6];
-                let (white, black) = (
-                    vec![235, 235, 235, 235, 128, 128],
-                    vec![16, 16, 16, 16, 128, 128],
-                );
-                blend_yuv(transition, progress, &white, &black, (2, 2), &mut out);
-                let a = (f64::from(out[0]) - 16.0) / 219.0;
+                blend_yuv(transition, at(k), &white, &black, (2, 2), &mut out);
+                let a = f64::from(out[0]) / 235.0;
                 assert!(
                     (a - wa).abs() < 0.01,
-                    "{transition:?} {progress}: {a} against {wa}"
+                    "{transition:?} {k}: {a} against {wa}"
                 );
-                blend_yuv(transition, progress, &black, &white, (2, 2), &mut out);
-                let b = (f64::from(out[0]) - 16.0) / 219.0;
+                blend_yuv(transition, at(k), &black, &white, (2, 2), &mut out);
+                let b = f64::from(out[0]) / 235.0;
                 assert!(
                     (b - wb).abs() < 0.01,
-                    "{transition:?} {progress}: {b} against {wb}"
+                    "{transition:?} {k}: {b} against {wb}"
                 );
             }
         }
     }
 
     #[test]
-    fn fade_black_dips_to_black_early_in_the_join() {
+    fn fade_black_dips_to_black_and_ends_on_the_next_clip() {
         let (a, b) = (vec![200u8; 6], vec![180u8; 6]);
         let mut out = vec![0u8; 6];
-        // Progress 0.8 (three frames into a 15-frame join): the outgoing clip is gone and the
-        // next one barely in; luma near video black, chroma neutral.
-        blend_yuv(Transition::FadeBlack, 0.8, &a, &b, (2, 2), &mut out);
-        assert!(out[..4].iter().all(|&v| (16..=30).contains(&v)), "{out:?}");
+        blend_yuv(Transition::FadeBlack, at(0), &a, &b, (2, 2), &mut out);
+        assert_eq!(out, a);
+        // Three frames in: the outgoing clip is gone and the next barely in; luma near
+        // xfade's black (0), chroma near neutral.
+        blend_yuv(Transition::FadeBlack, at(3), &a, &b, (2, 2), &mut out);
+        assert!(out[..4].iter().all(|&v| v <= 10), "{out:?}");
         assert!(
             out[4..].iter().all(|&v| (128..=140).contains(&v)),
             "{out:?}"
         );
-        blend_yuv(Transition::FadeBlack, 1.0, &a, &b, (2, 2), &mut out);
-        assert_eq!(out, a);
+        // The join's last frame is the next clip alone, as the renderer's xfade passes it.
+        blend_yuv(Transition::FadeBlack, at(14), &a, &b, (2, 2), &mut out);
+        assert_eq!(out, b);
     }
 }

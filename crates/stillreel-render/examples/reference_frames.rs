@@ -3,7 +3,7 @@
 //! step's in-process path (the plan from `plan::video_plan::clip_plan`, the canvas of
 //! `canvas_yuv420p`, the depth map checked and laid as the clip step does, `write_frames` on
 //! the renderer's threads and widest SIMD) writes the chosen frames as raw yuv420p, with a
-//! `manifest.json` naming them.
+//! `manifest.json` naming them, and the motion `auto` resolves to for every sample.
 //!
 //!   cargo run -p stillreel-render --example reference_frames -- OUT_DIR
 
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use stillreel_camera::depth::{DepthField, DepthMap, DepthPolarity};
 use stillreel_camera::draw::warp::{Canvas, draw_threads, frame_bytes, write_frames};
+use stillreel_camera::geometry::clip_plan::Pace;
 use stillreel_camera::input::canvas::canvas_yuv420p;
 use stillreel_camera::input::{ExifOrientation, sniff};
 use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
@@ -28,6 +29,9 @@ struct Case {
     photo: String,
     depth: Option<String>,
     orientation: Orientation,
+    resolution: Resolution,
+    /// `through` for a video with the speed ramp (the clips keep moving through their ends).
+    pace: &'static str,
     camera_motion: CameraMotion,
     fit: Fit,
     width: u32,
@@ -74,35 +78,62 @@ fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one case's every choice, named at the call"
-)]
-fn case(
-    out: &Path,
-    photo_name: &str,
-    depth_name: Option<&str>,
+/// What one case asks the renderer for.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    photo: &'a str,
+    depth: Option<&'a str>,
     orientation: Orientation,
+    resolution: Resolution,
+    pace: Pace,
     camera_motion: CameraMotion,
     fit: Fit,
-    cases: &mut Vec<Case>,
-    name: &str,
-) {
-    let photo = std::fs::read(samples().join(photo_name)).expect("read the photo");
-    let format = sniff(&photo).expect("a picture");
-    let media = FetchedMedia {
-        path: PathBuf::from(photo_name),
-        format,
-        bytes: photo.len() as u64,
-        digest: fnv1a(&photo),
-        orientation: ExifOrientation::read(&photo),
-        dimensions: imagesize::blob_size(&photo)
+}
+
+impl<'a> Ask<'a> {
+    fn new(photo: &'a str, orientation: Orientation, camera_motion: CameraMotion) -> Self {
+        Ask {
+            photo,
+            depth: None,
+            orientation,
+            resolution: Resolution::P720,
+            pace: Pace::Engine,
+            camera_motion,
+            fit: Fit::Auto,
+        }
+    }
+}
+
+/// The facts the fetch step records of a sample (`FetchedMedia`), the plan's inputs.
+fn fetched(photo: &str, bytes: &[u8]) -> FetchedMedia {
+    FetchedMedia {
+        path: PathBuf::from(photo),
+        format: sniff(bytes).expect("a picture"),
+        bytes: bytes.len() as u64,
+        digest: fnv1a(bytes),
+        orientation: ExifOrientation::read(bytes),
+        dimensions: imagesize::blob_size(bytes)
             .ok()
             .map(|s| (s.width as u32, s.height as u32)),
-    };
+    }
+}
+
+fn case(out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
+    let Ask {
+        photo: photo_name,
+        depth: depth_name,
+        orientation,
+        resolution,
+        pace,
+        camera_motion,
+        fit,
+    } = ask;
+    let photo = std::fs::read(samples().join(photo_name)).expect("read the photo");
+    let media = fetched(photo_name, &photo);
+    let format = media.format;
     let shape = VideoShape {
         orientation,
-        resolution: Resolution::P720,
+        resolution,
         engine: Engine::V25,
     };
     let plan = clip_plan(
@@ -112,7 +143,8 @@ fn case(
             upright: media.upright_dimensions(),
             digest: media.digest,
         },
-    );
+    )
+    .with_pace(pace);
     let (bytes, placement) = canvas_yuv420p(
         &photo,
         format,
@@ -158,6 +190,12 @@ fn case(
         photo: photo_name.to_owned(),
         depth: depth_name.map(str::to_owned),
         orientation,
+        resolution,
+        pace: if pace == Pace::Through {
+            "through"
+        } else {
+            "engine"
+        },
         camera_motion,
         fit,
         width: plan.width,
@@ -169,63 +207,97 @@ fn case(
 }
 
 fn main() {
+    use CameraMotion::{Auto, OrbitLeft, OrbitRight, PushIn, PushOut};
+    use Orientation::{Landscape, Portrait};
     let out = PathBuf::from(std::env::args().nth(1).expect("OUT_DIR"));
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
     let mut cases = Vec::new();
-    let motions = [
-        CameraMotion::PushIn,
-        CameraMotion::PushOut,
-        CameraMotion::OrbitLeft,
-        CameraMotion::OrbitRight,
-    ];
-    for orientation in [Orientation::Landscape, Orientation::Portrait] {
+    let motions = [PushIn, PushOut, OrbitLeft, OrbitRight];
+    for orientation in [Landscape, Portrait] {
         for motion in motions {
             let o = orientation.as_str();
             let m = motion.as_str();
             // Flat: a JPEG photograph, framed as `auto` frames it.
-            case(
-                &out,
-                "house-colonial.jpg",
-                None,
-                orientation,
-                motion,
-                Fit::Auto,
-                &mut cases,
-                &format!("flat-{o}-{m}"),
-            );
+            let flat = Ask::new("house-colonial.jpg", orientation, motion);
+            case(&out, flat, &mut cases, &format!("flat-{o}-{m}"));
             // Depth: the PNG interior with its map.
-            case(
-                &out,
-                "living-room.png",
-                Some("living-room-depth.png"),
-                orientation,
-                motion,
-                Fit::Auto,
-                &mut cases,
-                &format!("depth-{o}-{m}"),
-            );
+            let depth = Ask {
+                depth: Some("living-room-depth.png"),
+                ..Ask::new("living-room.png", orientation, motion)
+            };
+            case(&out, depth, &mut cases, &format!("depth-{o}-{m}"));
         }
     }
-    // `auto` motion and an EXIF-turned photo, resolved as the server resolves them.
-    case(
-        &out,
+    let extra = [
+        // `auto` motion and an EXIF-turned photo, resolved as the server resolves them.
+        (
+            "flat-landscape-auto-exif",
+            Ask {
+                fit: Fit::Smart,
+                ..Ask::new("house-farm-exif-rotated.jpg", Landscape, Auto)
+            },
+        ),
+        // Every framing by name: a portrait photo cut to cover, a landscape one contained.
+        (
+            "flat-landscape-push-in-cover",
+            Ask {
+                fit: Fit::Cover,
+                ..Ask::new("house-townhouse-portrait.jpg", Landscape, PushIn)
+            },
+        ),
+        (
+            "flat-landscape-orbit-left-contain",
+            Ask {
+                fit: Fit::ContainBlur,
+                ..Ask::new("house-colonial.jpg", Landscape, OrbitLeft)
+            },
+        ),
+        // 1080p, with depth.
+        (
+            "depth-landscape-orbit-right-1080p",
+            Ask {
+                depth: Some("living-room-depth.png"),
+                resolution: Resolution::P1080,
+                ..Ask::new("living-room.png", Landscape, OrbitRight)
+            },
+        ),
+        // The speed ramp's pacing (constant speed to the clip's ends), flat and with depth.
+        (
+            "ramp-landscape-push-out",
+            Ask {
+                pace: Pace::Through,
+                ..Ask::new("house-bungalow.jpg", Landscape, PushOut)
+            },
+        ),
+        (
+            "ramp-depth-portrait-orbit-left",
+            Ask {
+                depth: Some("living-room-depth.png"),
+                pace: Pace::Through,
+                ..Ask::new("living-room.png", Portrait, OrbitLeft)
+            },
+        ),
+    ];
+    for (name, ask) in extra {
+        case(&out, ask, &mut cases, name);
+    }
+    // `auto` for every sample, in both orientations: the motion the preview picks from the
+    // file must be the renderer's (a WebP's canvas is ffmpeg's and not compared; its motion
+    // is).
+    let mut motions = Vec::new();
+    for photo in [
+        "house-colonial.jpg",
+        "house-bungalow.jpg",
         "house-farm-exif-rotated.jpg",
-        None,
-        Orientation::Landscape,
-        CameraMotion::Auto,
-        Fit::Smart,
-        &mut cases,
-        "flat-landscape-auto-exif",
-    );
-    // A WebP: its canvas is ffmpeg's (not compared), but the `auto` motion the preview picks
-    // from the file must be the renderer's.
-    let motions: Vec<serde_json::Value> = [Orientation::Landscape, Orientation::Portrait]
-        .into_iter()
-        .map(|orientation| {
-            let photo = std::fs::read(samples().join("house-modern.webp")).expect("read the WebP");
-            let upright = imagesize::blob_size(&photo)
-                .ok()
-                .map(|s| (s.width as u32, s.height as u32));
+        "house-townhouse-portrait.jpg",
+        "house-modern.webp",
+        "headshot.jpg",
+        "living-room.png",
+        "logo.png",
+    ] {
+        let bytes = std::fs::read(samples().join(photo)).expect("read the sample");
+        let media = fetched(photo, &bytes);
+        for orientation in [Landscape, Portrait] {
             let plan = clip_plan(
                 VideoShape {
                     orientation,
@@ -233,18 +305,18 @@ fn main() {
                     engine: Engine::V25,
                 },
                 &PictureFacts {
-                    camera_motion: CameraMotion::Auto,
-                    upright,
-                    digest: fnv1a(&photo),
+                    camera_motion: Auto,
+                    upright: media.upright_dimensions(),
+                    digest: media.digest,
                 },
             );
-            serde_json::json!({
-                "photo": "house-modern.webp",
+            motions.push(serde_json::json!({
+                "photo": photo,
                 "orientation": orientation,
                 "motion": plan.motion.as_camera_motion(),
-            })
-        })
-        .collect();
+            }));
+        }
+    }
     let manifest =
         serde_json::to_string_pretty(&serde_json::json!({ "cases": cases, "motions": motions }))
             .expect("manifest");

@@ -27,7 +27,7 @@ use crate::media::keyframes::{Keyframe, VideoFacts};
 
 mod commands;
 
-pub use commands::{blend_all_command, seams_command};
+pub use commands::{blend_all_command, join_blend_graph, seams_command};
 
 /// One re-encoded seam between clip `j` and clip `j + 1`.
 #[derive(Debug, Clone, Copy, PartialEq)]

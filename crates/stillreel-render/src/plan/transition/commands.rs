@@ -16,6 +16,44 @@ fn norm(fps: u32) -> String {
     format!("settb=AVTB,setpts=PTS-STARTPTS,fps={fps}")
 }
 
+/// The right clip's first frames of a crossfade, given an alpha channel that fades in over
+/// `overlap` frames (frame `k` at `k/overlap`, the weights `xfade=fade` gives); `overlay`
+/// ([`DISSOLVE_OVERLAY`]) then lays them over the left clip's last frames.
+fn dissolve_fade(overlap: u32) -> String {
+    format!("format=yuva420p,fade=t=in:s=0:n={overlap}:alpha=1")
+}
+
+/// How a crossfade lays the right clip (with its fading alpha) over the left: integer
+/// blending, about a tenth of `xfade`'s floating-point cost.
+const DISSOLVE_OVERLAY: &str = "overlay=format=yuv420:eof_action=pass";
+
+/// The blend of one join alone, as the seams blend it: `[0:v]` (the left clip's last
+/// `overlap` frames) and `[1:v]` (the right clip's first `overlap` frames) into `[v]`, yuv420p.
+/// The browser preview's blend is held to what this graph makes (stillreel-preview's tests).
+pub fn join_blend_graph(transition: Transition, overlap: u32, fps: u32) -> String {
+    let norm = norm(fps);
+    match transition {
+        Transition::Crossfade => format!(
+            "[0:v]{norm}[l];[1:v]{norm},{fade}[r];[l][r]{DISSOLVE_OVERLAY},format=yuv420p[v]",
+            fade = dissolve_fade(overlap)
+        ),
+        _ => format!(
+            "[0:v]{norm}[l];[1:v]{norm}[r];[l][r]{xfade},format=yuv420p[v]",
+            xfade = xfade_filter(transition, overlap, fps, 0)
+        ),
+    }
+}
+
+/// `xfade` blending `overlap` frames from frame `offset` of its first input.
+fn xfade_filter(transition: Transition, overlap: u32, fps: u32, offset: u32) -> String {
+    format!(
+        "xfade=transition={}:duration={:.6}:offset={:.6}",
+        xfade_name(transition),
+        f64::from(overlap) / f64::from(fps),
+        f64::from(offset) / f64::from(fps),
+    )
+}
+
 /// The xfade transition of a blended join.
 fn xfade_name(transition: Transition) -> &'static str {
     match transition {
@@ -113,14 +151,11 @@ fn seam_graph(plan: &SeamPlan, tail: u32, head: u32, inputs: (&str, &str), out: 
     match plan.transition {
         Transition::Crossfade => dissolve_graph(tail, head, plan.overlap, fps, inputs, out),
         _ => format!(
-            "{left},{norm}[l{out}];{right},{norm}[r{out}];\
-             [l{out}][r{out}]xfade=transition={name}:duration={dur:.6}:offset={offset:.6}[{out}]",
+            "{left},{norm}[l{out}];{right},{norm}[r{out}];[l{out}][r{out}]{xfade}[{out}]",
             left = inputs.0,
             right = inputs.1,
             norm = norm(fps),
-            name = xfade_name(plan.transition),
-            dur = f64::from(plan.overlap) / f64::from(fps),
-            offset = f64::from(tail - plan.overlap) / f64::from(fps),
+            xfade = xfade_filter(plan.transition, plan.overlap, fps, tail - plan.overlap),
         ),
     }
 }
@@ -152,7 +187,7 @@ fn dissolve_graph(
     } else {
         graph.push_str(&format!("{left},{norm}[{out}lb];"));
     }
-    let fade = format!("format=yuva420p,fade=t=in:s=0:n={overlap}:alpha=1");
+    let fade = dissolve_fade(overlap);
     if right_only > 0 {
         graph.push_str(&format!(
             "{right},{norm},split[{out}r0][{out}r1];\
@@ -167,9 +202,7 @@ fn dissolve_graph(
     } else {
         format!("{out}b")
     };
-    graph.push_str(&format!(
-        "[{out}lb][{out}rb]overlay=format=yuv420:eof_action=pass[{blend}]"
-    ));
+    graph.push_str(&format!("[{out}lb][{out}rb]{DISSOLVE_OVERLAY}[{blend}]"));
     if blend != out {
         parts.push(format!("[{blend}]"));
         if right_only > 0 {
@@ -210,10 +243,8 @@ pub fn blend_all_command(
     for (i, &n) in clip_frames.iter().enumerate().skip(1) {
         let out = format!("x{i}");
         graph.push_str(&format!(
-            "[{last}][c{i}]xfade=transition={}:duration={:.6}:offset={:.6}[{out}];",
-            xfade_name(transition),
-            f64::from(overlap) / f64::from(fps),
-            f64::from(length - overlap) / f64::from(fps),
+            "[{last}][c{i}]{}[{out}];",
+            xfade_filter(transition, overlap, fps, length - overlap),
         ));
         length = length + n - overlap;
         last = out;
