@@ -127,10 +127,10 @@ fn the_preview_blends_a_join_as_the_renderer_does() {
             let (luma, chroma) = max_diff(&mine, theirs);
             let mean = mean_chroma(&mine, theirs);
             worst_mean = worst_mean.max(mean);
-            println!("{transition:?} frame {k}: luma {luma}, chroma {chroma} (mean {mean:.2})");
+            eprintln!("{transition:?} frame {k}: luma {luma}, chroma {chroma} (mean {mean:.2})");
             worst = (worst.0.max(luma), worst.1.max(chroma));
         }
-        println!("{transition:?}: worst luma {}, chroma {}", worst.0, worst.1);
+        eprintln!("{transition:?}: worst luma {}, chroma {}", worst.0, worst.1);
         match transition {
             // fade + overlay, integer arithmetic on yuv420p: the same bytes.
             Transition::Crossfade => assert_eq!(worst, (0, 0), "{transition:?}"),
