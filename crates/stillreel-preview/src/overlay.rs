@@ -26,7 +26,8 @@ pub struct CaptionLine {
 /// A clip's caption, laid out.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaptionOverlay {
-    pub size: u32,
+    /// The text's size in pixels of the preview.
+    pub size: f64,
     /// `#rrggbb` of the plate, drawn at [`PLATE_OPACITY`].
     pub plate_color: String,
     pub plate_opacity: f64,
@@ -167,6 +168,7 @@ pub fn overlays(
                         // As the clip step decides: any intro slot, known template or not.
                         at_top: i == 0 && intro_slot.is_some(),
                     },
+                    request.resolution.dimensions(request.orientation),
                     size,
                 )
             }),
@@ -185,21 +187,29 @@ pub fn overlays(
 }
 
 /// A caption laid out as the renderer lays it (the server has the display font).
-fn caption(caption: &ClipCaption, (width, height): (u32, u32)) -> CaptionOverlay {
-    let l = layout(caption, width, height, true);
-    let (size, pad) = (f64::from(l.size), f64::from(l.pad));
+/// Laid out on the video's own frame (`render`, where the renderer's sizes round) and scaled
+/// to the preview's `size`.
+fn caption(caption: &ClipCaption, render: (u32, u32), size: (u32, u32)) -> CaptionOverlay {
+    let l = layout(caption, render.0, render.1, true);
+    let scale = f64::from(size.0) / f64::from(render.0.max(1));
+    let (text_size, pad) = (f64::from(l.size), f64::from(l.pad));
     let lines = l
         .lines
         .iter()
         .map(|(text, left, top)| {
-            let text_w = l.font.line_em(text) * size;
-            let x = left.map_or((f64::from(width) - text_w) / 2.0, f64::from);
+            let text_w = l.font.line_em(text) * text_size;
+            let x = left.map_or((f64::from(render.0) - text_w) / 2.0, f64::from);
             let y = f64::from(*top);
             CaptionLine {
                 text: text.clone(),
-                plate: [x - pad, y - pad, text_w + 2.0 * pad, size + 2.0 * pad],
-                x,
-                y,
+                plate: [
+                    (x - pad) * scale,
+                    (y - pad) * scale,
+                    (text_w + 2.0 * pad) * scale,
+                    (text_size + 2.0 * pad) * scale,
+                ],
+                x: x * scale,
+                y: y * scale,
             }
         })
         .collect();
@@ -209,7 +219,7 @@ fn caption(caption: &ClipCaption, (width, height): (u32, u32)) -> CaptionOverlay
         "#ffffff"
     };
     CaptionOverlay {
-        size: l.size,
+        size: text_size * scale,
         plate_color: caption.plate.clone(),
         plate_opacity: PLATE_OPACITY,
         text_color: text_color.to_owned(),
