@@ -1,6 +1,8 @@
 //! The preview's blend of a join against the renderer's: the seams' own graph
 //! (`stillreel_render::plan::transition::join_blend_graph`) run by ffmpeg on two photographs'
-//! canvases, every frame of the join compared with `pixels::blend_yuv`.
+//! canvases, every frame of the join compared with `pixels::blend_yuv`. Native only: the
+//! render crate runs ffmpeg and is no dependency of the wasm32 build.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::Path;
 use std::process::Command;
