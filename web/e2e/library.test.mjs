@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
-import { target } from './target.mjs';
+import { connect, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
 const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
@@ -73,9 +73,7 @@ test('previews of every template and every effect', { skip: site.live ? false : 
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${site.url}/`);
-  await page.fill('#api-key', site.key);
-  await page.click('#key-form button');
-  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  await connect(page, site);
   const templates = (await (await fetch(`${site.url}/api/v1/get_templates`, { headers: { Authorization: site.key } })).json()).templates;
   const effects = await page.evaluate(() => window.stillreel.vfxTypes());
   assert.equal(effects.length, 13);
@@ -120,9 +118,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${site.url}/`);
-  await page.fill('#api-key', site.key);
-  await page.click('#key-form button');
-  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  await connect(page, site);
 
   // Several files dropped at once; each gets its row with a progress bar (the upload is slowed
   // to 1 MB/s so progress is seen between 0 and 100), and, once stored, a photo row with its URL.

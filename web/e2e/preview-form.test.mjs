@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
-import { target } from './target.mjs';
+import { connect, target } from './target.mjs';
 
 const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
 mkdirSync(docs, { recursive: true });
@@ -63,9 +63,7 @@ test('uploaded photos play in their rows and in the whole video; every change re
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${site.url}/`);
-  await page.fill('#api-key', site.key);
-  await page.click('#key-form button');
-  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  await connect(page, site);
 
   // Two photos uploaded from this computer become two rows; the preview draws both.
   await page.setInputFiles('#upload-input', samples('house-colonial.jpg', 'living-room.png'));
@@ -132,9 +130,7 @@ test('uploaded photos play in their rows and in the whole video; every change re
 test('a portrait video previews portrait, and a photo on another site is named, not drawn', { skip: needsServer, timeout: 120_000 }, async () => {
   const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
   await page.goto(`${site.url}/`);
-  await page.fill('#api-key', site.key);
-  await page.click('#key-form button');
-  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  await connect(page, site);
   await page.setInputFiles('#upload-input', samples('house-townhouse-portrait.jpg'));
   await page.waitForFunction(() => document.querySelector('#images .image-row')?.dataset.preview === 'ready', null, { timeout: 60000 });
   const before = await grab(page);

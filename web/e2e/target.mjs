@@ -96,3 +96,10 @@ export async function target({ env: extraEnv = {}, accountArgs = [], own = false
     },
   };
 }
+
+/** Connects an open page of the form with the site's key and waits until it says so. */
+export async function connect(page, site) {
+  await page.fill('#api-key', site.key);
+  await page.click('#key-form button');
+  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+}

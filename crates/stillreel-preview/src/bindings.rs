@@ -140,7 +140,7 @@ impl VideoPreview {
         } else {
             DepthPolarity::BrighterIsNearer
         };
-        let made = ClipPreview::with_digest(
+        let made = ClipPreview::new(
             photo,
             digest.unwrap_or_else(|| fnv1a(photo)),
             depth.as_deref().map(|d| (d, polarity)),

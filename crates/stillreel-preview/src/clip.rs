@@ -56,23 +56,10 @@ pub struct ClipPreview {
 
 impl ClipPreview {
     /// The clip of `photo` (JPEG or PNG bytes) with an optional depth map (a grey PNG, as the
-    /// server stores one), drawn at `spec.size`.
-    ///
-    /// `original`: the file as the server will fetch it, when `photo` is the browser's PNG of
-    /// it (a WebP): the `auto` rule fingerprints the file, so it must see the same bytes.
+    /// server stores one), drawn at `spec.size`. `digest`: the `auto` rule's fingerprint
+    /// (`fnv1a`) of the file as the server will fetch it: of the original when `photo` is the
+    /// browser's PNG of a WebP, and computed once by a page that holds the file.
     pub fn new(
-        photo: &[u8],
-        original: Option<&[u8]>,
-        depth: Option<(&[u8], DepthPolarity)>,
-        spec: &ClipSpec,
-    ) -> Result<Self, PreviewError> {
-        let digest = fnv1a(original.unwrap_or(photo));
-        Self::with_digest(photo, digest, depth, spec)
-    }
-
-    /// [`ClipPreview::new`] with the file's fingerprint given (`fnv1a` of the file as the server
-    /// will fetch it), so a page that holds the file hashes it once, not on every rebuild.
-    pub fn with_digest(
         photo: &[u8],
         digest: u64,
         depth: Option<(&[u8], DepthPolarity)>,
@@ -144,10 +131,6 @@ impl ClipPreview {
         })
     }
 
-    pub fn plan(&self) -> &ClipPlan {
-        &self.plan
-    }
-
     pub fn motion(&self) -> Motion {
         self.plan.motion
     }
@@ -166,11 +149,6 @@ impl ClipPreview {
             .as_deref()
             .and_then(|f| f.as_ref().err())
             .map(String::as_str)
-    }
-
-    /// Bytes of one frame (yuv420p).
-    pub fn frame_len(&self) -> usize {
-        warp::frame_bytes(self.plan.width, self.plan.height)
     }
 
     /// Draws frame `n` (clamped to the clip) into `out`, yuv420p. A model makes a generative
