@@ -83,3 +83,31 @@ test('the form runs under its Content-Security-Policy, the wasm validator includ
     await context.close();
   }
 });
+
+test('a key submitted while the wasm rules are still loading connects once they have, with no reload', { skip }, async () => {
+  const context = await browser.newContext();
+  try {
+    // A slow line: the validator's wasm arrives two seconds late. The page's load event does not
+    // wait for it, so the key box is in view (and submittable) before the rest of the form.
+    let release;
+    const held = new Promise((r) => { release = r; });
+    await context.route('**/stillreel_wasm_bg.wasm', async (route) => { await held; await route.continue(); });
+    const page = await context.newPage();
+    const problems = [];
+    page.on('pageerror', (e) => problems.push(e.message));
+    let navigations = 0;
+    page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) navigations++; });
+    await page.goto(`${site.url}/`);
+    await page.fill('#api-key', site.key);
+    await page.click('#key-form button');
+    assert.equal(await page.textContent('#conn'), 'loading the form…');
+    assert.equal(await page.locator('.image-row').count(), 0, 'the rest of the form is still loading');
+    setTimeout(release, 2000);
+    await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'), null, { timeout: 30000 });
+    assert.equal(navigations, 1, 'the key box did not reload the page');
+    assert.deepEqual(await stored(page), { session: site.key, local: null });
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -101,5 +101,17 @@ export async function target({ env: extraEnv = {}, accountArgs = [], own = false
 export async function connect(page, site) {
   await page.fill('#api-key', site.key);
   await page.click('#key-form button');
-  await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  try {
+    await page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+  } catch (err) {
+    // Say what the form shows: "offline" with the banner's reason reads differently from a hang.
+    const shown = await page.evaluate(() => ({
+      conn: document.getElementById('conn').textContent,
+      banner: document.getElementById('banner').textContent,
+      key: document.getElementById('api-key').value.length,
+      url: location.href,
+    })).catch((e) => ({ error: e.message }));
+    err.message += `\nthe form shows: ${JSON.stringify(shown)}`;
+    throw err;
+  }
 }
