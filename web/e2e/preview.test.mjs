@@ -56,7 +56,7 @@ test('the preview draws the renderer\'s frames: every motion, flat and depth, la
       // browser, other pixels than ffmpeg's canvas, but its motion comes from its own bytes).
       for (const m of manifest.motions) {
         const checked = validateCreateVideo({
-          image_inputs: [{ image_url: `https://photos.example.com/${m.photo}` }], orientation: m.orientation, ai_engine: 'v25',
+          image_inputs: [{ image_url: `https://photos.example.com/${m.photo}`, fit: m.fit }], orientation: m.orientation, ai_engine: 'v25',
         });
         const preview = await createPreview(checked.normalized, [`/samples/${m.photo}`]);
         motions.push({ ...m, got: preview.clip(0).motion, note: preview.clip(0).note });
@@ -106,9 +106,9 @@ test('the preview draws the renderer\'s frames: every motion, flat and depth, la
       return { out, motions };
     });
     assert.equal(results.length, 22, 'every reference case ran');
-    assert.equal(motions.length, 16);
+    assert.equal(motions.length, 32);
     for (const m of motions) {
-      assert.equal(m.got, m.motion, `${m.photo} ${m.orientation}: the auto motion`);
+      assert.equal(m.got, m.motion, `${m.photo} ${m.orientation} ${m.fit}: the auto motion`);
       if (m.photo.endsWith('.webp')) assert.match(m.note, /decoded by the browser/);
     }
     let exact = 0;

@@ -81,6 +81,7 @@ impl ClipPreview {
             spec.engine,
             upright,
             video_frame,
+            spec.fit,
             digest,
         );
         let plan = ClipPlan {

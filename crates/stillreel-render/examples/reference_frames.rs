@@ -142,6 +142,7 @@ fn case(out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
             camera_motion,
             upright: media.upright_dimensions(),
             digest: media.digest,
+            fit,
         },
     )
     .with_pace(pace);
@@ -298,23 +299,28 @@ fn main() {
         let bytes = std::fs::read(samples().join(photo)).expect("read the sample");
         let media = fetched(photo, &bytes);
         for orientation in [Landscape, Portrait] {
-            let plan = clip_plan(
-                VideoShape {
-                    orientation,
-                    resolution: Resolution::P720,
-                    engine: Engine::V25,
-                },
-                &PictureFacts {
-                    camera_motion: Auto,
-                    upright: media.upright_dimensions(),
-                    digest: media.digest,
-                },
-            );
-            motions.push(serde_json::json!({
-                "photo": photo,
-                "orientation": orientation,
-                "motion": plan.motion.as_camera_motion(),
-            }));
+            // Auto framing contains some of them (no orbit); covered, the wide ones orbit.
+            for fit in [Fit::Auto, Fit::Cover] {
+                let plan = clip_plan(
+                    VideoShape {
+                        orientation,
+                        resolution: Resolution::P720,
+                        engine: Engine::V25,
+                    },
+                    &PictureFacts {
+                        camera_motion: Auto,
+                        upright: media.upright_dimensions(),
+                        digest: media.digest,
+                        fit,
+                    },
+                );
+                motions.push(serde_json::json!({
+                    "photo": photo,
+                    "orientation": orientation,
+                    "fit": fit,
+                    "motion": plan.motion.as_camera_motion(),
+                }));
+            }
         }
     }
     let manifest =

@@ -8,7 +8,9 @@
 //! a constant perceived rate); [`Coord`] evaluates that here for tests and writes the same
 //! formula as an ffmpeg expression for the filter, so plan and graph cannot drift apart.
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
+use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
+
+use crate::input::framing::{self, Framing};
 
 /// Zoom factor at the close end of push-in and push-out (1.0 is the whole canvas).
 pub const PUSH_ZOOM: f64 = 1.15;
@@ -52,10 +54,14 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// Decides `auto` (and passes explicit motions through), deterministically from the picture:
-/// - v25, and the upright picture's aspect ratio is at least [`AUTO_ORBIT_ASPECT`] times the
-///   frame's: an orbit across the width the crop would otherwise waste; left when the file's
+/// - v25, the upright picture's aspect ratio at least [`AUTO_ORBIT_ASPECT`] times the frame's,
+///   and a framing that crops it (`fit` resolved by [`framing::resolve`] is `cover` or
+///   `smart`; always, on the generative engine, whose model is given the whole photo): an orbit across the width the crop would otherwise waste; left when the file's
 ///   FNV-1a digest is even, right when odd.
-/// - otherwise push-in when the digest is even, push-out when odd.
+/// - otherwise push-in when the digest is even, push-out when odd. A contained picture
+///   (`contain-blur`, which `auto` framing picks for a wide photo in a portrait frame) crops
+///   nothing to travel across, and an orbit would tilt its sharp edges against the level
+///   blurred bands around it; a push keeps them level.
 ///
 /// The same file at the same frame always gets the same motion; different pictures spread
 /// over the motions instead of all pushing in.
@@ -64,6 +70,7 @@ pub fn resolve_motion(
     engine: Engine,
     upright: (u32, u32),
     frame: (u32, u32),
+    fit: Fit,
     digest: u64,
 ) -> Motion {
     let even = digest.is_multiple_of(2);
@@ -75,7 +82,10 @@ pub fn resolve_motion(
         CameraMotion::Auto => {
             let source_aspect = f64::from(upright.0) / f64::from(upright.1.max(1));
             let frame_aspect = f64::from(frame.0) / f64::from(frame.1.max(1));
-            let wide = source_aspect >= frame_aspect * AUTO_ORBIT_ASPECT;
+            // The model of the generative engine sees the whole photo: no framing applies.
+            let cropped = engine == Engine::Generative
+                || framing::resolve(fit, upright, frame) != Framing::ContainBlur;
+            let wide = source_aspect >= frame_aspect * AUTO_ORBIT_ASPECT && cropped;
             match (engine, wide, even) {
                 // The generative engine's model is asked for the same move v25 would draw.
                 (Engine::V25 | Engine::Generative, true, true) => Motion::OrbitLeft,
@@ -449,37 +459,66 @@ mod tests {
     #[test]
     fn auto_rule() {
         let frame = (1280, 720);
-        // Explicit motions pass through.
+        let auto = |upright, frame, fit, digest| {
+            resolve_motion(CameraMotion::Auto, Engine::V25, upright, frame, fit, digest)
+        };
+        // Explicit motions pass through, whatever the framing.
         assert_eq!(
-            resolve_motion(CameraMotion::PushOut, Engine::V25, (100, 100), frame, 0),
+            resolve_motion(
+                CameraMotion::PushOut,
+                Engine::V25,
+                (100, 100),
+                frame,
+                Fit::Auto,
+                0
+            ),
             Motion::PushOut
         );
-        // Frame-shaped pictures push in or out by digest parity, on both engines.
         assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V25, (1600, 900), frame, 2),
-            Motion::PushIn
-        );
-        assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V25, (1600, 900), frame, 3),
-            Motion::PushOut
-        );
-        // Wide panoramas orbit on v25 ...
-        assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V25, (2400, 1000), frame, 4),
+            resolve_motion(
+                CameraMotion::OrbitLeft,
+                Engine::V25,
+                (3000, 1000),
+                (720, 1280),
+                Fit::ContainBlur,
+                1
+            ),
             Motion::OrbitLeft
         );
-        assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V25, (2400, 1000), frame, 5),
-            Motion::OrbitRight
-        );
+        // Frame-shaped pictures push in or out by digest parity, on both engines.
+        assert_eq!(auto((1600, 900), frame, Fit::Auto, 2), Motion::PushIn);
+        assert_eq!(auto((1600, 900), frame, Fit::Auto, 3), Motion::PushOut);
+        // Wide panoramas, cropped, orbit on v25 ...
+        assert_eq!(auto((2400, 1000), frame, Fit::Auto, 4), Motion::OrbitLeft);
+        assert_eq!(auto((2400, 1000), frame, Fit::Smart, 5), Motion::OrbitRight);
         // ... but never on v24.
         assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V24, (2400, 1000), frame, 5),
+            resolve_motion(
+                CameraMotion::Auto,
+                Engine::V24,
+                (2400, 1000),
+                frame,
+                Fit::Auto,
+                5
+            ),
             Motion::PushOut
         );
-        // Portrait frame: a landscape picture is "wide".
+        // Portrait frame: a landscape picture is "wide". Covered, it orbits across what the
+        // crop leaves out; with auto framing it is contained (covering would keep 42 % of it),
+        // and a contained picture pushes.
         assert_eq!(
-            resolve_motion(CameraMotion::Auto, Engine::V25, (1200, 900), (720, 1280), 6),
+            auto((1200, 900), (720, 1280), Fit::Cover, 6),
+            Motion::OrbitLeft
+        );
+        assert_eq!(auto((1200, 900), (720, 1280), Fit::Auto, 6), Motion::PushIn);
+        assert_eq!(
+            auto((1200, 900), (720, 1280), Fit::ContainBlur, 7),
+            Motion::PushOut
+        );
+        // A picture only a little wider than a portrait frame is covered by auto framing, and
+        // orbits.
+        assert_eq!(
+            auto((900, 1280), (720, 1280), Fit::Auto, 8),
             Motion::OrbitLeft
         );
     }

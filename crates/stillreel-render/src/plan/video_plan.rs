@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
+use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution, Transition};
 
 use crate::ffmpeg::command::{self, FfmpegArgs, MusicInput, SAMPLE_RATE};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, resolve_motion};
@@ -28,6 +28,9 @@ pub struct PictureFacts {
     pub upright: Option<(u32, u32)>,
     /// FNV-1a of the file's bytes (the `auto` rule's fingerprint).
     pub digest: u64,
+    /// How the photo fills the frame (the request's `fit`): `auto` does not orbit a picture it
+    /// contains.
+    pub fit: Fit,
 }
 
 /// The plan of one clip: its frames, decided from the picture.
@@ -38,6 +41,7 @@ pub fn clip_plan(shape: VideoShape, picture: &PictureFacts) -> ClipPlan {
         shape.engine,
         picture.upright.unwrap_or(frame),
         frame,
+        picture.fit,
         picture.digest,
     );
     ClipPlan::new(shape.orientation, shape.resolution, shape.engine, motion)
@@ -181,6 +185,7 @@ mod tests {
             camera_motion,
             upright: Some(upright),
             digest,
+            fit: Fit::Auto,
         }
     }
 
@@ -191,7 +196,7 @@ mod tests {
             &[
                 picture(CameraMotion::PushIn, (4000, 3000), 1),
                 picture(CameraMotion::Auto, (4000, 3000), 2),
-                picture(CameraMotion::Auto, (6000, 2000), 3),
+                picture(CameraMotion::Auto, (4800, 2000), 3),
             ],
             false,
         );
@@ -201,7 +206,8 @@ mod tests {
             && (c.plan.width, c.plan.height) == (1280, 720)
             && c.plan.fps == 30));
         let motions: Vec<Motion> = plan.clips.iter().map(|c| c.plan.motion).collect();
-        // Explicit; auto, not wide, even digest; auto, 3:1 on v25, odd digest.
+        // Explicit; auto, not wide, even digest; auto, 2.4:1 on v25 (smart framing keeps 74 % of
+        // it), odd digest.
         assert_eq!(
             motions,
             [Motion::PushIn, Motion::PushIn, Motion::OrbitRight]
@@ -229,6 +235,7 @@ mod tests {
                 camera_motion: CameraMotion::Auto,
                 upright: None,
                 digest: 7,
+                fit: Fit::Auto,
             },
         );
         assert_eq!((clip.width, clip.height, clip.frames), (1080, 1920, 150));

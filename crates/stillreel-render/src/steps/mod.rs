@@ -171,6 +171,7 @@ impl ClipJob {
             camera_motion: self.camera_motion,
             upright: self.input.upright,
             digest: self.input.digest,
+            fit: self.look.fit,
         }
     }
 }
