@@ -4,8 +4,9 @@
 // docs/ (`docs/form-preview*.png`) like the form's others. Needs a server (uploads).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
 import { connect, target } from './target.mjs';
@@ -52,6 +53,29 @@ async function rebuilt(page, revision, frame) {
   await page.waitForFunction((r) => Number(document.getElementById('preview-canvas').dataset.revision ?? 0) > r
     && document.getElementById('preview-canvas').dataset.state === 'ready', revision, { timeout: 20000 });
   return at(page, frame);
+}
+
+/** A mono 16-bit WAV of `seconds` of a 440 Hz tone, written to a temporary file. */
+function toneFile(seconds) {
+  const rate = 8000;
+  const samples = seconds * rate;
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / rate)), 44 + i * 2);
+  const path = join(mkdtempSync(join(tmpdir(), 'stillreel-tone-')), 'tone.wav');
+  writeFileSync(path, wav);
+  return path;
 }
 
 async function shoot(page, selector, name) {
@@ -142,4 +166,46 @@ test('a portrait video previews portrait, and a photo on another site is named, 
   await page.fill('#images .image-row:nth-child(2) .f-url', 'https://photos.example.com/elsewhere.jpg');
   await page.waitForFunction(() => /Photo 2: .*another site/.test(document.getElementById('preview-status').textContent), null, { timeout: 20000 });
   await shoot(page, '#video-preview', 'form-preview-portrait.png');
+});
+
+test('the music plays along with the preview: at the time of the video, looped, fading out at the end', { skip: needsServer, timeout: 120_000 }, async () => {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${site.url}/`);
+  await connect(page, site);
+  await page.setInputFiles('#upload-input', samples('house-colonial.jpg'));
+  await page.waitForFunction(() => document.querySelector('#images .image-row')?.dataset.preview === 'ready', null, { timeout: 60000 });
+  // A 3 s tone under a 5 s video: the renderer loops it, and so does the preview.
+  await page.setInputFiles('#audio ~ .file-picker input.file-chooser', toneFile(3));
+  await page.waitForFunction(() => /^http/.test(document.getElementById('audio').value), null, { timeout: 30000 });
+  await page.waitForFunction(() => /Music: plays along, looped and fading out over the last 1\.0 s/.test(document.getElementById('preview-status').textContent), null, { timeout: 30000 });
+  const audio = () => page.$eval('#preview-audio', (a) => ({
+    paused: a.paused,
+    time: a.currentTime,
+    volume: a.volume,
+    frame: Number(document.getElementById('preview-scrub').value),
+  }));
+  assert.match(await page.$eval('#preview-audio', (a) => a.src), /^http/);
+  assert.equal((await audio()).paused, true, 'silent until Play');
+
+  // From 2.0 s: at 3.4 s of video the tone is 0.4 s into its second round.
+  await page.$eval('#preview-scrub', (s) => { s.value = '60'; s.dispatchEvent(new Event('input')); });
+  await page.click('#preview-play');
+  await page.waitForFunction(() => Number(document.getElementById('preview-scrub').value) >= 100, null, { timeout: 10000 });
+  const mid = await audio();
+  assert.equal(mid.paused, false, 'the music plays with the picture');
+  const want = (mid.frame / 30) % 3;
+  const off = Math.min(Math.abs(mid.time - want), 3 - Math.abs(mid.time - want));
+  assert.ok(off < 0.35, `the music is at ${mid.time.toFixed(2)} s, the video at ${(mid.frame / 30).toFixed(2)} s (want ${want.toFixed(2)})`);
+  assert.equal(mid.volume, 1, 'full level before the last second');
+  // In the last second it fades; at the end it stops with the picture.
+  await page.waitForFunction(() => Number(document.getElementById('preview-scrub').value) >= 135, null, { timeout: 10000 });
+  const fading = await audio();
+  assert.ok(fading.volume < 0.6 && fading.volume > 0, `fading: ${fading.volume} at frame ${fading.frame}`);
+  await page.waitForFunction(() => document.getElementById('preview-canvas').dataset.playing === 'false', null, { timeout: 10000 });
+  const end = await audio();
+  assert.equal(end.paused, true, 'the music stops with the video');
+  assert.ok(end.volume < 0.05, `silent at the end: ${end.volume}`);
+  assert.deepEqual(problems, []);
 });

@@ -3,6 +3,8 @@
 // and the whole video before "Create" is pressed. Rebuilt whenever the form changes; photos
 // are read from the file when uploaded from this computer, else fetched once per URL from this
 // server (the form's CSP allows no other origin: another site's photo is named, not drawn).
+// The music (`audio_url`) plays along with the whole video from an <audio> element (the CSP's
+// media-src allows any http(s) origin, as it does for the finished video).
 import { createPreview } from './stillreel/src/browser.js';
 import { el } from './fields.js';
 
@@ -45,7 +47,10 @@ export function previewer() {
   const scrub = document.getElementById('preview-scrub');
   const time = document.getElementById('preview-time');
   const status = document.getElementById('preview-status');
+  const audio = document.getElementById('preview-audio');
   let preview = null;
+  let lines = [];
+  let music = '';
   let generation = 0;
   let playback = null;
   let frame = 0;
@@ -54,9 +59,23 @@ export function previewer() {
   // Why each row's photo could not be read, for the preview shown now.
   let failures = [];
 
-  function setStatus(lines) {
+  function setStatus(next) {
+    lines = next;
     status.replaceChildren(...lines.map((text) => el('li', { text })));
   }
+
+  /** Loads `url` (the body's `audio_url`, or '' for none) into the music element once. */
+  function setMusic(url) {
+    if (url === music) return;
+    music = url;
+    audio.pause();
+    if (url) audio.src = url;
+    else audio.removeAttribute('src');
+    audio.load();
+  }
+  audio.addEventListener('error', () => {
+    if (music) setStatus([...lines, 'Music: this browser could not play the file; the preview is silent']);
+  });
 
   function show(n) {
     if (!preview) return;
@@ -80,6 +99,7 @@ export function previewer() {
     const from = frame >= preview.frames - 1 ? 0 : frame;
     const mine = preview.play(canvas, {
       from,
+      audio: music ? audio : undefined,
       onFrame: (n) => {
         frame = n;
         scrub.value = String(n);
@@ -168,8 +188,12 @@ export function previewer() {
       const why = failures[i] ?? (info.ready ? info.note : info.note ?? 'no preview');
       return why ? [`Photo ${i + 1}: ${why}`] : [];
     });
+    setMusic(body.audio_url ?? '');
+    const sound = music
+      ? [`Music: plays along, looped and fading out over the last ${clock(preview.musicFade.frames, preview.fps)} (the render also evens its loudness)`]
+      : [];
     setStatus([`${clock(preview.frames, preview.fps)} · ${body.image_inputs.length} clip(s)`
-      + `${body.branding ? ', branded render' : ''}`, ...notes]);
+      + `${body.branding ? ', branded render' : ''}`, ...sound, ...notes]);
     canvas.dataset.state = 'ready';
     canvas.dataset.revision = String(mine);
     show(Math.min(frame, preview.frames - 1));

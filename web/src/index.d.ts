@@ -324,8 +324,15 @@ export interface Preview {
   clipYuv(index: number, n: number): Uint8Array | null;
   drawFrame(canvas: HTMLCanvasElement | OffscreenCanvas, frame: number): PreviewMoment;
   drawClipFrame(canvas: HTMLCanvasElement | OffscreenCanvas, index: number, n: number): void;
-  /** Plays in real time from frame `from` (the whole video, or clip `clip`); stopped by `free()`. */
-  play(canvas: HTMLCanvasElement | OffscreenCanvas, options?: { clip?: number; from?: number; loop?: boolean; onFrame?: (frame: number) => void }): PreviewPlayback;
+  /** The music's level (1 to 0) at `frame`: the renderer's fade-out over the outro card, else the last second. */
+  musicGain(frame: number): number;
+  /** Where the music fades out, in frames of the video: the outro card, else the last second. */
+  readonly musicFade: { start: number; frames: number };
+  /**
+   * Plays in real time from frame `from` (the whole video, or clip `clip`); stopped by `free()`.
+   * `audio`: an element holding the music, played along with the whole video (looped, faded).
+   */
+  play(canvas: HTMLCanvasElement | OffscreenCanvas, options?: { clip?: number; from?: number; loop?: boolean; onFrame?: (frame: number) => void; audio?: HTMLMediaElement }): PreviewPlayback;
   free(): void;
 }
 

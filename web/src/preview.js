@@ -187,6 +187,22 @@ export class Preview {
     return this.#inner.moment(frame);
   }
 
+  /**
+   * The music's level at frame `frame` of the video: 1, then down to 0 in a straight line over
+   * the renderer's fade-out (the outro card, else the last second). The renderer also
+   * normalizes the music's loudness; the preview plays the file as it is.
+   */
+  musicGain(frame) {
+    const { start, frames } = this.musicFade;
+    return frame < start ? 1 : Math.max(0, 1 - (frame - start) / frames);
+  }
+
+  /** `{start, frames}` of the music's fade-out, in frames of the video. */
+  get musicFade() {
+    const [start, frames] = this.#inner.musicFade();
+    return { start, frames };
+  }
+
   /** Frame `n` of clip `index` as the renderer's yuv420p bytes, or null when it cannot draw. */
   clipYuv(index, n) {
     const out = new Uint8Array(this.#inner.yuvLength());
@@ -220,11 +236,15 @@ export class Preview {
 
   /**
    * Plays the video (or one clip: `{clip: i}`) into `canvas` in real time from frame `from`,
-   * dropping frames rather than slowing down; `onFrame(n)` after each frame drawn. Returns
-   * `{stop(), done}`; `done` resolves when it ends or stops (also when the preview is freed).
+   * dropping frames rather than slowing down; `onFrame(n)` after each frame drawn. With
+   * `audio` (an `<audio>` element holding the music; the whole video only) the music plays
+   * along as the renderer lays it: from its start at frame 0, looped, fading out at the end.
+   * Returns `{stop(), done}`; `done` resolves when it ends or stops (also when the preview is
+   * freed).
    */
-  play(canvas, { clip, from = 0, loop = false, onFrame } = {}) {
+  play(canvas, { clip, from = 0, loop = false, onFrame, audio } = {}) {
     const total = clip === undefined ? this.frames : this.clipFrames;
+    const music = clip === undefined && audio ? audio : null;
     let stopped = false;
     let resolve;
     const done = new Promise((r) => {
@@ -233,13 +253,21 @@ export class Preview {
     const playback = {
       stop: () => {
         stopped = true;
+        music?.pause();
         this.#playbacks.delete(playback);
         resolve();
       },
       done,
     };
     this.#playbacks.add(playback);
-    const start = performance.now() - (Math.max(0, Math.min(from, total - 1)) / this.fps) * 1000;
+    const first = Math.max(0, Math.min(from, total - 1));
+    const start = performance.now() - (first / this.fps) * 1000;
+    if (music) {
+      music.loop = true;
+      music.volume = this.musicGain(first);
+      // Refused (no user gesture, a file the browser cannot play): the picture plays on.
+      music.play().catch(() => {});
+    }
     const tick = (now) => {
       if (stopped) return;
       let n = Math.floor(((now - start) / 1000) * this.fps);
@@ -252,12 +280,24 @@ export class Preview {
         }
         n %= total;
       }
+      if (music) this.#follow(music, n);
       this.#show(canvas, clip, n);
       onFrame?.(n);
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
     return playback;
+  }
+
+  /** Keeps `music` at frame `n`'s place in the track (looped) and level. */
+  #follow(music, n) {
+    music.volume = this.musicGain(n);
+    const length = music.duration;
+    if (!Number.isFinite(length) || length <= 0) return;
+    const want = (n / this.fps) % length;
+    const off = Math.abs(music.currentTime - want);
+    // Seek only when it drifted (a seek is audible), and not across the loop's seam.
+    if (off > 0.25 && off < length - 0.25) music.currentTime = want;
   }
 
   /** Stops every playback and frees the module's memory for this preview. */

@@ -89,6 +89,10 @@ async function previewTypes(body: CreateVideoRequest, photo: Blob, canvas: HTMLC
   const yuv: Uint8Array | null = preview.clipYuv(0, 75);
   const playback = preview.play(canvas, { clip: 0 });
   await playback.done;
+  const gain: number = preview.musicGain(preview.frames - 1);
+  void gain;
+  const withMusic = preview.play(canvas, { from: 30, audio: new Audio('/files/music.mp3') });
+  withMusic.stop();
   const size: { width: number; height: number } = defaultPreviewSize('portrait');
   const direct: Preview = await createPreviewDirect(body, [], size);
   void motion;

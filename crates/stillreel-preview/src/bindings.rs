@@ -200,6 +200,14 @@ impl VideoPreview {
         })
     }
 
+    /// `[first frame, frames]` of the music's fade-out (linear to silence, as the renderer's
+    /// `afade`).
+    #[wasm_bindgen(js_name = musicFade)]
+    pub fn music_fade(&self) -> Vec<u32> {
+        let (start, frames) = self.timeline.music_fade();
+        vec![start, frames]
+    }
+
     /// A caption's opacity at frame `n` of its clip (the renderer's fade).
     #[wasm_bindgen(js_name = captionAlpha)]
     pub fn caption_alpha(&self, n: u32) -> f64 {

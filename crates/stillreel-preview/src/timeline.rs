@@ -142,6 +142,16 @@ impl Timeline {
             }
     }
 
+    /// `(first frame, frames)` of the music's fade-out: over the outro card when there is one,
+    /// else over the last second (the stitched video's rule, and the branded one's without a
+    /// card).
+    pub fn music_fade(&self) -> (u32, u32) {
+        match self.outro_start() {
+            Some(start) => (start, OUTRO_SECONDS * self.fps),
+            None => (self.total_frames().saturating_sub(self.fps), self.fps),
+        }
+    }
+
     /// The stitched frame output frame `frame` shows (the ramp drops some).
     pub fn main_frame(&self, frame: u32) -> u32 {
         if self.ramp.is_some() {
@@ -194,6 +204,7 @@ mod tests {
 
     use stillreel_core::catalog::builtin_templates;
     use stillreel_effects::template::{Frame, intro_overlay, outro_card};
+    use stillreel_render::plan::video_plan::AudioPlan;
     use stillreel_render::{BrandJob, BrandPlan, StitchPlan};
 
     use super::*;
@@ -252,6 +263,19 @@ mod tests {
                     "{transition:?} {clips}"
                 );
                 assert_eq!(t.total_frames(), stitch.total_frames());
+                let AudioPlan::Music {
+                    seconds,
+                    fade_start,
+                } = StitchPlan::standard(clips as usize, true)
+                    .with_transition(transition)
+                    .audio()
+                else {
+                    panic!("a stitch with music has music");
+                };
+                let (start, frames) = t.music_fade();
+                let fps = f64::from(t.fps);
+                assert!((f64::from(start) / fps - fade_start).abs() < 1e-9);
+                assert!((f64::from(start + frames) / fps - seconds).abs() < 1e-9);
                 for i in 0..clips {
                     assert_eq!(t.clip_start(i), stitch.clip_start(i));
                 }
@@ -277,6 +301,13 @@ mod tests {
                     assert_eq!(t.total_frames(), plan.total_frames(), "{what}");
                     assert_eq!(t.intro_frames(), plan.intro_frames(), "{what}");
                     assert_eq!(t.outro_start(), plan.outro_start(), "{what}");
+                    let (start, frames) = t.music_fade();
+                    let fps = f64::from(t.fps);
+                    assert_eq!(
+                        (f64::from(start) / fps, f64::from(frames) / fps),
+                        plan.music_fade(),
+                        "{what}"
+                    );
                     // Each cut between clips (in the stitched video) lands on the output frame
                     // the plan says.
                     for (i, cut) in plan.cut_frames().into_iter().enumerate() {
