@@ -97,7 +97,9 @@ test('a key submitted while the wasm rules are still loading connects once they 
     page.on('pageerror', (e) => problems.push(e.message));
     let navigations = 0;
     page.on('framenavigated', (frame) => { if (frame === page.mainFrame()) navigations++; });
-    await page.goto(`${site.url}/`);
+    // DOMContentLoaded: the entry module has run (module scripts are deferred), the held wasm
+    // has not arrived.
+    await page.goto(`${site.url}/`, { waitUntil: 'domcontentloaded' });
     await page.fill('#api-key', site.key);
     await page.click('#key-form button');
     assert.equal(await page.textContent('#conn'), 'loading the form…');

@@ -197,8 +197,11 @@ test('the music plays along with the preview: at the time of the video, looped, 
   assert.equal(mid.paused, false, 'the music plays with the picture');
   const want = (mid.frame / 30) % 3;
   const off = Math.min(Math.abs(mid.time - want), 3 - Math.abs(mid.time - want));
-  assert.ok(off < 0.35, `the music is at ${mid.time.toFixed(2)} s, the video at ${(mid.frame / 30).toFixed(2)} s (want ${want.toFixed(2)})`);
-  assert.equal(mid.volume, 1, 'full level before the last second');
+  // The player lets the track drift a quarter second before it seeks; the rest is slack for a
+  // loaded machine.
+  assert.ok(off < 0.45, `the music is at ${mid.time.toFixed(2)} s, the video at ${(mid.frame / 30).toFixed(2)} s (want ${want.toFixed(2)})`);
+  // Read in one snapshot with the frame the player last drew, and set for that frame.
+  if (mid.frame < 120) assert.equal(mid.volume, 1, `full level before the last second (frame ${mid.frame})`);
   // In the last second it fades; at the end it stops with the picture.
   await page.waitForFunction(() => Number(document.getElementById('preview-scrub').value) >= 135, null, { timeout: 10000 });
   const fading = await audio();

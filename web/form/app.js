@@ -9,6 +9,9 @@ const keyInput = document.getElementById('api-key');
 const keyRemember = document.getElementById('api-key-remember');
 let main = null;
 
+// The HTML ships Connect disabled: until this module runs, a submit (a click or Enter, which a
+// disabled default button also stops) would be the browser's own and reload the page.
+keyForm.querySelector('button[type="submit"]').disabled = false;
 keyInput.value = apiKey.get();
 keyRemember.checked = apiKey.remembered();
 keyForm.addEventListener('submit', (event) => {
@@ -18,5 +21,13 @@ keyForm.addEventListener('submit', (event) => {
   else document.getElementById('conn').textContent = 'loading the form…';
 });
 
-main = await import('./main.js');
-await main.start();
+try {
+  main = await import('./main.js');
+  await main.start();
+} catch (err) {
+  keyForm.querySelector('button[type="submit"]').disabled = true;
+  document.getElementById('conn').textContent = 'the form could not load';
+  const banner = document.getElementById('banner');
+  banner.hidden = false;
+  banner.textContent = `The form could not load (reload the page to try again): ${err.message}`;
+}

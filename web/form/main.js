@@ -50,7 +50,12 @@ export function setConn(text, kind) {
   conn.className = `conn ${kind ?? ''}`;
 }
 
+// The latest connect: an earlier one still waiting for the server (a second submit, the
+// entry's own connect on load) must not fill the form after it.
+let connecting = 0;
+
 export async function connect() {
+  const mine = ++connecting;
   if (!apiKey.get()) {
     setConn('not connected');
     return;
@@ -60,6 +65,7 @@ export async function connect() {
     const [projects, templates, engineList, account] = await Promise.all([
       api().getProjects(), api().getTemplates(), api().getEngines(), api().getAccount(),
     ]);
+    if (mine !== connecting) return;
     deployment.templates = templates.templates;
     deployment.engines = engineList.engines;
     const preferred = engineList.engines.find((e) => e.default) ?? engineList.engines[0];
@@ -71,6 +77,7 @@ export async function connect() {
       clip_limit: account.clip_limit,
     };
     await loadKits().catch(() => []);
+    if (mine !== connecting) return;
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
     library.setProjects(projects.projects);
@@ -81,6 +88,7 @@ export async function connect() {
     create.restoreResults();
     ctx.banner('');
   } catch (err) {
+    if (mine !== connecting) return;
     setConn(err.status === 401 ? 'key not accepted' : 'offline', 'bad');
     ctx.banner(err.status === 401 ? 'The server did not accept this API key.' : `Cannot reach the API: ${err.message}`);
   }

@@ -51,6 +51,8 @@ export function previewer() {
   let preview = null;
   let lines = [];
   let music = '';
+  // Why the music element could not play `music` (null: no error).
+  let musicError = null;
   let generation = 0;
   let playback = null;
   let frame = 0;
@@ -68,13 +70,19 @@ export function previewer() {
   function setMusic(url) {
     if (url === music) return;
     music = url;
+    musicError = null;
     audio.pause();
     if (url) audio.src = url;
     else audio.removeAttribute('src');
     audio.load();
   }
+  const musicLine = () => (musicError
+    ? 'Music: this browser could not play the file; the preview is silent'
+    : `Music: plays along, looped and fading out over the last ${clock(preview.musicFade.frames, preview.fps)} (the render also evens its loudness)`);
   audio.addEventListener('error', () => {
-    if (music) setStatus([...lines, 'Music: this browser could not play the file; the preview is silent']);
+    if (!music || !audio.src) return;
+    musicError = audio.error?.message || 'unplayable';
+    if (preview) setStatus(lines.map((line) => (line.startsWith('Music: ') ? musicLine() : line)));
   });
 
   function show(n) {
@@ -171,6 +179,8 @@ export function previewer() {
       next = await createPreview(body, files);
     } catch (e) {
       if (mine !== generation) return;
+      stop();
+      rowPlayback?.stop();
       setStatus([`The preview failed: ${e.message}`]);
       canvas.dataset.state = 'failed';
       return;
@@ -189,9 +199,7 @@ export function previewer() {
       return why ? [`Photo ${i + 1}: ${why}`] : [];
     });
     setMusic(body.audio_url ?? '');
-    const sound = music
-      ? [`Music: plays along, looped and fading out over the last ${clock(preview.musicFade.frames, preview.fps)} (the render also evens its loudness)`]
-      : [];
+    const sound = music ? [musicLine()] : [];
     setStatus([`${clock(preview.frames, preview.fps)} · ${body.image_inputs.length} clip(s)`
       + `${body.branding ? ', branded render' : ''}`, ...sound, ...notes]);
     canvas.dataset.state = 'ready';

@@ -273,6 +273,8 @@ export class Preview {
       let n = Math.floor(((now - start) / 1000) * this.fps);
       if (n >= total) {
         if (!loop) {
+          // The renderer's fade has reached silence by the last sample.
+          if (music) music.volume = 0;
           this.#show(canvas, clip, total - 1);
           onFrame?.(total - 1);
           playback.stop();

@@ -490,6 +490,10 @@ mod tests {
         assert_eq!(auto((1600, 900), frame, Fit::Auto, 3), Motion::PushOut);
         // Wide panoramas, cropped, orbit on v25 ...
         assert_eq!(auto((2400, 1000), frame, Fit::Auto, 4), Motion::OrbitLeft);
+        // ... (one over about 3:1 is contained by auto framing, which keeps it whole, and
+        // pushes; covered, it orbits) ...
+        assert_eq!(auto((6000, 2000), frame, Fit::Auto, 4), Motion::PushIn);
+        assert_eq!(auto((6000, 2000), frame, Fit::Cover, 4), Motion::OrbitLeft);
         assert_eq!(auto((2400, 1000), frame, Fit::Smart, 5), Motion::OrbitRight);
         // ... but never on v24.
         assert_eq!(
