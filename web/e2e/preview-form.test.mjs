@@ -78,16 +78,22 @@ function toneFile(seconds) {
   return path;
 }
 
+/** A page of the form, `height` tall, connected with the site's key; its page errors collected. */
+async function connected(height) {
+  const page = await browser.newPage({ viewport: { width: 1200, height } });
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${site.url}/`);
+  await connect(page, site);
+  return { page, problems };
+}
+
 async function shoot(page, selector, name) {
   await page.locator(selector).screenshot({ path: resolve(docs, name) });
 }
 
 test('uploaded photos play in their rows and in the whole video; every change redraws at once', { skip: needsServer, timeout: 300_000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${site.url}/`);
-  await connect(page, site);
+  const { page, problems } = await connected(900);
 
   // Two photos uploaded from this computer become two rows; the preview draws both.
   await page.setInputFiles('#upload-input', samples('house-colonial.jpg', 'living-room.png'));
@@ -152,9 +158,7 @@ test('uploaded photos play in their rows and in the whole video; every change re
 });
 
 test('a portrait video previews portrait, and a photo on another site is named, not drawn', { skip: needsServer, timeout: 120_000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
-  await page.goto(`${site.url}/`);
-  await connect(page, site);
+  const { page } = await connected(1100);
   await page.setInputFiles('#upload-input', samples('house-townhouse-portrait.jpg'));
   await page.waitForFunction(() => document.querySelector('#images .image-row')?.dataset.preview === 'ready', null, { timeout: 60000 });
   const before = await grab(page);
@@ -169,11 +173,7 @@ test('a portrait video previews portrait, and a photo on another site is named, 
 });
 
 test('the music plays along with the preview: at the time of the video, looped, fading out at the end', { skip: needsServer, timeout: 120_000 }, async () => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${site.url}/`);
-  await connect(page, site);
+  const { page, problems } = await connected(900);
   await page.setInputFiles('#upload-input', samples('house-colonial.jpg'));
   await page.waitForFunction(() => document.querySelector('#images .image-row')?.dataset.preview === 'ready', null, { timeout: 60000 });
   // A 3 s tone under a 5 s video: the renderer loops it, and so does the preview.

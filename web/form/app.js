@@ -7,11 +7,12 @@ import { apiKey } from './key.js';
 const keyForm = document.getElementById('key-form');
 const keyInput = document.getElementById('api-key');
 const keyRemember = document.getElementById('api-key-remember');
+const connectButton = keyForm.querySelector('button[type="submit"]');
 let main = null;
 
 // The HTML ships Connect disabled: until this module runs, a submit (a click or Enter, which a
 // disabled default button also stops) would be the browser's own and reload the page.
-keyForm.querySelector('button[type="submit"]').disabled = false;
+connectButton.disabled = false;
 keyInput.value = apiKey.get();
 keyRemember.checked = apiKey.remembered();
 keyForm.addEventListener('submit', (event) => {
@@ -25,7 +26,7 @@ try {
   main = await import('./main.js');
   await main.start();
 } catch (err) {
-  keyForm.querySelector('button[type="submit"]').disabled = true;
+  connectButton.disabled = true;
   document.getElementById('conn').textContent = 'the form could not load';
   const banner = document.getElementById('banner');
   banner.hidden = false;

@@ -110,6 +110,7 @@ export class Preview {
   #overlays;
   #notes = [];
   #playbacks = new Set();
+  #fade;
 
   constructor(inner, width, height, body, glue) {
     this.#inner = inner;
@@ -119,6 +120,9 @@ export class Preview {
     this.body = body;
     this.#rgba = new Uint8Array(inner.rgbaLength());
     this.#overlays = inner.overlays();
+    // Fixed by the body's clips, transition and branding: asked once, read every frame.
+    const [start, frames] = inner.musicFade();
+    this.#fade = { start, frames };
   }
 
   /** Frames of the previewed video (its branded render when the body asks for branding). */
@@ -193,14 +197,13 @@ export class Preview {
    * normalizes the music's loudness; the preview plays the file as it is.
    */
   musicGain(frame) {
-    const { start, frames } = this.musicFade;
+    const { start, frames } = this.#fade;
     return frame < start ? 1 : Math.max(0, 1 - (frame - start) / frames);
   }
 
   /** `{start, frames}` of the music's fade-out, in frames of the video. */
   get musicFade() {
-    const [start, frames] = this.#inner.musicFade();
-    return { start, frames };
+    return { ...this.#fade };
   }
 
   /** Frame `n` of clip `index` as the renderer's yuv420p bytes, or null when it cannot draw. */
