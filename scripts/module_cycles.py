@@ -7,13 +7,13 @@
 - an import cycle at any depth: among the top-level modules, and among the children of every
   module (`worker/{job,steps,settle}` naming each other is a cycle inside `worker`);
 - a parent⇄child loop: a child names an item its parent defines in its own file while the
-  parent's file names the child (`worker.rs` ⇄ `worker/loops.rs`), unless the table allows it
+  parent's file names the child (`db.rs` ⇄ `db/batch.rs`), unless the table allows it
   with a reason;
 - a file with over 400 lines of non-test code whose module doc does not say why (a `//!`
   sentence with "on purpose" in it).
 
-Paths are read as `crate::a::b`, `super::b`, `self::b` and a child's bare name (`loops::x` in
-`worker.rs`); a name a module re-exports (`pub use renderer::Renderer` in lib.rs) counts as
+Paths are read as `crate::a::b`, `super::b`, `self::b` and a child's bare name (`batch::Batch` in
+`db.rs`); a name a module re-exports (`pub use renderer::Renderer` in lib.rs) counts as
 the module it comes from, so `use crate::Renderer` is an import of `renderer`. Cycles also
 count doc links; rules and loops read code only.
 

@@ -63,6 +63,7 @@ module_structure() {
 check "module structure (scripts/layers.toml)" module_structure
 check "module check's own tests" python3 scripts/test_module_cycles.py
 check "doc claims (files and Type::member in docs exist)" python3 scripts/doc_claims.py
+check "doc check's own tests" python3 scripts/test_doc_claims.py
 check "cargo check stillreel-core (wasm32)" cargo check -p stillreel-core --target wasm32-unknown-unknown --locked
 # The camera's pixel kernels claim these targets besides x86-64 (the SIMD paths are per
 # architecture); an rlib needs no linker for them.

@@ -3,10 +3,10 @@
 //!
 //! A kind of job is one file in `kinds/` implementing [`Kind`] (its name and claim rank, its
 //! time limit and retry policy, `run`, and `record`, which builds the jobs that follow it),
-//! registered with one line in [`kinds::builtin`]. A `create_video` video is the job graph
-//! prepare → clip × n → stitch → branding (`docs/RENDER.md`), each step one call of the
-//! renderer that reads its inputs from storage and leaves its outputs there; `combine` is
-//! one job; webhook deliveries are jobs too.
+//! registered with one line in the `kinds!` list of `kinds/mod.rs` ([`kinds::builtin`]). A
+//! `create_video` video is the job graph prepare → clip × n → stitch → branding
+//! (`docs/RENDER.md`), each step one call of the renderer that reads its inputs from storage
+//! and leaves its outputs there; `combine` is one job; webhook deliveries are jobs too.
 //!
 //! One job, one lease, one runner (`runner.rs`) for every kind: claimed with a lease and a
 //! random token, renewed by a heartbeat while `run` works (outside any transaction), and
@@ -26,7 +26,8 @@
 //! one job; `ctx.rs` is what the loops share, `settings.rs` their timing; `kind.rs` is the
 //! trait and the list of kinds; `kinds/` the kinds; `failure.rs` why a run failed;
 //! `observer.rs` writes progress, `scratch.rs` owns the scratch folders, `files.rs` serves the
-//! fetcher the server's own files.
+//! fetcher the server's own files, `orphans.rs` removes the files of attempts that never
+//! recorded them.
 
 mod ctx;
 mod failure;

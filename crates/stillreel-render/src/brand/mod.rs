@@ -40,7 +40,9 @@
 //! Template drawing and the ramp plan are pure functions of `stillreel-effects`. [`plan`],
 //! [`copy`] and [`ramp_copy`] are pure: from the facts of the main video (its clips' frames, frame size,
 //! keyframes) and the request they decide every frame and the ffmpeg argument lists, tested
-//! without ffmpeg. `run.rs` fetches the template images and the music, then runs the plan.
+//! without ffmpeg. `run.rs` fetches the template images and the music, then runs the plan
+//! (`ramp_run.rs` the ramped one's parts); [`card_cache`] keeps each brand's encoded outro
+//! card in storage.
 
 pub mod card_cache;
 pub mod copy;

@@ -1,8 +1,9 @@
 //! The render job queue, in the `jobs` table of the same database as the videos.
 //!
 //! Life of a job: [`enqueue_in`] (inside the transaction that creates its video, or that records
-//! the step before it, so no step is ever lost between two jobs) → [`claim`] by a worker,
-//! which takes a lease with a fresh random token → [`heartbeat`] while it works, outside any
+//! the step before it, so no step is ever lost between two jobs) → [`claim_in_lane`] by a
+//! worker's loop of that lane ([`claim`] and [`claim_fair`] are the render lane's), which
+//! takes a lease with a fresh random token → [`heartbeat`] while it works, outside any
 //! transaction → [`complete`] or [`fail`], each applied only if the job is still held under
 //! that worker **and that token**. A worker that dies stops renewing its lease;
 //! the sweep (`repo::sweep`) puts such jobs back (or fails them after `max_attempts`). Work is

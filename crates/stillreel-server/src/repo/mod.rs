@@ -16,6 +16,8 @@
 //! - [`brand_kits`]: saved branding.
 //! - [`stray_uploads`], [`deleted_videos`]: the start-up sweeps of stored files no record
 //!   accounts for (an upload never recorded, a deleted video's files left by a stop).
+//! - [`orphans`]: the attempts the lease sweep took back, whose stored files the orphan sweep
+//!   removes.
 
 pub mod accounts;
 pub mod brand_kits;

@@ -5,8 +5,8 @@
 //! the video's rows as one batch ([`write`]) and decides how to commit them: on SQLite,
 //! whose single writer makes a transaction per request the bottleneck, concurrent videos
 //! share one transaction ([`group_commit`]); on PostgreSQL, which has concurrent writers,
-//! each video commits on its own. Reads ([`read`]) are separate: they never wait for the
-//! writer.
+//! each video commits on its own. Reads ([`read`], and the library's pages in [`list`], which
+//! also deletes) are separate: they never wait for the writer.
 
 mod group_commit;
 mod list;
