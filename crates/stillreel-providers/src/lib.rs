@@ -4,7 +4,10 @@
 //! OpenAI-compatible image edits (`openai`), and stillreel's own JSON contract (`stillreel`).
 //! The adapters are request builders and answer parsers; `http` sends them; `client` checks
 //! every answer as untrusted input. docs/PROVIDERS.md is the operator's side of this.
+//! `bmff` is the workspace's ISO-BMFF box walker (MP4 and HEIF): here, because both this crate
+//! and the render crate may name it.
 
+pub mod bmff;
 pub mod claims;
 pub mod client;
 pub mod error;

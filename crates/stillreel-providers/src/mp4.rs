@@ -2,46 +2,15 @@
 //! model's clip is judged before it is stored. A fragmented MP4 whose movie header leaves the
 //! duration at zero reads as zero (and is refused as a clip answer).
 
-/// The boxes directly inside `data`: (type, body).
-fn boxes(data: &[u8]) -> impl Iterator<Item = ([u8; 4], &[u8])> {
-    let mut at = 0usize;
-    std::iter::from_fn(move || {
-        let head = data.get(at..at + 8)?;
-        let size32 = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
-        let kind = [head[4], head[5], head[6], head[7]];
-        let (header, size) = match size32 {
-            0 => (8, data.len() - at),
-            1 => {
-                let large = data.get(at + 8..at + 16)?;
-                let size = u64::from_be_bytes(large.try_into().ok()?);
-                (16, usize::try_from(size).ok()?)
-            }
-            n => (8, n),
-        };
-        if size < header {
-            return None;
-        }
-        let body = data.get(at + header..at.checked_add(size)?)?;
-        at += size;
-        Some((kind, body))
-    })
-}
+use crate::bmff::{child, u32_at, u64_at};
 
 /// Seconds, from `moov`/`mvhd` (version 0 or 1); `None` without one or with a zero timescale.
 pub fn duration_secs(mp4: &[u8]) -> Option<f64> {
-    let (_, moov) = boxes(mp4).find(|(kind, _)| kind == b"moov")?;
-    let (_, mvhd) = boxes(moov).find(|(kind, _)| kind == b"mvhd")?;
-    let be32 = |at: usize| -> Option<u64> {
-        Some(u64::from(u32::from_be_bytes(
-            mvhd.get(at..at + 4)?.try_into().ok()?,
-        )))
-    };
+    let mvhd = child(child(mp4, b"moov")?, b"mvhd")?;
+    let be32 = |at: usize| u32_at(mvhd, at).map(u64::from);
     let (timescale, duration) = match *mvhd.first()? {
         0 => (be32(12)?, be32(16)?),
-        1 => (
-            be32(20)?,
-            u64::from_be_bytes(mvhd.get(24..32)?.try_into().ok()?),
-        ),
+        1 => (be32(20)?, u64_at(mvhd, 24)?),
         _ => return None,
     };
     (timescale > 0).then(|| duration as f64 / timescale as f64)

@@ -1,7 +1,10 @@
 //! What a HEIC file says before anything is decoded: whether it is HEIC at all (its `ftyp`
 //! brands), and its primary picture's stored size and transforms, read from the item
 //! properties of its `meta` box (ISO/IEC 23008-12: `pitm`, `ipco`, `ipma`, `ispe`, `irot`,
-//! `imir`). Pure: bytes in, facts out.
+//! `imir`). Pure: bytes in, facts out; the boxes are walked by the providers crate's
+//! [`bmff`] walker.
+
+use stillreel_providers::bmff::{self, BmffBox, BoxError};
 
 /// The image brands of HEVC-coded HEIF. The sequence brands (`hevc`, `hevx`) and AVIF
 /// (`avif`) are not taken: only still HEVC pictures are.
@@ -128,63 +131,27 @@ impl HeifHeader {
     }
 }
 
-/// One ISO BMFF box: its type and its body (after the size and type).
-struct Bmff<'a> {
-    kind: [u8; 4],
-    body: &'a [u8],
-}
-
 /// The boxes laid end to end in `data`; one that claims more bytes than there are is damage.
-fn boxes(data: &[u8]) -> Result<Vec<Bmff<'_>>, Damaged> {
-    let mut out = Vec::new();
-    let mut rest = data;
-    while !rest.is_empty() {
-        let (bmff, size) = one_box(rest)?;
-        out.push(bmff);
-        rest = &rest[size..];
-    }
-    Ok(out)
+fn boxes(data: &[u8]) -> Result<Vec<BmffBox<'_>>, Damaged> {
+    bmff::boxes(data).collect::<Result<_, _>>().map_err(damage)
 }
 
-/// The first box of `data` and its whole size.
-fn one_box(data: &[u8]) -> Result<(Bmff<'_>, usize), Damaged> {
-    let cut = Damaged("a box runs past the end of the file");
-    let size = be_u32(data, 0).map_err(|_| cut.clone())?;
-    let kind: [u8; 4] = data
-        .get(4..8)
-        .and_then(|k| k.try_into().ok())
-        .ok_or(cut.clone())?;
-    let (header, size) = match size {
-        // The box runs to the end of its container.
-        0 => (8, data.len()),
-        // A 64-bit size follows the type.
-        1 => {
-            let large = data
-                .get(8..16)
-                .and_then(|b| b.try_into().ok())
-                .map(u64::from_be_bytes)
-                .ok_or(cut.clone())?;
-            (16, usize::try_from(large).unwrap_or(usize::MAX))
-        }
-        n => (8, n as usize),
-    };
-    if size < header {
-        return Err(Damaged("a box declares an impossible size"));
+/// A box that cannot be read, as the user is told.
+fn damage(error: BoxError) -> Damaged {
+    match error {
+        BoxError::Cut => Damaged("a box runs past the end of the file"),
+        BoxError::TooSmall => Damaged("a box declares an impossible size"),
     }
-    let body = data.get(header..size).ok_or(cut)?;
-    Ok((Bmff { kind, body }, size))
 }
 
 /// The body of the top-level `meta` box. Top-level boxes are walked only up to it, so the
 /// picture data after it need not have arrived.
 fn top_level_meta(bytes: &[u8]) -> Result<&[u8], Damaged> {
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let (bmff, size) = one_box(rest)?;
-        if &bmff.kind == b"meta" {
-            return Ok(bmff.body);
+    for found in bmff::boxes(bytes) {
+        let found = found.map_err(damage)?;
+        if &found.kind == b"meta" {
+            return Ok(found.body);
         }
-        rest = &rest[size..];
     }
     Err(Damaged("it has no meta box"))
 }
@@ -232,24 +199,19 @@ fn associations(ipma: &[u8], item: u32) -> Result<Vec<usize>, Damaged> {
     Ok(Vec::new())
 }
 
+/// What a read past the end of a box's contents is called.
+const SHORT: Damaged = Damaged("a box is shorter than its contents");
+
 fn byte(data: &[u8], at: usize) -> Result<u8, Damaged> {
-    data.get(at)
-        .copied()
-        .ok_or(Damaged("a box is shorter than its contents"))
+    data.get(at).copied().ok_or(SHORT)
 }
 
 fn be_u16(data: &[u8], at: usize) -> Result<u16, Damaged> {
-    data.get(at..at + 2)
-        .and_then(|b| b.try_into().ok())
-        .map(u16::from_be_bytes)
-        .ok_or(Damaged("a box is shorter than its contents"))
+    bmff::u16_at(data, at).ok_or(SHORT)
 }
 
 fn be_u32(data: &[u8], at: usize) -> Result<u32, Damaged> {
-    data.get(at..at + 4)
-        .and_then(|b| b.try_into().ok())
-        .map(u32::from_be_bytes)
-        .ok_or(Damaged("a box is shorter than its contents"))
+    bmff::u32_at(data, at).ok_or(SHORT)
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@
 //! `colr` box, no `avcC`, …) is `None`, and the caller asks ffprobe.
 
 use sha2::{Digest, Sha256};
+use stillreel_providers::bmff::{boxes, child, u16_at, u32_at, u64_at};
 
 use super::sps::sps_colour;
 use super::{Keyframe, VideoFacts};
-use crate::media::probe::mp4::{boxes, child, u16_at, u32_at};
 
 /// Seconds as ffprobe prints them (six decimals).
 fn seconds(ticks: i64, timescale: u32) -> f64 {
@@ -30,10 +30,7 @@ fn media_time(trak: &[u8]) -> Option<i64> {
     }
     let (time, rate) = match elst.first()? {
         0 => (i64::from(u32_at(elst, 12)? as i32), u32_at(elst, 16)?),
-        1 => (
-            i64::from_be_bytes(elst.get(16..24)?.try_into().ok()?),
-            u32_at(elst, 24)?,
-        ),
+        1 => (u64_at(elst, 16)? as i64, u32_at(elst, 24)?),
         _ => return None,
     };
     (time >= 0 && rate == 0x0001_0000).then_some(time)
@@ -57,11 +54,8 @@ fn runs(table: &[u8], samples: usize) -> Option<Vec<i64>> {
 
 /// The facts of the first video track of the MP4 in `data`.
 pub(crate) fn video_facts(data: &[u8]) -> Option<VideoFacts> {
-    let moov = boxes(data)
-        .map_while(|b| b)
-        .find(|b| &b.kind == b"moov")?
-        .body;
-    let trak = boxes(moov).map_while(|b| b).find(|b| {
+    let moov = child(data, b"moov")?;
+    let trak = boxes(moov).map_while(Result::ok).find(|b| {
         &b.kind == b"trak"
             && child(b.body, b"mdia")
                 .and_then(|m| child(m, b"hdlr"))
@@ -80,7 +74,7 @@ pub(crate) fn video_facts(data: &[u8]) -> Option<VideoFacts> {
         return None;
     }
     let stbl = child(child(mdia, b"minf")?, b"stbl")?;
-    let entry = boxes(child(stbl, b"stsd")?.get(8..)?).next()??;
+    let entry = boxes(child(stbl, b"stsd")?.get(8..)?).next()?.ok()?;
     if &entry.kind != b"avc1" {
         return None;
     }

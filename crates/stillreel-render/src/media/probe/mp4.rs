@@ -10,62 +10,9 @@
 //! `mdat` box, which must fit the file. Anything this reader does not recognise is `None`,
 //! and the caller asks ffprobe instead: an unusual but valid file is never rejected here.
 
+use stillreel_providers::bmff::{boxes, child, u16_at, u32_at};
+
 use super::ClipFacts;
-
-/// One box: its four-character type and its payload.
-pub(crate) struct Mp4Box<'a> {
-    pub(crate) kind: [u8; 4],
-    pub(crate) body: &'a [u8],
-}
-
-/// The boxes in `data`, in order (`None` inside: a box that overruns its parent).
-pub(crate) fn boxes(mut data: &[u8]) -> impl Iterator<Item = Option<Mp4Box<'_>>> {
-    std::iter::from_fn(move || {
-        if data.is_empty() {
-            return None;
-        }
-        let parsed = (|| {
-            let size = u32::from_be_bytes(data.get(..4)?.try_into().ok()?) as usize;
-            let kind: [u8; 4] = data.get(4..8)?.try_into().ok()?;
-            let (header, size) = match size {
-                0 => (8, data.len()),
-                1 => (
-                    16,
-                    usize::try_from(u64::from_be_bytes(data.get(8..16)?.try_into().ok()?)).ok()?,
-                ),
-                n => (8, n),
-            };
-            let body = data.get(header..size)?;
-            Some((Mp4Box { kind, body }, size))
-        })();
-        match parsed {
-            Some((found, size)) => {
-                data = &data[size..];
-                Some(Some(found))
-            }
-            None => {
-                data = &[];
-                Some(None)
-            }
-        }
-    })
-}
-
-/// The first box of `kind` directly inside `data`.
-pub(crate) fn child<'a>(data: &'a [u8], kind: &[u8; 4]) -> Option<&'a [u8]> {
-    boxes(data)
-        .map_while(|b| b)
-        .find(|b| &b.kind == kind)
-        .map(|b| b.body)
-}
-
-pub(crate) fn u32_at(data: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_be_bytes(data.get(at..at + 4)?.try_into().ok()?))
-}
-
-pub(crate) fn u16_at(data: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_be_bytes(data.get(at..at + 2)?.try_into().ok()?))
-}
 
 /// What one video track says.
 struct VideoTrack {
@@ -90,7 +37,7 @@ fn video_track(trak: &[u8]) -> Option<VideoTrack> {
     let stbl = child(child(mdia, b"minf")?, b"stbl")?;
     // stsd: version/flags, entry count, then the first sample entry (a box itself).
     let stsd = child(stbl, b"stsd")?;
-    let entry = boxes(stsd.get(8..)?).next()??;
+    let entry = boxes(stsd.get(8..)?).next()?.ok()?;
     if &entry.kind != b"avc1" {
         return None;
     }
@@ -181,7 +128,7 @@ pub fn clip_facts(data: &[u8]) -> Option<ClipFacts> {
     let mut moov = None;
     let mut mdat_bytes = None;
     for found in boxes(data) {
-        let found = found?;
+        let found = found.ok()?;
         match &found.kind {
             b"moov" => moov = Some(found.body),
             b"mdat" => mdat_bytes = Some(found.body.len() as u64),
@@ -192,7 +139,7 @@ pub fn clip_facts(data: &[u8]) -> Option<ClipFacts> {
     let mut video = None;
     let mut has_audio = false;
     for trak in boxes(moov) {
-        let trak = trak?;
+        let trak = trak.ok()?;
         if &trak.kind != b"trak" {
             continue;
         }
@@ -226,19 +173,5 @@ mod tests {
         data.extend_from_slice(b"moov");
         data.extend_from_slice(&[0; 20]);
         assert_eq!(clip_facts(&data), None);
-    }
-
-    #[test]
-    fn boxes_walk_in_order_and_stop_at_an_overrun() {
-        let mut data = Vec::new();
-        for (kind, body) in [(b"ftyp", &[1u8, 2][..]), (b"free", &[][..])] {
-            data.extend_from_slice(&(8 + body.len() as u32).to_be_bytes());
-            data.extend_from_slice(kind);
-            data.extend_from_slice(body);
-        }
-        let kinds: Vec<[u8; 4]> = boxes(&data).map_while(|b| b).map(|b| b.kind).collect();
-        assert_eq!(kinds, [*b"ftyp", *b"free"]);
-        data.extend_from_slice(&[0, 0, 0, 99, b'm', b'd', b'a', b't']);
-        assert!(boxes(&data).any(|b| b.is_none()));
     }
 }
