@@ -68,14 +68,6 @@ impl Filter {
         self.args.push((key, value.to_string()));
         self
     }
-
-    /// Adds `key=value` when `value` is `Some`.
-    pub fn arg_opt(self, key: &'static str, value: Option<impl fmt::Display>) -> Self {
-        match value {
-            Some(v) => self.arg(key, v),
-            None => self,
-        }
-    }
 }
 
 impl fmt::Display for Filter {

@@ -142,11 +142,6 @@ impl RampPlan {
         self.segments.iter().map(Segment::out_frames).sum()
     }
 
-    /// Output length in seconds.
-    pub fn output_seconds(&self) -> f64 {
-        f64::from(self.output_frames()) / f64::from(self.fps)
-    }
-
     /// The source frames kept, in order (what the `select` expression keeps).
     pub fn kept_frames(&self) -> Vec<u32> {
         self.segments

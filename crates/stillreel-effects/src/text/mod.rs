@@ -11,7 +11,10 @@
 use std::sync::OnceLock;
 
 #[rustfmt::skip]
-#[allow(dead_code, reason = "generated table; DESCENT is kept for completeness")]
+#[allow(
+    dead_code,
+    reason = "generated table; ASCENT and DESCENT are kept for completeness"
+)]
 mod metrics;
 
 // The display font's table is the core's: its caption rule measures with it.
@@ -45,19 +48,13 @@ impl Font {
         }
     }
 
-    fn table(self) -> (Ranges, u16, u16, u16) {
+    fn table(self) -> (Ranges, u16, u16) {
         match self {
-            Font::Body => (
-                metrics::RANGES,
-                metrics::UNITS_PER_EM,
-                metrics::WIDEST,
-                metrics::ASCENT,
-            ),
+            Font::Body => (metrics::RANGES, metrics::UNITS_PER_EM, metrics::WIDEST),
             Font::Display => (
                 display_metrics::RANGES,
                 display_metrics::UNITS_PER_EM,
                 display_metrics::WIDEST,
-                display_metrics::ASCENT,
             ),
         }
     }
@@ -79,19 +76,13 @@ impl Font {
 
     /// Width of one character in em; a character the font lacks counts as its widest glyph.
     pub fn char_em(self, c: char) -> f64 {
-        let (_, upm, widest, _) = self.table();
+        let (_, upm, widest) = self.table();
         f64::from(self.units(c).unwrap_or(widest)) / f64::from(upm)
     }
 
     /// Width of a line in em (advance widths summed; kerning only ever makes it narrower).
     pub fn line_em(self, text: &str) -> f64 {
         text.chars().map(|c| self.char_em(c)).sum()
-    }
-
-    /// Height above the baseline, in em.
-    pub fn ascent_em(self) -> f64 {
-        let (_, upm, _, ascent) = self.table();
-        f64::from(ascent) / f64::from(upm)
     }
 
     /// The font that draws `text` when `wanted` is asked for: the display font only when its
@@ -121,16 +112,6 @@ pub fn display_installed() -> bool {
 /// Width of one character in em, in the body font.
 pub fn char_em(c: char) -> f64 {
     Font::Body.char_em(c)
-}
-
-/// Width of a line in em, in the body font.
-pub fn line_em(text: &str) -> f64 {
-    Font::Body.line_em(text)
-}
-
-/// Height above the baseline, in em, in the body font.
-pub fn ascent_em() -> f64 {
-    Font::Body.ascent_em()
 }
 
 /// Text laid out in a box.
