@@ -27,6 +27,7 @@
 #     DEPTH_MOTIONS=orbit-left                                         #   (motions; default push-in orbit-left)
 #   PARTS=draw bench/render.sh                                         # draw: the frames alone, flat and depth, no encoder
 #   PARTS=canvas bench/render.sh                                       # canvas: in process against the ffmpeg run
+#   PARTS=combine RESOLUTIONS=720p RUNS=9 bench/render.sh              # combine: 10 stored clips joined, alone
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -139,6 +140,29 @@ if [[ " ${PARTS:-clip video} " == *" canvas "* ]]; then
     for img in samples/house-colonial.jpg samples/living-room.png; do
       echo "canvas $res $img $("$BIN" canvas "$res" "$img" $((RUNS * 3)))" | tee -a "$OUT/summary.txt"
     done
+  done
+fi
+# combine: the combine alone (`render_bench combine`: 10 stored clips joined by `-c copy`, from the
+# clips check to the stored video and poster), on the five clips of a video run made once in
+# bench/out/combine-clips; with BASELINE_RENDER_BENCH (a build that has `combine`), that build's in
+# every round too, alternately: medians and the median of the per-round ratios.
+if [[ " ${PARTS:-clip video} " == *" combine "* ]]; then
+  for res in ${RESOLUTIONS:-720p 1080p}; do
+    made="$OUT/combine-clips/store/bench/$res"
+    [ -f "$made/clip-004.mp4" ] || "$BIN" "$OUT/combine-clips" "$res" "${IMAGES[@]}" >/dev/null
+    clips=("$made"/clip-00[0-4].mp4)
+    : > "$OUT/combine-ours-$res.txt"; : > "$OUT/combine-old-$res.txt"
+    for run in $(seq "$RUNS"); do
+      "$BIN" combine "$OUT/combine-ours" "$res" "${clips[@]}" | json_field combine_wall >> "$OUT/combine-ours-$res.txt"
+      if [ -n "${BASELINE_RENDER_BENCH:-}" ]; then
+        "$BASELINE_RENDER_BENCH" combine "$OUT/combine-old" "$res" "${clips[@]}" | json_field combine_wall >> "$OUT/combine-old-$res.txt"
+      fi
+    done
+    old=""
+    if [ -s "$OUT/combine-old-$res.txt" ]; then
+      old=" earlier=$(median < "$OUT/combine-old-$res.txt") [$(paste -sd/ "$OUT/combine-old-$res.txt")] pairs=$(pairs_median "$OUT/combine-ours-$res.txt" "$OUT/combine-old-$res.txt")"
+    fi
+    echo "combine $res ours=$(median < "$OUT/combine-ours-$res.txt") [$(paste -sd/ "$OUT/combine-ours-$res.txt")]$old load=$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$OUT/summary.txt"
   done
 fi
 [[ " ${PARTS:-clip video} " == *" video "* ]] || exit 0

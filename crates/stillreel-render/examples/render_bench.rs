@@ -14,6 +14,10 @@
 //! photo (`auto`, the default, `cover`, `smart` or `contain-blur`) and `BENCH_CAPTION` draws a
 //! `label` caption with that text (`bench/look.sh`).
 //!
+//! `render_bench combine <out dir> <720p|1080p> <clip.mp4>...`: the combine alone. The clips
+//! (a full run's stored clips, with their thumbnails beside them) are stored again, untimed,
+//! and 10 of them (repeated) combined as in the full run. Prints `{"combine_wall":..}`.
+//!
 //! `render_bench canvas <720p|1080p> <jpg|png image> <runs>`: a clip's canvas made in process
 //! (`still_canvas`) and by the ffmpeg canvas run it replaced (`command::canvas_command`), each
 //! `runs` times, alternately. Prints the medians in seconds,
@@ -27,9 +31,10 @@ use std::time::Instant;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Transition};
 use stillreel_render::ffmpeg::command::StillInput;
 use stillreel_render::ffmpeg::runner::{Runner, Step};
+use stillreel_render::store::storage::still_key;
 use stillreel_render::{
     ClipJob, ClipRequest, CombineJob, FetchConfig, Fetcher, LocalStorage, NoObserver, OwnFiles,
-    PrepareJob, RenderConfig, Renderer, VideoJob,
+    PrepareJob, RenderConfig, Renderer, Storage, VideoJob,
 };
 
 #[derive(Debug)]
@@ -47,6 +52,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("clip") {
         return clip(&args[1..]).await;
+    }
+    if args.first().map(String::as_str) == Some("combine") {
+        return combine(&args[1..]).await;
     }
     if args.first().map(String::as_str) == Some("canvas") {
         return canvas(&args[1..]);
@@ -150,6 +158,59 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         video.seconds,
         combined.seconds,
         out.join("store").join(&video.key).display()
+    );
+    Ok(())
+}
+
+/// `combine <out dir> <720p|1080p> <clip.mp4>...` (see the module doc).
+async fn combine(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
+    let [out, resolution, clips @ ..] = args else {
+        return Err("usage: render_bench combine <out dir> <720p|1080p> <clip.mp4>...".into());
+    };
+    if clips.is_empty() {
+        return Err("render_bench combine: no clips".into());
+    }
+    let resolution = Resolution::parse(resolution).ok_or("resolution is 720p or 1080p")?;
+    let out = PathBuf::from(out);
+    let storage = Arc::new(LocalStorage::new(out.join("store"), "/files"));
+    let work = out.join(format!("work-{resolution}-combine-only"));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let mut stored = Vec::new();
+    for (i, clip) in clips.iter().enumerate() {
+        let copy = work.join(format!("in-{i}.mp4"));
+        std::fs::copy(clip, &copy)?;
+        let key = format!("bench/{resolution}-combine-input/clip-{i:03}.mp4");
+        storage.put(&copy, &key)?;
+        // Its thumbnail too, as a rendered clip has one: the video's poster is its copy.
+        let thumbnail = std::path::Path::new(clip).with_extension("jpg");
+        if thumbnail.is_file() {
+            let copy = work.join(format!("in-{i}.jpg"));
+            std::fs::copy(&thumbnail, &copy)?;
+            storage.put(&copy, &still_key(&key))?;
+        }
+        stored.push(key);
+    }
+    let mut config = RenderConfig::default();
+    if let Ok(ffmpeg) = std::env::var("STILLREEL_FFMPEG") {
+        config.ffmpeg = ffmpeg.into();
+    }
+    let fetcher = Fetcher::new(FetchConfig::default(), None);
+    let renderer = Renderer::new(config, fetcher, storage);
+    let job = CombineJob {
+        key_prefix: format!("bench/{resolution}-combined-only"),
+        clip_keys: (0..10).map(|i| stored[i % stored.len()].clone()).collect(),
+        orientation: Orientation::Landscape,
+        resolution,
+        audio_url: None,
+        transition: Transition::Cut,
+    };
+    let cwork = work.join("combine");
+    let started = Instant::now();
+    renderer.combine(&job, &cwork, &NoObserver).await?;
+    println!(
+        "{{\"combine_wall\":{:.3}}}",
+        started.elapsed().as_secs_f64()
     );
     Ok(())
 }

@@ -251,12 +251,14 @@ impl Renderer {
         Ok(video)
     }
 
-    /// Fails unless the combined clip `suspect` (in `work_dir`) reads as a video.
+    /// Fails unless the combined clip `suspect` (in `work_dir`) reads as a video: its MP4
+    /// boxes read in process (a clip this service rendered), else ffprobe, whose failure names
+    /// the clip.
     async fn check_clip(&self, suspect: &Suspect, work_dir: &Path) -> Result<(), JobFailure> {
         let ffprobe = crate::media::probe::ffprobe_beside(&self.config.ffmpeg);
         let path = work_dir.join(&suspect.path);
         let probed = tokio::task::spawn_blocking(move || {
-            crate::media::probe::run_ffprobe(&ffprobe, &path, Step::Combine)
+            crate::media::probe::read_facts(&ffprobe, &path, Step::Combine)
         })
         .await
         .map_err(|e| JobFailure::Render(crate::ffmpeg::runner::io_error(Step::Combine, e)))?;

@@ -148,18 +148,24 @@ pub fn probe_and_check(
     plan: &ClipPlan,
     step: Step,
 ) -> Result<ClipFacts, RenderError> {
-    let facts = match std::fs::read(file)
-        .ok()
-        .and_then(|data| mp4::clip_facts(&data))
-    {
-        Some(facts) => facts,
-        None => run_ffprobe(ffprobe, file, step)?,
-    };
+    let facts = read_facts(ffprobe, file, step)?;
     check_clip(&facts, plan).map_err(|e| RenderError::Rejected {
         step,
         message: e.to_string(),
     })?;
     Ok(facts)
+}
+
+/// `file`'s facts (blocking): from its MP4 boxes ([`mp4`]) in process, or, when the file is
+/// laid out otherwise (or is no MP4 at all), from ffprobe, whose failure is the error.
+pub fn read_facts(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts, RenderError> {
+    match std::fs::read(file)
+        .ok()
+        .and_then(|data| mp4::clip_facts(&data))
+    {
+        Some(facts) => Ok(facts),
+        None => run_ffprobe(ffprobe, file, step),
+    }
 }
 
 /// ffprobe's facts of `file` (blocking).
