@@ -8,17 +8,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { validateCreateVideo } from 'stillreel';
 import { launch } from '../scripts/browser.mjs';
-import { repoDir } from '../scripts/config.mjs';
+import { shotsDir } from './shots.mjs';
 import { stills, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
-const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
-mkdirSync(docs, { recursive: true });
 
 // A fresh account of its own: the test counts the account's videos.
 const site = await target({ own: true });
@@ -84,7 +82,7 @@ async function shoot(page, name) {
   const viewport = page.viewportSize();
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: viewport.width, height });
-  await page.screenshot({ path: resolve(docs, name) });
+  await page.screenshot({ path: resolve(shotsDir, name) });
   await page.setViewportSize(viewport);
 }
 
@@ -200,7 +198,7 @@ test('music, logo and headshot upload through their pickers; title, transition a
   await page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
   const viewport = page.viewportSize();
   await page.setViewportSize({ width: viewport.width, height: await page.evaluate(() => document.documentElement.scrollHeight) });
-  await page.locator('#create-branding .slot').nth(1).screenshot({ path: resolve(docs, 'form-file-pickers.png') });
+  await page.locator('#create-branding .slot').nth(1).screenshot({ path: resolve(shotsDir, 'form-file-pickers.png') });
   await page.setViewportSize(viewport);
 
   await page.fill('.f-url', images.urls[0]);
@@ -248,7 +246,7 @@ test('music, logo and headshot upload through their pickers; title, transition a
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
   }
   await page.$eval(card, (c) => c.scrollIntoView());
-  await page.screenshot({ path: resolve(docs, 'form-result-links.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-result-links.png') });
   assert.deepEqual(problems, []);
   await close();
 });

@@ -4,18 +4,13 @@
 // branded videos load and play, and the combine tab makes a combined video.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sanitizeWordDropText, validateCreateVideo } from 'stillreel';
 import { launch } from '../scripts/browser.mjs';
-import { repoDir } from '../scripts/config.mjs';
+import { shotsDir } from './shots.mjs';
 import { stills, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
-// Screenshots of the form go in docs/ (`docs/form-*.png`, see web/README.md);
-// STILLREEL_E2E_SHOTS_DIR sends them elsewhere, e.g. to keep a working tree clean.
-const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
-mkdirSync(docs, { recursive: true });
 
 // A limit other than the default, so the test tells the account's from the built-in one.
 const site = await target({ accountArgs: ['--clip-limit', '12'] });
@@ -62,7 +57,7 @@ async function shoot(page, name) {
   const viewport = page.viewportSize();
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: viewport.width, height });
-  await page.screenshot({ path: resolve(docs, name) });
+  await page.screenshot({ path: resolve(shotsDir, name) });
   await page.setViewportSize(viewport);
 }
 
@@ -246,7 +241,7 @@ describe('form against a server', () => {
     const values = await page.evaluate(() => window.barValues);
     assert.ok(values.length >= 2 && values.at(-1) === 100, `the bar moved: ${values.join(', ')}`);
     assert.deepEqual(values, [...values].sort((a, b) => a - b), `the bar never goes back: ${values.join(', ')}`);
-    await page.screenshot({ path: resolve(docs, 'form-progress.png') });
+    await page.screenshot({ path: resolve(shotsDir, 'form-progress.png') });
 
     const main = await videoReady(page, '#create-result video[data-kind="main"]');
     assert.ok(Math.abs(main - 10) <= 0.15, `main video lasts 2 × 5 s, got ${main}`);

@@ -5,16 +5,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
+import { shotsDir } from './shots.mjs';
 import { connect, target } from './target.mjs';
 
 const RENDER_TIMEOUT_MS = Number(process.env.STILLREEL_E2E_RENDER_TIMEOUT_MS ?? 300000);
-const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
-mkdirSync(docs, { recursive: true });
 
 const site = await target({ own: true });
 let browser;
@@ -33,7 +32,7 @@ async function shoot(page, name) {
   const viewport = page.viewportSize();
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: viewport.width, height });
-  await page.screenshot({ path: resolve(docs, name) });
+  await page.screenshot({ path: resolve(shotsDir, name) });
   await page.setViewportSize(viewport);
 }
 
@@ -90,7 +89,7 @@ test('previews of every template and every effect', { skip: site.live ? false : 
     if (!generative) assert.equal(width, 480, `${key} is a real still`);
   }
   await page.$eval('#vfx-gallery', (g) => g.scrollIntoView());
-  await page.screenshot({ path: resolve(docs, 'form-effect-previews.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-effect-previews.png') });
 
   // The templates gallery in the branding card: every template has its still.
   await page.click('#create-branding-templates summary');
@@ -102,12 +101,12 @@ test('previews of every template and every effect', { skip: site.live ? false : 
   await page.selectOption('#create-branding [data-field="branding.intro.template"]', 'intro-title-card');
   await page.waitForSelector('#create-branding .slot [data-preview="template:intro-title-card"][data-state="loaded"]');
   await page.$eval('#create-branding', (card) => card.scrollIntoView());
-  await page.screenshot({ path: resolve(docs, 'form-template-previews.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-template-previews.png') });
   await page.fill('#images .f-url', `${site.url}/samples/house-colonial.jpg`);
   await page.selectOption('#images .f-vfx', 'day-to-twilight');
   await page.waitForSelector('#images [data-preview="vfx:day-to-twilight"][data-state="loaded"]');
   await page.$eval('#images', (list) => list.scrollIntoView());
-  await page.screenshot({ path: resolve(docs, 'form-previews.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-previews.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -140,7 +139,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
     const now = Number(document.querySelector('.uploads li[data-state="uploading"] [aria-valuenow]')?.getAttribute('aria-valuenow'));
     return now > 0 && now < 100;
   }, null, { timeout: 30000 });
-  await page.screenshot({ path: resolve(docs, 'form-upload-progress.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-upload-progress.png') });
   await page.waitForFunction(() => document.querySelectorAll('.uploads li[data-state="done"]').length === 2, null, { timeout: 30000 });
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   const seen = await page.evaluate(() => window.progressSeen);
@@ -173,7 +172,7 @@ test('upload → brand kit → draft and result survive a reload → create → 
   assert.deepEqual(kits.brand_kits.map((k) => [k.name, k.outro.template]), [['Acme', 'outro-minimal']]);
   assert.equal(await page.$eval('#create-branding .kit-select', (s) => s.value), kits.brand_kits[0].uuid);
   await page.$eval('#create-branding', (card) => card.scrollIntoView());
-  await page.screenshot({ path: resolve(docs, 'form-brand-kit.png') });
+  await page.screenshot({ path: resolve(shotsDir, 'form-brand-kit.png') });
 
   // Everything typed survives a reload.
   await page.reload();

@@ -1,18 +1,17 @@
 // The form's preview in headless Chromium: photos uploaded from this computer play in their
 // rows and in the whole-video preview before "Create"; changing a motion, the engine, the
-// framing, a caption or the transition redraws the preview at once. Screenshots of it go to
-// docs/ (`docs/form-preview*.png`) like the form's others. Needs a server (uploads).
+// framing, a caption or the transition redraws the preview at once. Screenshots of it
+// (`form-preview*.png`) go where the form's others go (shots.mjs). Needs a server (uploads).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launch } from '../scripts/browser.mjs';
 import { repoDir } from '../scripts/config.mjs';
+import { shotsDir } from './shots.mjs';
 import { connect, target } from './target.mjs';
 
-const docs = resolve(repoDir, process.env.STILLREEL_E2E_SHOTS_DIR ?? 'docs');
-mkdirSync(docs, { recursive: true });
 const site = await target();
 const needsServer = site.live ? false : site.why;
 let browser;
@@ -89,7 +88,7 @@ async function connected(height) {
 }
 
 async function shoot(page, selector, name) {
-  await page.locator(selector).screenshot({ path: resolve(docs, name) });
+  await page.locator(selector).screenshot({ path: resolve(shotsDir, name) });
 }
 
 test('uploaded photos play in their rows and in the whole video; every change redraws at once', { skip: needsServer, timeout: 300_000 }, async () => {
