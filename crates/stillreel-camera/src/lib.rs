@@ -3,6 +3,9 @@
 //! render crate runs ffmpeg around it). Built optimized even in dev builds (the root
 //! `Cargo.toml`): unoptimized, one clip's frames take tens of seconds.
 //!
+//! - [`clip`]: one clip, one call: the photo framed for the frame, its depth map checked and
+//!   laid on it, the frames drawn (what the renderer, the preview and the reference frames
+//!   call);
 //! - [`geometry`]: the clip plan (window per frame), its homography and the depth-aware
 //!   motions;
 //! - [`depth`]: depth maps, checked and prepared for the camera;
@@ -13,6 +16,7 @@
 //!
 //! See `docs/RENDER.md`.
 
+pub mod clip;
 pub mod depth;
 pub mod draw;
 pub mod geometry;

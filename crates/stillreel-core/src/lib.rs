@@ -13,6 +13,7 @@ pub mod error;
 pub mod font;
 mod json;
 pub mod limits;
+pub mod media;
 pub mod options;
 mod path;
 mod reader;
@@ -27,6 +28,7 @@ pub use error::{ErrorCode, FieldError, Rejection};
 /// The JSON reader's view of a text, for the differential fuzz target only.
 #[doc(hidden)]
 pub use json::view as json_reader_view;
+pub use media::{MediaClass, MediaFormat};
 pub use types::*;
 pub use validate::{
     ClipFacts, Options, OptionsData, PROCEDURAL_VFX, TemplatesData, check_combine_clips,

@@ -1,7 +1,8 @@
 //! What the preview made recently, kept for the next rebuild: a form rebuilds its preview on
 //! every change (a caption typed, a transition picked), and decoding and framing each photo
-//! again would cost tens to hundreds of milliseconds a photo. A photo's canvas is kept by its
-//! fingerprint, length and framing; a depth field by its canvas and the map's fingerprint.
+//! again would cost tens to hundreds of milliseconds a photo. A photo's framed picture (its
+//! canvas and depth field, [`Picture`]) is kept by the photo's fingerprint and length, the
+//! framing, and the depth map's fingerprint, length and polarity.
 //! The fingerprint is the `auto` rule's FNV-1a of the file, which the page computes once per
 //! file it holds (the `fingerprint` export of the bindings).
 
@@ -9,9 +10,10 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use stillreel_camera::depth::{DepthField, DepthPolarity};
-use stillreel_camera::draw::warp::Canvas;
-use stillreel_camera::input::framing::Placement;
+use std::sync::Arc;
+
+use stillreel_camera::clip::Picture;
+use stillreel_camera::depth::DepthPolarity;
 use stillreel_core::Fit;
 
 /// Entries each cache keeps: a video's photos (up to 20) and a few framings more. A 640 × 360
@@ -47,43 +49,27 @@ impl<K: PartialEq, V> Recent<K, V> {
     }
 }
 
-/// A photo's canvas: by the photo (fingerprint and length) and how it is framed.
+/// A framed picture: by the photo (fingerprint and length), how it is framed, and its depth
+/// map (fingerprint, length, polarity) if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CanvasKey {
+pub struct PictureKey {
     pub digest: u64,
     pub len: usize,
     pub size: (u32, u32),
     pub fit: Fit,
+    pub depth: Option<(u64, usize, DepthPolarity)>,
 }
 
-/// A canvas and where the photo lies on it, or why there is none.
-pub type Framed = Option<(Canvas, Placement)>;
-
-/// A depth field: by its canvas and the map (fingerprint, length, polarity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DepthKey {
-    pub canvas: CanvasKey,
-    pub digest: u64,
-    pub len: usize,
-    pub polarity: DepthPolarity,
-}
-
-/// A prepared depth field, or the reason the map is not used.
-pub type Field = Result<DepthField, String>;
+/// A framed picture, or `None` when the photo did not decode.
+pub type Framed = Option<Arc<Picture>>;
 
 thread_local! {
-    static CANVASES: RefCell<Recent<CanvasKey, Framed>> = const { RefCell::new(Recent::new()) };
-    static FIELDS: RefCell<Recent<DepthKey, Field>> = const { RefCell::new(Recent::new()) };
+    static PICTURES: RefCell<Recent<PictureKey, Framed>> = const { RefCell::new(Recent::new()) };
 }
 
-/// The canvas for `key`, made by `make` unless it was made recently.
-pub fn canvas(key: CanvasKey, make: impl FnOnce() -> Framed) -> Rc<Framed> {
-    CANVASES.with(|c| c.borrow_mut().get_or(key, make))
-}
-
-/// The depth field for `key`, made by `make` unless it was made recently.
-pub fn field(key: DepthKey, make: impl FnOnce() -> Field) -> Rc<Field> {
-    FIELDS.with(|c| c.borrow_mut().get_or(key, make))
+/// The picture for `key`, made by `make` unless it was made recently.
+pub fn picture(key: PictureKey, make: impl FnOnce() -> Framed) -> Rc<Framed> {
+    PICTURES.with(|c| c.borrow_mut().get_or(key, make))
 }
 
 #[cfg(test)]

@@ -1,20 +1,17 @@
-//! One clip's frames in the preview: the photo's canvas, its depth field and the clip plan,
-//! made by the very calls the renderer's clip step makes (`stillreel-render`'s
-//! `steps::clip` and `steps::framing`), then drawn one frame at a time by the camera's
-//! [`warp::draw_frame`]. Only the thread count differs: the browser draws on one. Canvases and
-//! depth fields come from [`crate::cache`] when the same photo was framed the same way lately.
+//! One clip's frames in the preview: made by the camera's one call for a clip
+//! ([`stillreel_camera::clip::Clip`]), the call the renderer's clip step makes, then drawn one
+//! frame at a time. Only the thread count differs: the browser draws on one. The framed
+//! picture comes from [`crate::cache`] when the same photo was framed the same way lately.
 
-use std::rc::Rc;
-
-use stillreel_camera::depth::{DepthError, DepthField, DepthMap, DepthPolarity};
-use stillreel_camera::draw::warp::{self, Canvas};
+use stillreel_camera::clip::{Clip, DepthPng, InProcessOnly, Photo};
+use stillreel_camera::depth::DepthPolarity;
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion, Pace, fnv1a, resolve_motion};
-use stillreel_camera::input::canvas::canvas_yuv420p;
+use stillreel_camera::input::ExifOrientation;
 use stillreel_camera::input::orient::upright_size;
-use stillreel_camera::input::{ExifOrientation, MediaFormat, sniff};
+use stillreel_core::media::{MediaFormat, sniff};
 use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
 
-use crate::cache::{self, CanvasKey, DepthKey, Field, Framed};
+use crate::cache::{self, PictureKey};
 
 /// What decides one clip's frames, from the request and the preview's own size.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,11 +44,7 @@ pub enum PreviewError {
 /// One clip, ready to draw any of its frames.
 #[derive(Debug)]
 pub struct ClipPreview {
-    plan: ClipPlan,
-    /// The framed canvas (always `Some` here; shared with the cache).
-    framed: Rc<Framed>,
-    /// The depth field, or why the map given is not used (the renderer's fallback note).
-    field: Option<Rc<Field>>,
+    clip: Clip,
 }
 
 impl ClipPreview {
@@ -90,91 +83,57 @@ impl ClipPreview {
             ..ClipPlan::new(spec.orientation, spec.resolution, spec.engine, motion)
         }
         .with_pace(spec.pace);
-        let key = CanvasKey {
+        // The renderer reads a depth map only on v25 (the flat camera otherwise).
+        let depth = depth.filter(|_| spec.engine == Engine::V25);
+        let key = PictureKey {
             digest,
             len: photo.len(),
             size: spec.size,
             fit: spec.fit,
+            depth: depth.map(|(png, polarity)| (fnv1a(png), png.len(), polarity)),
         };
-        let framed = cache::canvas(key, || {
-            let (bytes, placement) =
-                canvas_yuv420p(photo, format, orientation, width, height, spec.fit)?;
-            let canvas = Canvas::from_yuv420p(width, height, &bytes).ok()?;
-            Some((canvas, placement))
-        });
-        if framed.is_none() {
-            return Err(PreviewError::Undecodable);
-        }
-        // The renderer reads a depth map only on v25 (the flat camera otherwise).
-        let depth = depth.filter(|_| spec.engine == Engine::V25);
-        let field = depth.map(|(png, polarity)| {
-            let depth_key = DepthKey {
-                canvas: key,
-                digest: fnv1a(png),
-                len: png.len(),
-                polarity,
+        let picture = cache::picture(key, || {
+            let photo = Photo {
+                bytes: photo,
+                format,
+                orientation,
+                upright: Some(upright),
             };
-            cache::field(depth_key, || {
-                let (canvas, placement) = framed.as_ref().as_ref().expect("framed");
-                let map = checked_depth(png, polarity, upright).map_err(|e| e.to_string())?;
-                Ok(DepthField::prepare_placed(
-                    &map,
-                    (width, height),
-                    Some(&canvas.guide()),
-                    Some(placement),
-                ))
-            })
+            let depth = depth.map(|(png, polarity)| DepthPng { png, polarity });
+            Clip::new(&photo, spec.fit, plan, depth, &mut InProcessOnly)
+                .ok()
+                .map(|clip| clip.picture().clone())
         });
-        Ok(ClipPreview {
-            plan,
-            framed,
-            field,
-        })
+        match picture.as_ref() {
+            Some(picture) => Ok(ClipPreview {
+                clip: Clip::over(picture.clone(), plan),
+            }),
+            None => Err(PreviewError::Undecodable),
+        }
     }
 
     pub fn motion(&self) -> Motion {
-        self.plan.motion
+        self.clip.plan().motion
     }
 
     /// Whether the frames are bent by a depth map (engine v25 with a usable map).
     pub fn has_depth(&self) -> bool {
-        self.depth_field().is_some() && self.plan.engine == Engine::V25
+        self.clip.depth().is_some() && self.clip.plan().engine == Engine::V25
     }
 
-    fn depth_field(&self) -> Option<&DepthField> {
-        self.field.as_deref().and_then(|f| f.as_ref().ok())
-    }
-
-    pub fn depth_note(&self) -> Option<&str> {
-        self.field
-            .as_deref()
-            .and_then(|f| f.as_ref().err())
-            .map(String::as_str)
+    pub fn depth_note(&self) -> Option<String> {
+        self.clip.depth_note()
     }
 
     /// Draws frame `n` (clamped to the clip) into `out`, yuv420p. A model makes a generative
     /// clip: the preview holds its first frame (the photo as framed) rather than invent motion.
     pub fn draw_yuv(&self, n: u32, out: &mut [u8]) {
-        let n = if self.plan.engine.is_generative() {
+        let plan = self.clip.plan();
+        let n = if plan.engine.is_generative() {
             0
         } else {
-            n.min(self.plan.frames.saturating_sub(1))
+            n.min(plan.frames.saturating_sub(1))
         };
-        let (canvas, _) = self.framed.as_ref().as_ref().expect("framed");
-        warp::draw_frame(&self.plan, canvas, self.depth_field(), n, 1, out);
+        self.clip.draw_frame(n, 1, out);
     }
-}
-
-/// The depth map as the renderer's clip step checks it: decoded, of the photo's aspect,
-/// turned to its polarity and found usable.
-fn checked_depth(
-    png: &[u8],
-    polarity: DepthPolarity,
-    upright: (u32, u32),
-) -> Result<DepthMap, DepthError> {
-    let map = DepthMap::from_png(png)?;
-    map.check_aspect(upright)?;
-    let map = map.with_polarity(polarity);
-    map.check_usable()?;
-    Ok(map)
 }

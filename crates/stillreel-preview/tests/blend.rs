@@ -7,8 +7,9 @@
 use std::path::Path;
 use std::process::Command;
 
+use stillreel_camera::input::ExifOrientation;
 use stillreel_camera::input::canvas::canvas_yuv420p;
-use stillreel_camera::input::{ExifOrientation, sniff};
+use stillreel_core::media::sniff;
 use stillreel_core::{Fit, Transition};
 use stillreel_preview::pixels::blend_yuv;
 use stillreel_render::plan::transition::join_blend_graph;
@@ -32,7 +33,7 @@ fn canvas(name: &str) -> Vec<u8> {
         Fit::Cover,
     )
     .expect("canvas")
-    .0
+    .frame
 }
 
 /// ffmpeg's frames of the join: `overlap` frames of `a` then of `b`, through the graph.

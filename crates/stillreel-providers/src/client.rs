@@ -17,7 +17,7 @@ use super::role::{OutputKind, Protocol, ProviderRoles, Role, RoleConfig};
 use super::stillreel::{OutputSpec, Provider, ProviderConfig, ProviderOutput, ProviderSetupError};
 use super::{openai, replicate};
 use stillreel_camera::depth::DepthMap;
-use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
+use stillreel_core::media::{MediaClass, MediaFormat, sniff};
 
 /// The largest picture a model may answer, in pixels (as for a user's photo).
 pub const MAX_ANSWER_PIXELS: u64 = stillreel_core::limits::MAX_IMAGE_PIXELS;

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::error::ProviderError;
 use super::http::{Answer, Driver, Exchange, safe_message};
 use super::role::{Model, RoleConfig};
-use stillreel_camera::input::MediaFormat;
+use stillreel_core::media::MediaFormat;
 
 /// What one edit sends.
 #[derive(Debug, Clone, Copy)]

@@ -22,7 +22,7 @@ use stillreel_core::{Vfx, VfxType};
 
 use super::error::ProviderError;
 use super::http::{Driver, Exchange, MAX_ANSWER_BYTES, Method};
-use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
+use stillreel_core::media::{MediaClass, MediaFormat, sniff};
 
 /// Default time one provider call may take.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;

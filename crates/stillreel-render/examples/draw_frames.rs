@@ -14,8 +14,9 @@ use std::time::Instant;
 use stillreel_camera::depth::{DepthField, DepthMap};
 use stillreel_camera::draw::warp::{Canvas, draw_threads, write_frames};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion, Pace};
-use stillreel_camera::input::{ExifOrientation, sniff};
+use stillreel_camera::input::ExifOrientation;
 use stillreel_core::Engine;
+use stillreel_core::media::sniff;
 use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{Engine, Orientation, Resolution};
 use stillreel_render::ffmpeg::command::{self, Encoding, StillInput};
 

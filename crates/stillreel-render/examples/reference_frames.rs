@@ -1,24 +1,27 @@
 //! The renderer's frames before encoding, for the browser preview's same-pixels test
 //! (`web/e2e/preview.test.mjs`): for each photo, orientation, motion and depth case, the clip
-//! step's in-process path (the plan from `plan::video_plan::clip_plan`, the canvas of
-//! `canvas_yuv420p`, the depth map checked and laid as the clip step does, `write_frames` on
-//! the renderer's threads and widest SIMD) writes the chosen frames as raw yuv420p, with a
-//! `manifest.json` naming them, and the motion `auto` resolves to for every sample.
+//! step itself ([`Renderer::render_clip`], the code that ships) renders the clip, and a
+//! [`FrameTap`] keeps the chosen frames on their way to the encoder, written as raw yuv420p with
+//! a `manifest.json` naming them, and the motion `auto` resolves to for every sample.
 //!
 //!   cargo run -p stillreel-render --example reference_frames -- OUT_DIR
 
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
-use stillreel_camera::depth::{DepthField, DepthMap, DepthPolarity};
-use stillreel_camera::draw::warp::{Canvas, draw_threads, frame_bytes, write_frames};
+use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_camera::geometry::clip_plan::Pace;
-use stillreel_camera::input::canvas::canvas_yuv420p;
-use stillreel_camera::input::{ExifOrientation, sniff};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::sniff;
 use stillreel_core::{CameraMotion, Engine, Fit, Orientation, Resolution};
 use stillreel_render::media::fetch::{FetchedMedia, fnv1a};
 use stillreel_render::plan::video_plan::{PictureFacts, VideoShape, clip_plan};
+use stillreel_render::steps::input_key;
+use stillreel_render::{
+    ClipJob, ClipLook, ClipUse, FetchConfig, Fetcher, FrameTap, LocalStorage, NoObserver,
+    RenderConfig, Renderer, Storage, StoredInput,
+};
 
 /// The frames each case keeps: the first, two inside the move and the last.
 const FRAMES: [u32; 4] = [0, 37, 90, 149];
@@ -42,35 +45,61 @@ struct Case {
     files: Vec<String>,
 }
 
-/// Keeps the frames of [`FRAMES`] out of the stream `write_frames` writes.
-struct Keep<'a> {
-    frame_len: usize,
-    written: usize,
-    current: Vec<u8>,
-    kept: &'a mut Vec<Vec<u8>>,
+/// The frames the tap kept, by number.
+type Kept = Arc<Mutex<Vec<(u32, Vec<u8>)>>>;
+
+/// A renderer over a folder of `out`, whose tap keeps [`FRAMES`].
+struct Rig {
+    work: PathBuf,
+    renderer: Renderer,
+    storage: Arc<LocalStorage>,
+    kept: Kept,
+    runtime: tokio::runtime::Runtime,
 }
 
-impl Write for Keep<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while !rest.is_empty() {
-            let take = (self.frame_len - self.current.len()).min(rest.len());
-            self.current.extend_from_slice(&rest[..take]);
-            rest = &rest[take..];
-            if self.current.len() == self.frame_len {
-                let n = (self.written / self.frame_len) as u32;
+impl Rig {
+    fn new(out: &Path) -> Self {
+        let work = out.join("work");
+        std::fs::create_dir_all(&work).expect("create the work folder");
+        let storage = Arc::new(LocalStorage::new(work.join("store"), "/files"));
+        let kept: Kept = Arc::default();
+        let tap_kept = Arc::clone(&kept);
+        let config = RenderConfig {
+            frame_tap: Some(FrameTap(Arc::new(move |_, n, frame| {
                 if FRAMES.contains(&n) {
-                    self.kept.push(std::mem::take(&mut self.current));
+                    tap_kept.lock().expect("kept").push((n, frame.to_vec()));
                 }
-                self.current.clear();
-                self.written += self.frame_len;
-            }
+            }))),
+            // The frames are taken before the encoder: its quality is not what is compared.
+            encoding: stillreel_render::ffmpeg::command::Encoding {
+                preset: "superfast".to_owned(),
+                ..Default::default()
+            },
+            ..RenderConfig::default()
+        };
+        let renderer = Renderer::new(
+            config,
+            Fetcher::new(FetchConfig::default(), None),
+            Arc::clone(&storage) as Arc<dyn Storage>,
+        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        Rig {
+            work,
+            renderer,
+            storage,
+            kept,
+            runtime,
         }
-        Ok(buf.len())
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+    /// Stores a copy of `file` at `key` (`put` moves its file in).
+    fn store(&self, file: &Path, key: &str) {
+        let copy = self.work.join("upload");
+        std::fs::copy(file, &copy).expect("copy into the store");
+        self.storage.put(&copy, key).expect("store");
     }
 }
 
@@ -118,7 +147,7 @@ fn fetched(photo: &str, bytes: &[u8]) -> FetchedMedia {
     }
 }
 
-fn case(out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
+fn case(rig: &Rig, out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
     let Ask {
         photo: photo_name,
         depth: depth_name,
@@ -128,64 +157,62 @@ fn case(out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
         camera_motion,
         fit,
     } = ask;
-    let photo = std::fs::read(samples().join(photo_name)).expect("read the photo");
-    let media = fetched(photo_name, &photo);
-    let format = media.format;
-    let shape = VideoShape {
+    let photo = samples().join(photo_name);
+    let media = fetched(photo_name, &std::fs::read(&photo).expect("read the photo"));
+    let prefix = format!("ref/{name}");
+    let key = input_key(&prefix, 0, media.format);
+    rig.store(&photo, &key);
+    let depth = depth_name.map(|d| {
+        let key = format!("{prefix}/depth.png");
+        rig.store(&samples().join(d), &key);
+        DepthInput {
+            key,
+            polarity: DepthPolarity::BrighterIsNearer,
+        }
+    });
+    let job = ClipJob {
+        key_prefix: prefix,
+        index: 0,
+        token: None,
+        input: StoredInput {
+            index: 0,
+            key,
+            format: media.format,
+            upright: media.upright_dimensions(),
+            orientation: media.orientation,
+            digest: media.digest,
+        },
+        camera_motion,
+        effect: None,
         orientation,
         resolution,
         engine: Engine::V25,
+        depth,
+        depth_note: None,
+        pace,
+        usage: ClipUse::default(),
+        look: ClipLook { fit, caption: None },
     };
-    let plan = clip_plan(
-        shape,
-        &PictureFacts {
-            camera_motion,
-            upright: media.upright_dimensions(),
-            digest: media.digest,
-            fit,
-        },
-    )
-    .with_pace(pace);
-    let (bytes, placement) = canvas_yuv420p(
-        &photo,
-        format,
-        media.orientation,
-        plan.width,
-        plan.height,
-        fit,
-    )
-    .expect("the canvas in process");
-    let canvas = Canvas::from_yuv420p(plan.width, plan.height, &bytes).expect("canvas");
-    // The clip step's checks of a depth map, in its order (`steps::clip`).
-    let field = depth_name.map(|d| {
-        let png = std::fs::read(samples().join(d)).expect("read the depth map");
-        let map = DepthMap::from_png(&png).expect("a depth map");
-        map.check_aspect(media.upright_dimensions().expect("upright"))
-            .expect("aspect");
-        let map = map.with_polarity(DepthPolarity::BrighterIsNearer);
-        map.check_usable().expect("usable");
-        DepthField::prepare_placed(
-            &map,
-            (plan.width, plan.height),
-            Some(&canvas.guide()),
-            Some(&placement),
-        )
-    });
-    let mut kept = Vec::new();
-    let mut keep = Keep {
-        frame_len: frame_bytes(plan.width, plan.height),
-        written: 0,
-        current: Vec::new(),
-        kept: &mut kept,
-    };
-    write_frames(&plan, &canvas, field.as_ref(), draw_threads(), &mut keep).expect("frames");
+    rig.kept.lock().expect("kept").clear();
+    let clip = rig
+        .runtime
+        .block_on(rig.renderer.render_clip(&job, &rig.work, &NoObserver))
+        .expect("the clip step");
+    assert_eq!(clip.depth_fallback, None, "{name}: the depth map is used");
+    let kept = std::mem::take(&mut *rig.kept.lock().expect("kept"));
+    assert_eq!(
+        kept.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        FRAMES,
+        "{name}: the frames the tap kept"
+    );
     let files: Vec<String> = FRAMES
         .iter()
         .map(|n| format!("{name}-{n:03}.yuv"))
         .collect();
-    for (file, frame) in files.iter().zip(&kept) {
+    for (file, (_, frame)) in files.iter().zip(&kept) {
         std::fs::write(out.join(file), frame).expect("write a frame");
     }
+    let (width, height) = resolution.dimensions(orientation);
     cases.push(Case {
         name: name.to_owned(),
         photo: photo_name.to_owned(),
@@ -199,9 +226,9 @@ fn case(out: &Path, ask: Ask<'_>, cases: &mut Vec<Case>, name: &str) {
         },
         camera_motion,
         fit,
-        width: plan.width,
-        height: plan.height,
-        motion: plan.motion.as_camera_motion(),
+        width,
+        height,
+        motion: clip.motion.expect("the camera's motion").as_camera_motion(),
         frames: FRAMES.to_vec(),
         files,
     });
@@ -212,6 +239,7 @@ fn main() {
     use Orientation::{Landscape, Portrait};
     let out = PathBuf::from(std::env::args().nth(1).expect("OUT_DIR"));
     std::fs::create_dir_all(&out).expect("create OUT_DIR");
+    let rig = Rig::new(&out);
     let mut cases = Vec::new();
     let motions = [PushIn, PushOut, OrbitLeft, OrbitRight];
     for orientation in [Landscape, Portrait] {
@@ -220,13 +248,13 @@ fn main() {
             let m = motion.as_str();
             // Flat: a JPEG photograph, framed as `auto` frames it.
             let flat = Ask::new("house-colonial.jpg", orientation, motion);
-            case(&out, flat, &mut cases, &format!("flat-{o}-{m}"));
+            case(&rig, &out, flat, &mut cases, &format!("flat-{o}-{m}"));
             // Depth: the PNG interior with its map.
             let depth = Ask {
                 depth: Some("living-room-depth.png"),
                 ..Ask::new("living-room.png", orientation, motion)
             };
-            case(&out, depth, &mut cases, &format!("depth-{o}-{m}"));
+            case(&rig, &out, depth, &mut cases, &format!("depth-{o}-{m}"));
         }
     }
     let extra = [
@@ -280,7 +308,7 @@ fn main() {
         ),
     ];
     for (name, ask) in extra {
-        case(&out, ask, &mut cases, name);
+        case(&rig, &out, ask, &mut cases, name);
     }
     // `auto` for every sample, in both orientations: the motion the preview picks from the
     // file must be the renderer's (a WebP's canvas is ffmpeg's and not compared; its motion
@@ -327,4 +355,5 @@ fn main() {
         serde_json::to_string_pretty(&serde_json::json!({ "cases": cases, "motions": motions }))
             .expect("manifest");
     std::fs::write(out.join("manifest.json"), manifest).expect("write the manifest");
+    std::fs::remove_dir_all(&rig.work).expect("remove the work folder");
 }

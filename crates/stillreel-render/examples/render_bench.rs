@@ -321,7 +321,8 @@ async fn clip(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
 /// `render_bench canvas`: see the module doc.
 fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
     use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
-    use stillreel_camera::input::{ExifOrientation, MediaFormat};
+    use stillreel_camera::input::ExifOrientation;
+    use stillreel_core::media::MediaFormat;
     let [resolution, image, runs] = args else {
         return Err("usage: render_bench canvas <720p|1080p> <image> <runs>".into());
     };
@@ -371,7 +372,7 @@ fn canvas(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
                 .unwrap_or(stillreel_core::Fit::Cover),
         )
         .ok_or("not made in process")?
-        .0;
+        .frame;
         ours.push(start.elapsed().as_secs_f64());
         std::hint::black_box(frame);
         let start = Instant::now();

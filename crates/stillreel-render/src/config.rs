@@ -2,6 +2,7 @@
 //! clip parallelism). Read once by the server at start-up.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::ffmpeg::command::Encoding;
@@ -31,6 +32,20 @@ pub struct RenderConfig {
     /// for every video of one brand at one frame size, so it is encoded once and copied after.
     /// `None`: every branded render encodes its card.
     pub card_cache: Option<String>,
+    /// Sees every frame the camera hands a clip's encoder (the reference frames the browser
+    /// preview is held to). `None` in service.
+    pub frame_tap: Option<FrameTap>,
+}
+
+/// A function given each camera frame of a clip as it goes to the encoder: the clip's index,
+/// the frame's number and its yuv420p bytes.
+#[derive(Clone)]
+pub struct FrameTap(pub Arc<dyn Fn(usize, u32, &[u8]) + Send + Sync>);
+
+impl std::fmt::Debug for FrameTap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FrameTap")
+    }
 }
 
 impl Default for RenderConfig {
@@ -43,6 +58,7 @@ impl Default for RenderConfig {
             ffmpeg_memory_limit: Some(DEFAULT_FFMPEG_MEMORY_LIMIT),
             disclosure_caption: true,
             card_cache: None,
+            frame_tap: None,
         }
     }
 }

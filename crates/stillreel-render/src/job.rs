@@ -99,5 +99,5 @@ pub struct StoredVideo {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredMusic {
     pub key: String,
-    pub format: stillreel_camera::input::MediaFormat,
+    pub format: stillreel_core::media::MediaFormat,
 }

@@ -33,7 +33,7 @@ pub mod store;
 pub mod video;
 
 pub use brand::{AheadSound, BrandJob, BrandMusic, BrandPlan, BrandSlot, BrandedVideo};
-pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, RenderConfig};
+pub use config::{DEFAULT_FFMPEG_MEMORY_LIMIT, FrameTap, RenderConfig};
 pub use effect::vfx::stage as vfx_stage;
 pub use effect::{ClipContext, EffectFilter, EffectInput, EffectStage};
 pub use failure::{InputFault, JobFailure};

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use stillreel_camera::draw::warp::{Canvas, draw_threads, frame_bytes, write_frames};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{Engine, Orientation, Resolution};
 use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 use stillreel_render::ffmpeg::reference::reference_clip_graph;

@@ -8,8 +8,9 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
+use stillreel_camera::input::ExifOrientation;
 use stillreel_camera::input::canvas::canvas_yuv420p;
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{Engine, Orientation, Resolution};
 use stillreel_render::ffmpeg::command::{StillInput, canvas_command};
 
@@ -75,7 +76,7 @@ fn compare(cases: &[(PathBuf, MediaFormat, u8, Orientation, Resolution)]) -> Vec
             stillreel_core::Fit::Cover,
         )
         .unwrap_or_else(|| panic!("{} is made in process", path.display()))
-        .0;
+        .frame;
         let theirs = ffmpeg_canvas(&plan, path, *format, *turn);
         let db = psnr(&ours, &theirs);
         let name = path.file_name().expect("a file").to_string_lossy();

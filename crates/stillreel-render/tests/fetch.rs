@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{Route, TestServer};
-use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::{MediaClass, MediaFormat};
 use stillreel_render::{
     AllowList, FetchConfig, FetchError, FetchRequest, Fetcher, MediaErrorKind, MinRate, OwnFiles,
 };

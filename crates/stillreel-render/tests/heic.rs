@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use common::heic::{self, BOTTOM, Stored, TOP};
 use common::{Route, TestServer};
-use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::{MediaClass, MediaFormat};
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution};
 use stillreel_render::media::fetch::FetchedMedia;
 use stillreel_render::media::heif::HeifDecoder;

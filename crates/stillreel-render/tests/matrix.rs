@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use stillreel_camera::draw::warp::{Canvas, write_frames};
 use stillreel_camera::geometry::clip_plan::{ClipPlan, Motion};
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{Engine, Orientation, Resolution, Vfx, VfxType};
 use stillreel_render::ffmpeg::command::{
     Encoding, StillInput, canvas_command, clip_command, clip_context,

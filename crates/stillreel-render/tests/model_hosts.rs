@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use model_host_double::{Flavor, MAGENTA, ModelHostDouble, Payload, Script};
-use stillreel_camera::input::MediaFormat;
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{CameraMotion, Engine, Orientation, Resolution, Vfx};
 use stillreel_providers::{
     Model, OutputSpec, Protocol, ProviderError, ProviderOutput, ProviderRoles, Providers, Role,

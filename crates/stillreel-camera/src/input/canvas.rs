@@ -30,9 +30,10 @@ use zune_jpeg::zune_core::options::DecoderOptions;
 
 use stillreel_core::Fit;
 
-use crate::input::framing::{self, Framing, Placement, place_smart, thumbnail_size};
+use crate::input::ExifOrientation;
+use crate::input::framing::{self, Decision, Placement, Thumb, thumbnail_size};
 pub use crate::input::framing::{CoverBox, cover_box};
-use crate::input::{ExifOrientation, MediaFormat};
+use stillreel_core::media::MediaFormat;
 
 /// Stills above this many pixels go to ffmpeg: decoded to three bytes a pixel here, a 24 MP
 /// photo (6000 × 4000, a common camera) is 72 MB, and the render process should not hold
@@ -55,10 +56,18 @@ enum Channels {
     Rgb,
 }
 
+/// A canvas made in process: the yuv420p frame (what `Canvas::from_yuv420p` reads), where the
+/// photo lies on it, and the photo's upright size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InProcess {
+    pub frame: Vec<u8>,
+    pub placement: Placement,
+    pub upright: (u32, u32),
+}
+
 /// The canvas of a still (`bytes`, in `format`, to be turned by `orientation`) for a
-/// `width` × `height` frame framed by `fit` (see [`framing`]) as yuv420p bytes (what
-/// `Canvas::from_yuv420p` reads) and where the photo lies on it, or `None` when ffmpeg should
-/// make it.
+/// `width` × `height` frame framed by `fit` ([`framing::decide`]), or `None` when another
+/// decoder should make it (`crate::clip`).
 pub fn canvas_yuv420p(
     bytes: &[u8],
     format: MediaFormat,
@@ -66,7 +75,7 @@ pub fn canvas_yuv420p(
     width: u32,
     height: u32,
     fit: Fit,
-) -> Option<(Vec<u8>, Placement)> {
+) -> Option<InProcess> {
     if width < 2 || height < 2 || width % 2 == 1 || height % 2 == 1 {
         return None;
     }
@@ -78,11 +87,12 @@ pub fn canvas_yuv420p(
         _ => None,
     })
     .ok()??;
-    let (ow, oh) = if turns(orientation) {
+    let shape = if turns(orientation) {
         (decoded.height, decoded.width)
     } else {
         (decoded.width, decoded.height)
     };
+    let (ow, oh) = shape;
     let kind = decoded.kind;
     let ycbcr = kind == Channels::YCbCr;
     let stored = Stored {
@@ -92,34 +102,28 @@ pub fn canvas_yuv420p(
         orientation,
     };
     let frame = (width, height);
-    let (upright, placement) = match framing::resolve(fit, (ow, oh), frame) {
-        Framing::Cover => {
-            let cover = cover_box(ow, oh, width, height);
-            (
-                stored.resize(cover, frame)?,
-                Placement::cover(cover, (ow, oh), frame),
-            )
-        }
-        Framing::Smart => {
-            let cover = cover_box(ow, oh, width, height);
-            let whole = CoverBox::whole(ow, oh);
-            let thumb_size = thumbnail_size((ow, oh));
-            let thumb = stored.resize(whole, thumb_size)?;
-            let placed = place_smart(cover, (ow, oh), &thumb, thumb_size, ycbcr);
-            (
-                stored.resize(placed, frame)?,
-                Placement::cover(placed, (ow, oh), frame),
-            )
-        }
-        Framing::ContainBlur => {
-            let (fw, fh) = framing::contain_size((ow, oh), frame);
+    let decision = framing::decide(fit, shape, frame, || {
+        let size = thumbnail_size(shape);
+        let pixels = stored.resize(CoverBox::whole(ow, oh), size).ok_or(())?;
+        Ok::<_, ()>(Thumb {
+            pixels,
+            size,
+            ycbcr,
+        })
+    })
+    .ok()?;
+    let upright = match decision {
+        Decision::Cover { cut, .. } => stored.resize(cut, frame)?,
+        Decision::Contain {
+            size: (fw, fh),
+            at: (left, top),
+        } => {
             let fg = stored.resize(CoverBox::whole(ow, oh), (fw, fh))?;
             let small = ((width / FILL_SCALE).max(2), (height / FILL_SCALE).max(2));
             let mut fill = stored.resize(cover_box(ow, oh, small.0, small.1), small)?;
             let radius = (small.0 as usize / 40).max(1);
             framing::blur_fill(&mut fill, small.0 as usize, small.1 as usize, ycbcr, radius);
             let mut canvas = scale_up(fill, small, frame)?;
-            let (left, top) = (((width - fw) / 2) & !1, ((height - fh) / 2) & !1);
             framing::paste(
                 &mut canvas,
                 width as usize,
@@ -129,22 +133,14 @@ pub fn canvas_yuv420p(
                 left as usize,
                 top as usize,
             );
-            let placement = Placement {
-                photo: [0.0, 0.0, 1.0, 1.0],
-                canvas: [
-                    f64::from(left),
-                    f64::from(top),
-                    f64::from(fw),
-                    f64::from(fh),
-                ],
-            };
-            (canvas, placement)
+            canvas
         }
     };
-    Some((
-        to_yuv420p(&upright, width as usize, height as usize, kind),
-        placement,
-    ))
+    Some(InProcess {
+        frame: to_yuv420p(&upright, width as usize, height as usize, kind),
+        placement: decision.placement(shape, frame),
+        upright: shape,
+    })
 }
 
 /// `contain-blur`'s fill is made at this fraction of the frame's size, blurred there and scaled
@@ -473,7 +469,7 @@ mod tests {
                     if let Some(frame) =
                         canvas_yuv420p(candidate, format, ExifOrientation(6), 64, 36, Fit::Cover)
                     {
-                        assert_eq!(frame.0.len(), 64 * 36 * 3 / 2);
+                        assert_eq!(frame.frame.len(), 64 * 36 * 3 / 2);
                     }
                 }
             }

@@ -357,19 +357,82 @@ pub fn smart_cut(
     ))
 }
 
-/// The cover box `cover` of an upright `ow` × `oh` photo moved along the axis it cuts to where
-/// [`smart_cut`] finds the content of `thumb`.
-pub fn place_smart(
-    cover: CoverBox,
-    upright: (u32, u32),
-    thumb: &[u8],
-    size: (u32, u32),
-    ycbcr: bool,
-) -> CoverBox {
-    match smart_cut(cover, upright, thumb, size, ycbcr) {
-        Some(position) => cover.cut_at(position, upright),
-        None => cover,
+/// A small upright copy of the photo that `smart` reads its content from: `size` pixels, three
+/// channels a pixel, YCbCr when `ycbcr` (a JPEG's own colours), else RGB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thumb {
+    pub pixels: Vec<u8>,
+    pub size: (u32, u32),
+    pub ycbcr: bool,
+}
+
+/// How one photo fills one frame, decided: what both ways of making a canvas (in process and
+/// the renderer's ffmpeg run) carry out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Decision {
+    /// Covered: `cut` is the part of the upright photo shown; `position` where it sits along
+    /// the axis it cuts (0 start, 1 end), `None` for the centred crop.
+    Cover {
+        cut: CoverBox,
+        position: Option<f64>,
+    },
+    /// Contained over its blurred fill: the photo's `size` on the canvas and its top-left
+    /// corner `at` (even, centred).
+    Contain { size: (u32, u32), at: (u32, u32) },
+}
+
+impl Decision {
+    /// Where the photo (upright `shape`) lies on the `frame` this decision fills.
+    pub fn placement(&self, shape: (u32, u32), frame: (u32, u32)) -> Placement {
+        match *self {
+            Decision::Cover { cut, .. } => Placement::cover(cut, shape, frame),
+            Decision::Contain { size, at } => Placement {
+                photo: [0.0, 0.0, 1.0, 1.0],
+                canvas: [
+                    f64::from(at.0),
+                    f64::from(at.1),
+                    f64::from(size.0),
+                    f64::from(size.1),
+                ],
+            },
+        }
     }
+}
+
+/// The framing of `fit` for an upright photo shaped `shape` in a `frame`: [`resolve`]d, then
+/// placed (the cover crop where [`smart_cut`] finds the content of the thumbnail `thumb`
+/// makes, asked for only when `smart` needs it; the contained photo centred).
+pub fn decide<E>(
+    fit: Fit,
+    shape: (u32, u32),
+    frame: (u32, u32),
+    thumb: impl FnOnce() -> Result<Thumb, E>,
+) -> Result<Decision, E> {
+    let cover = cover_box(shape.0, shape.1, frame.0, frame.1);
+    Ok(match resolve(fit, shape, frame) {
+        Framing::Cover => Decision::Cover {
+            cut: cover,
+            position: None,
+        },
+        Framing::Smart => {
+            let thumb = thumb()?;
+            match smart_cut(cover, shape, &thumb.pixels, thumb.size, thumb.ycbcr) {
+                Some(position) => Decision::Cover {
+                    cut: cover.cut_at(position, shape),
+                    position: Some(position),
+                },
+                None => Decision::Cover {
+                    cut: cover,
+                    position: None,
+                },
+            }
+        }
+        Framing::ContainBlur => {
+            let (fw, fh) = contain_size(shape, frame);
+            let at = (((frame.0 - fw) / 2) & !1, ((frame.1 - fh) / 2) & !1);
+            Decision::Contain { size: (fw, fh), at }
+        }
+    })
 }
 
 /// Where the photo lies on a canvas: the part of the upright photo shown (`photo`: left, top,

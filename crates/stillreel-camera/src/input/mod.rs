@@ -4,7 +4,5 @@
 pub mod canvas;
 pub mod framing;
 pub mod orient;
-pub mod sniff;
 
 pub use self::orient::ExifOrientation;
-pub use self::sniff::{MediaClass, MediaFormat, sniff};

@@ -7,7 +7,7 @@ use std::io::Cursor;
 use zune_jpeg::JpegDecoder;
 use zune_jpeg::zune_core::bytestream::ZCursor;
 
-use crate::input::MediaFormat;
+use stillreel_core::media::MediaFormat;
 
 /// The EXIF `Orientation` tag (1 to 8): how to turn the stored pixels to show them upright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -302,7 +302,7 @@ pub(super) mod tests {
         assert_eq!(at(&silent, "-c:a"), "aac");
         let music = MusicInput {
             path: "music.mp3".into(),
-            format: stillreel_camera::input::MediaFormat::Mp3,
+            format: stillreel_core::media::MediaFormat::Mp3,
         };
         let cmd =
             crate::plan::sound::sound_command(&plan.sound(), Some(&music), Path::new("sound.m4a"));

@@ -17,7 +17,7 @@ use crate::job::StoredMusic;
 use crate::job::StoredVideo;
 use crate::plan::sound::BrandSound;
 use stillreel_camera::geometry::clip_plan::Pace;
-use stillreel_camera::input::MediaFormat;
+use stillreel_core::media::MediaFormat;
 
 /// An intro or outro as the renderer needs it: the template (with its layout) and the values.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,7 +30,7 @@ use crate::observer::RenderObserver;
 use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
 use crate::store::files::{get, make_dir, put, relative};
-use stillreel_camera::input::{MediaClass, MediaFormat};
+use stillreel_core::media::{MediaClass, MediaFormat};
 
 impl Renderer {
     /// Renders the branded copy of a finished video (`job.main_key` in storage) in `work_dir`

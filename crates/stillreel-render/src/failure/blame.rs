@@ -9,7 +9,7 @@ use std::process::Command;
 
 use crate::failure::{InputFault, JobFailure};
 use crate::ffmpeg::runner::{RenderError, Step};
-use stillreel_camera::input::{MediaClass, MediaFormat};
+use stillreel_core::media::{MediaClass, MediaFormat};
 
 /// An input of a failed run that may be the cause.
 #[derive(Debug, Clone)]

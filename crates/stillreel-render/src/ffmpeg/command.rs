@@ -17,7 +17,8 @@ use stillreel_core::Engine;
 
 use crate::effect::{ClipContext, EffectFilter};
 use stillreel_camera::geometry::clip_plan::ClipPlan;
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 
 pub use crate::ffmpeg::concat::{ConcatEntry, UnsafeConcatName, concat_list, concat_list_from};
 
@@ -117,16 +118,9 @@ pub struct StillInput {
     pub orientation: ExifOrientation,
 }
 
-/// How the ffmpeg canvas run frames the photo (`stillreel_camera::input::framing`, decided in
-/// Rust from the photo's thumbnail when it is not a plain cover).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CanvasFraming {
-    /// Scaled to cover, the overflow cut at `position` along the cut axis (0 start, 0.5 middle,
-    /// 1 end).
-    Cover { position: f64 },
-    /// The whole photo over a blurred, dimmed cover of itself.
-    ContainBlur,
-}
+/// How the ffmpeg canvas run frames the photo: decided by the camera's clip
+/// (`stillreel_camera::clip`), as the in-process canvas is.
+pub use stillreel_camera::clip::CanvasFraming;
 
 /// The canvas of a clip: the still decoded once, turned by its EXIF tag, framed (covering the
 /// frame, or contained over its blurred fill) at full quality (lanczos) and converted to

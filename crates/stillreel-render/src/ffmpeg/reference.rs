@@ -91,7 +91,7 @@ mod tests {
 
     use super::*;
     use stillreel_camera::geometry::clip_plan::Motion;
-    use stillreel_camera::input::MediaFormat;
+    use stillreel_core::media::MediaFormat;
 
     fn plan() -> ClipPlan {
         ClipPlan::new(

@@ -258,7 +258,7 @@ mod tests {
         );
         let music = MusicInput {
             path: "music.mp3".into(),
-            format: stillreel_camera::input::MediaFormat::Mp3,
+            format: stillreel_core::media::MediaFormat::Mp3,
         };
         let cmd = plan.stitch.command(
             Path::new("clips.ffconcat"),

@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 use stillreel_core::{Engine, Fit};
 
-use super::framing::framed_canvas;
+use super::framing::FfmpegStill;
 use super::generate::ClipSource;
 use super::masks::{Follow, add_mask_input};
+use super::tap::Tap;
 use super::{ClipJob, clip_key};
+use crate::config::FrameTap;
 use crate::effect::EffectFilter;
 use crate::failure::blame::{self, Suspect};
 use crate::failure::{InputFault, JobFailure};
@@ -27,7 +29,8 @@ use crate::plan::video_plan::clip_plan;
 use crate::renderer::Renderer;
 use crate::store::files::{get, make_dir, relative};
 use crate::store::storage::Storage;
-use stillreel_camera::depth::{DepthError, DepthField, DepthInput, DepthMap};
+use stillreel_camera::clip::{Clip, ClipError, DepthPng, Photo};
+use stillreel_camera::depth::{DepthInput, DepthPolarity};
 use stillreel_camera::draw::warp;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 
@@ -84,20 +87,13 @@ impl Renderer {
             }
             None => ClipSource::Still(photo.clone()),
         };
-        let (depth, depth_fallback) = match (&job.depth, &source) {
-            (Some(input), ClipSource::Still(_)) if plan.engine == Engine::V25 => {
-                match self.depth_map(job, input, work_dir).await? {
-                    Ok(map) => (Some(map), None),
-                    Err(unusable) => (None, Some(unusable.to_string())),
-                }
-            }
-            _ => (None, None),
+        // The camera reads depth on v25 stills; the map is checked where the clip is made.
+        let on_still = plan.engine == Engine::V25 && matches!(source, ClipSource::Still(_));
+        let depth = match &job.depth {
+            Some(input) if on_still => Some(self.depth_png(job, input, work_dir).await?),
+            _ => None,
         };
-        let depth_fallback = depth_fallback.or_else(|| {
-            (plan.engine == Engine::V25 && matches!(source, ClipSource::Still(_)))
-                .then(|| job.depth_note.clone())
-                .flatten()
-        });
+        let depth_note = job.depth_note.clone().filter(|_| on_still);
         // Only a picture a model really made carries the caption.
         let caption = self.config.disclosure_caption
             && job
@@ -111,7 +107,8 @@ impl Renderer {
             source,
             photo,
             depth,
-            depth_fallback,
+            depth_note,
+            upright: job.input.upright,
             effect,
             caption,
             keyframes: crate::ffmpeg::clip_keys::clip_keyframes(
@@ -128,6 +125,7 @@ impl Renderer {
             },
             ffmpeg: self.config.ffmpeg.clone(),
             look: job.look.clone(),
+            tap: self.config.frame_tap.clone(),
         };
         let runner = self.runner();
         // Dropping this future (lease lost, shutdown, time limit) kills the ffmpeg run.
@@ -149,36 +147,21 @@ impl Renderer {
         Ok(clip)
     }
 
-    /// The clip's depth map, fetched from storage and checked against the picture and for
-    /// what it holds ([`DepthMap::check_usable`]); an unusable map is the inner `Err`: the
-    /// clip is drawn with the flat camera and says why, the video does not fail for it.
-    async fn depth_map(
+    /// The clip's depth map, fetched from storage (checked where the clip is made:
+    /// [`Clip::new`]).
+    async fn depth_png(
         &self,
         job: &ClipJob,
         input: &DepthInput,
         work_dir: &Path,
-    ) -> Result<Result<DepthMap, DepthError>, JobFailure> {
+    ) -> Result<(Vec<u8>, DepthPolarity), JobFailure> {
         let step = Step::Clip(job.index);
         let local = work_dir.join(format!("depth-{:03}.png", job.index));
         get(&self.storage, &input.key, &local, step).await?;
         let bytes = tokio::fs::read(&local)
             .await
             .map_err(|e| JobFailure::Render(io_error(step, e)))?;
-        let upright = job.input.upright;
-        let polarity = input.polarity;
-        // Decoding a large map and sampling it are CPU work: off the async threads.
-        let checked = tokio::task::spawn_blocking(move || {
-            let map = DepthMap::from_png(&bytes)?;
-            if let Some(upright) = upright {
-                map.check_aspect(upright)?;
-            }
-            let map = map.with_polarity(polarity);
-            map.check_usable()?;
-            Ok(map)
-        })
-        .await
-        .map_err(|e| JobFailure::Render(io_error(step, std::io::Error::other(e))))?;
-        Ok(checked)
+        Ok((bytes, input.polarity))
     }
 }
 
@@ -189,10 +172,13 @@ struct ClipTask {
     source: ClipSource,
     /// The clip's photo (the masks of a provider's clip are made from it).
     photo: StillInput,
-    /// The checked depth map (v25 stills only).
-    depth: Option<DepthMap>,
-    /// Why a depth map the clip had was not used ([`StoredClip::depth_fallback`]).
-    depth_fallback: Option<String>,
+    /// The depth map's PNG and polarity (v25 stills only).
+    depth: Option<(Vec<u8>, DepthPolarity)>,
+    /// Why the clip has no depth map to read, when a v25 still was to have one
+    /// ([`ClipJob::depth_note`]).
+    depth_note: Option<String>,
+    /// The photo's upright size, as the fetch step read it.
+    upright: Option<(u32, u32)>,
     effect: Option<EffectFilter>,
     /// Draw the disclosure caption (`command::add_caption`).
     caption: bool,
@@ -206,6 +192,8 @@ struct ClipTask {
     ffmpeg: std::path::PathBuf,
     /// How the photo fills the frame, and the clip's caption.
     look: super::ClipLook,
+    /// Where the clip's frames are also handed, before the encoder (the reference frames).
+    tap: Option<FrameTap>,
 }
 
 /// The job's failure for a canvas that could not be made. The canvas reads nothing but the
@@ -235,6 +223,49 @@ fn add_captions(cmd: &mut command::FfmpegArgs, task: &ClipTask) {
     }
 }
 
+/// The clip of `still` (a path relative to `dir`) framed by `fit`, through the camera's one
+/// call ([`Clip::new`]); ffmpeg makes the canvas of what the camera does not decode.
+fn make_clip(
+    task: &ClipTask,
+    still: &StillInput,
+    fit: Fit,
+    depth: bool,
+    runner: &Runner,
+    dir: &Path,
+) -> Result<Clip, RenderError> {
+    let step = Step::Clip(task.index);
+    let bytes = std::fs::read(dir.join(&still.path)).map_err(|e| io_error(step, e))?;
+    let photo = Photo {
+        bytes: &bytes,
+        format: still.format,
+        orientation: still.orientation,
+        upright: task.upright,
+    };
+    let depth = task
+        .depth
+        .as_ref()
+        .filter(|_| depth)
+        .map(|(png, polarity)| DepthPng {
+            png,
+            polarity: *polarity,
+        });
+    let mut ffmpeg = FfmpegStill {
+        plan: &task.plan,
+        still,
+        index: task.index,
+        runner,
+        dir,
+    };
+    Clip::new(&photo, fit, task.plan, depth, &mut ffmpeg).map_err(|e| match e {
+        ClipError::Decoder(e) => e,
+        // ffmpeg may exit 0 having decoded no frame of a broken picture: the picture's fault.
+        no_frame @ ClipError::NoFrame(_) => RenderError::Rejected {
+            step,
+            message: no_frame.to_string(),
+        },
+    })
+}
+
 /// Renders a clip, checks it and stores it (blocking). Reports frames done to `frames`.
 fn render_checked(
     task: &ClipTask,
@@ -245,128 +276,30 @@ fn render_checked(
     dir: &Path,
     frames: &mut dyn FnMut(u32),
 ) -> Result<StoredClip, JobFailure> {
-    let step = Step::Clip(task.index);
-    let rendered = format!("render-{:03}.mp4", task.index);
-    let still_name = format!("render-{:03}.jpg", task.index);
-    // The thumbnail: the middle frame, split off the clip's own graph (no second decode).
-    let middle = task.plan.frames / 2;
-    let with_still = match &task.source {
+    let names = Names::of(task.index);
+    let encoded = match &task.source {
         ClipSource::Still(still) => {
-            let still = StillInput {
-                path: relative(dir, &still.path),
-                ..still.clone()
-            };
-            // Masks are an input file, so they and the canvas they come from are made before
-            // ffmpeg starts (other clips make the canvas while the encoder loads).
-            let mut effect = task.effect.clone();
-            let mut early_canvas = None;
-            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
-                let framed =
-                    framed_canvas(&task.plan, &still, task.look.fit, task.index, runner, dir)
-                        .map_err(|e| canvas_failure(task, &still, dir, e))?;
-                add_mask_input(fx, &framed.0, &task.plan, Follow::Camera, task.index, dir)?;
-                early_canvas = Some(framed);
-            }
-            let mut cmd =
-                command::clip_command(&task.plan, effect.as_ref(), encoding, Path::new(&rendered));
-            add_captions(&mut cmd, task);
-            command::add_keyframes(&mut cmd, &task.keyframes);
-            // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one
-            // with an effect or a caption takes it from the graph, after what ffmpeg draws.
-            let in_process = task.effect.is_none() && !task.caption && task.look.caption.is_none();
-            let with_still =
-                in_process || command::add_still_output(&mut cmd, middle, Path::new(&still_name));
-            let threads = warp::draw_threads();
-            let plan = task.plan;
-            // The encoder starts first and the canvas is made while it loads its libraries and
-            // opens x264 (about 0.08 s of a clip that the two runs would otherwise spend one
-            // after the other); its first frame arrives once the canvas is there.
-            let mut canvas_failed: Option<RenderError> = None;
-            let mut still_failed: Option<RenderError> = None;
-            let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
-                let (canvas, placement) = match early_canvas.take() {
-                    Some(framed) => framed,
-                    None => framed_canvas(&plan, &still, task.look.fit, task.index, runner, dir)
-                        .map_err(|e| {
-                            let message = e.to_string();
-                            canvas_failed = Some(e);
-                            std::io::Error::other(message)
-                        })?,
-                };
-                let field = task.depth.as_ref().map(|map| {
-                    DepthField::prepare_placed(
-                        map,
-                        (plan.width, plan.height),
-                        Some(&canvas.guide()),
-                        placement.as_ref(),
-                    )
-                });
-                if !in_process {
-                    return warp::write_frames(&plan, &canvas, field.as_ref(), threads, stdin);
-                }
-                let frame_len = warp::frame_bytes(plan.width, plan.height);
-                let mut keep = thumbnail::KeepFrame::new(stdin, middle, frame_len);
-                warp::write_frames(&plan, &canvas, field.as_ref(), threads, &mut keep)?;
-                // Encoded while x264 drains its lookahead; a failure fails the clip after
-                // ffmpeg is done, rather than killing it.
-                still_failed =
-                    thumbnail::write_still(keep.frame(), &plan, &dir.join(&still_name), step);
-                Ok(())
-            });
-            // The canvas's own error, not the encoder's view of it (killed for a failed feed).
-            if let Some(e) = canvas_failed {
-                return Err(canvas_failure(task, &still, dir, e));
-            }
-            encoded?;
-            if let Some(e) = still_failed {
-                return Err(e.into());
-            }
-            with_still
+            encode_still(task, still, runner, encoding, dir, &names, frames)?
         }
         ClipSource::Video(video) => {
-            let mut effect = task.effect.clone();
-            if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
-                let photo = StillInput {
-                    path: relative(dir, &task.photo.path),
-                    ..task.photo.clone()
-                };
-                // The model's clip is covered to the frame (`provider_clip_graph`): so is the
-                // photo its masks come from.
-                let (canvas, _) =
-                    framed_canvas(&task.plan, &photo, Fit::Cover, task.index, runner, dir)
-                        .map_err(|e| canvas_failure(task, &photo, dir, e))?;
-                add_mask_input(fx, &canvas, &task.plan, Follow::Still, task.index, dir)?;
-            }
-            let mut cmd = command::provider_clip_command(
-                &task.plan,
-                &relative(dir, video),
-                effect.as_ref(),
-                encoding,
-                Path::new(&rendered),
-            );
-            add_captions(&mut cmd, task);
-            command::add_keyframes(&mut cmd, &task.keyframes);
-            let with_still = command::add_still_output(&mut cmd, middle, Path::new(&still_name));
-            if let Err(e) = runner.run(step, &cmd, dir, frames) {
-                // The model's answer is the only input; the effect drawn over it is ours.
-                let suspect = Suspect::video(&task.source_field, InputFault::ModelOutput, video);
-                return Err(blame::blame(&task.ffmpeg, dir, &[suspect], e.into()));
-            }
-            with_still
+            encode_model_clip(task, video, runner, encoding, dir, &names, frames)?
         }
     };
-    let local = dir.join(&rendered);
-    crate::media::probe::probe_and_check(ffprobe, &local, &task.plan, step)?;
+    let local = dir.join(&names.clip);
+    crate::media::probe::probe_and_check(ffprobe, &local, &task.plan, Step::Clip(task.index))?;
     // A render given up meanwhile (lease lost, time limit) must not upload: nobody would
     // record the file, and this blocking thread outlives the dropped future.
     if runner.cancel.is_cancelled() {
-        return Err(RenderError::Cancelled { step }.into());
+        return Err(RenderError::Cancelled {
+            step: Step::Clip(task.index),
+        }
+        .into());
     }
     // The still first: once the clip is stored (and recorded), its thumbnail is there too.
-    if with_still {
+    if encoded.with_still {
         storage
             .put(
-                &dir.join(&still_name),
+                &dir.join(&names.still),
                 &crate::store::storage::still_key(&task.key),
             )
             .map_err(|e| io_error(Step::Store, e))?;
@@ -380,6 +313,173 @@ fn render_checked(
         url_path,
         motion: Some(task.plan.motion),
         seconds: task.plan.seconds(),
-        depth_fallback: task.depth_fallback.clone(),
+        depth_fallback: encoded.depth_note.or_else(|| task.depth_note.clone()),
+    })
+}
+
+/// The files one clip's run writes in its folder.
+struct Names {
+    clip: String,
+    still: String,
+}
+
+impl Names {
+    fn of(index: usize) -> Self {
+        Names {
+            clip: format!("render-{index:03}.mp4"),
+            still: format!("render-{index:03}.jpg"),
+        }
+    }
+}
+
+/// What encoding a clip left beside its file.
+struct Encoded {
+    /// Its thumbnail was written (`Names::still`).
+    with_still: bool,
+    /// Why the depth map given was not used.
+    depth_note: Option<String>,
+}
+
+/// Encodes the camera's clip of a still: the clip made (before ffmpeg starts when an effect
+/// needs its masks, else while the encoder loads), its frames fed to the encoder, the
+/// thumbnail kept from the middle frame.
+fn encode_still(
+    task: &ClipTask,
+    still: &StillInput,
+    runner: &Runner,
+    encoding: &Encoding,
+    dir: &Path,
+    names: &Names,
+    frames: &mut dyn FnMut(u32),
+) -> Result<Encoded, JobFailure> {
+    let step = Step::Clip(task.index);
+    let still = StillInput {
+        path: relative(dir, &still.path),
+        ..still.clone()
+    };
+    let fit = task.look.fit;
+    // Masks are an input file, so they and the clip they come from are made before ffmpeg
+    // starts.
+    let mut effect = task.effect.clone();
+    let mut early = None;
+    if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+        let clip = make_clip(task, &still, fit, true, runner, dir)
+            .map_err(|e| canvas_failure(task, &still, dir, e))?;
+        add_mask_input(
+            fx,
+            clip.canvas(),
+            &task.plan,
+            Follow::Camera,
+            task.index,
+            dir,
+        )?;
+        early = Some(clip);
+    }
+    let mut cmd = command::clip_command(
+        &task.plan,
+        effect.as_ref(),
+        encoding,
+        Path::new(&names.clip),
+    );
+    add_captions(&mut cmd, task);
+    command::add_keyframes(&mut cmd, &task.keyframes);
+    // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one with an
+    // effect or a caption takes it from the graph, after what ffmpeg draws.
+    let middle = task.plan.frames / 2;
+    let in_process = task.effect.is_none() && !task.caption && task.look.caption.is_none();
+    let with_still =
+        in_process || command::add_still_output(&mut cmd, middle, Path::new(&names.still));
+    let threads = warp::draw_threads();
+    // The encoder starts first and the clip is made while it loads its libraries and opens
+    // x264 (about 0.08 s of a clip that the two runs would otherwise spend one after the
+    // other); its first frame arrives once the canvas is there.
+    let mut canvas_failed: Option<RenderError> = None;
+    let mut still_failed: Option<RenderError> = None;
+    let mut depth_note = None;
+    let encoded = runner.run_fed(step, &cmd, dir, frames, &mut |stdin| {
+        let clip = match early.take() {
+            Some(clip) => clip,
+            None => make_clip(task, &still, fit, true, runner, dir).map_err(|e| {
+                let message = e.to_string();
+                canvas_failed = Some(e);
+                std::io::Error::other(message)
+            })?,
+        };
+        depth_note = clip.depth_note();
+        let mut out = Tap::new(stdin, task.tap.as_ref(), task.index, &task.plan);
+        if !in_process {
+            return clip.write_frames(threads, &mut out);
+        }
+        let frame_len = warp::frame_bytes(task.plan.width, task.plan.height);
+        let mut keep = thumbnail::KeepFrame::new(&mut out, middle, frame_len);
+        clip.write_frames(threads, &mut keep)?;
+        // Encoded while x264 drains its lookahead; a failure fails the clip after ffmpeg is
+        // done, rather than killing it.
+        still_failed =
+            thumbnail::write_still(keep.frame(), &task.plan, &dir.join(&names.still), step);
+        Ok(())
+    });
+    // The canvas's own error, not the encoder's view of it (killed for a failed feed).
+    if let Some(e) = canvas_failed {
+        return Err(canvas_failure(task, &still, dir, e));
+    }
+    encoded?;
+    if let Some(e) = still_failed {
+        return Err(e.into());
+    }
+    Ok(Encoded {
+        with_still,
+        depth_note,
+    })
+}
+
+/// Encodes a clip a model made (`video`), the procedural effect and captions drawn over it.
+fn encode_model_clip(
+    task: &ClipTask,
+    video: &Path,
+    runner: &Runner,
+    encoding: &Encoding,
+    dir: &Path,
+    names: &Names,
+    frames: &mut dyn FnMut(u32),
+) -> Result<Encoded, JobFailure> {
+    let mut effect = task.effect.clone();
+    if let Some(fx) = effect.as_mut().filter(|fx| fx.masks.is_some()) {
+        let photo = StillInput {
+            path: relative(dir, &task.photo.path),
+            ..task.photo.clone()
+        };
+        // The model's clip is covered to the frame (`provider_clip_graph`): so is the photo
+        // its masks come from.
+        let clip = make_clip(task, &photo, Fit::Cover, false, runner, dir)
+            .map_err(|e| canvas_failure(task, &photo, dir, e))?;
+        add_mask_input(
+            fx,
+            clip.canvas(),
+            &task.plan,
+            Follow::Still,
+            task.index,
+            dir,
+        )?;
+    }
+    let mut cmd = command::provider_clip_command(
+        &task.plan,
+        &relative(dir, video),
+        effect.as_ref(),
+        encoding,
+        Path::new(&names.clip),
+    );
+    add_captions(&mut cmd, task);
+    command::add_keyframes(&mut cmd, &task.keyframes);
+    let middle = task.plan.frames / 2;
+    let with_still = command::add_still_output(&mut cmd, middle, Path::new(&names.still));
+    if let Err(e) = runner.run(Step::Clip(task.index), &cmd, dir, frames) {
+        // The model's answer is the only input; the effect drawn over it is ours.
+        let suspect = Suspect::video(&task.source_field, InputFault::ModelOutput, video);
+        return Err(blame::blame(&task.ffmpeg, dir, &[suspect], e.into()));
+    }
+    Ok(Encoded {
+        with_still,
+        depth_note: None,
     })
 }

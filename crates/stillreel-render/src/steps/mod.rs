@@ -28,6 +28,7 @@ mod generate;
 pub mod masks;
 mod prepare;
 mod stitch;
+mod tap;
 
 use std::sync::Arc;
 
@@ -43,7 +44,8 @@ use crate::plan::video_plan::{PictureFacts, VideoShape};
 use crate::renderer::Renderer;
 use stillreel_camera::depth::DepthInput;
 use stillreel_camera::geometry::clip_plan::Pace;
-use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::{MediaClass, MediaFormat};
 
 /// What [`Renderer::prepare`] fetches.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use crate::observer::RenderObserver;
 use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
 use crate::store::files::{make_dir, put};
-use stillreel_camera::input::MediaClass;
+use stillreel_core::media::MediaClass;
 
 impl Renderer {
     /// The prepare step: downloads every image (and the music) together under one deadline,

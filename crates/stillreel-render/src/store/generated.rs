@@ -12,7 +12,7 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use crate::store::storage::Storage;
-use stillreel_camera::input::{MediaFormat, sniff};
+use stillreel_core::media::{MediaFormat, sniff};
 use stillreel_providers::{
     CallClaims, ProviderError, ProviderOutput, RoleClient, RoleRequest, check_answer,
 };

@@ -9,7 +9,8 @@
 //! is told it was the last; so the stitch exists exactly once and only once every clip is
 //! recorded, and no job waits for another.
 
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 use stillreel_core::{CameraMotion, GeneratedContent};
 use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;

@@ -3,7 +3,7 @@
 //! as such (the renderer decodes it when a request uses it).
 
 use axum::http::StatusCode;
-use stillreel_camera::input::{MediaClass, MediaFormat, sniff};
+use stillreel_core::media::{MediaClass, MediaFormat, sniff};
 use stillreel_render::media::heif::is_heic;
 
 use crate::error::ApiError;

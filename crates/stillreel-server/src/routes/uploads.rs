@@ -19,9 +19,9 @@ use axum::Json;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use futures_util::StreamExt;
-use stillreel_camera::input::MediaClass;
-use stillreel_camera::input::sniff::SNIFF_LEN;
 use stillreel_core::UploadedMedia;
+use stillreel_core::media::MediaClass;
+use stillreel_core::media::SNIFF_LEN;
 use stillreel_render::media::heif::HeifHeader;
 use uuid::Uuid;
 

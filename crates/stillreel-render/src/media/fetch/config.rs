@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use reqwest::Url;
 
-use stillreel_camera::input::MediaClass;
+use stillreel_core::media::MediaClass;
 
 use super::AllowList;
 use crate::media::heif::HeifDecoder;

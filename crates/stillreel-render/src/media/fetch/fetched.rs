@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 
 /// A downloaded, recognised media file in the job's work directory.
 #[derive(Debug, Clone)]

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use stillreel_camera::input::{ExifOrientation, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::MediaFormat;
 
 use super::error::{FetchError, MediaErrorKind};
 use super::fetched::{FetchedMedia, fnv1a};

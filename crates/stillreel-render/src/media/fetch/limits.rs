@@ -2,7 +2,7 @@
 //! name), in a module of their own so the HEIC step checks a decoded picture by the same rules
 //! without naming its parent.
 
-use stillreel_camera::input::MediaClass;
+use stillreel_core::media::MediaClass;
 
 use super::config::MinRate;
 use super::error::{FetchError, MediaErrorKind};

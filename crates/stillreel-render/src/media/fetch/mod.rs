@@ -48,8 +48,9 @@ pub use self::fetched::{FetchedMedia, fnv1a};
 use self::limits::Limits;
 use self::pinned::{NoDns, Purpose, Target, display_host, request_error};
 pub use self::post::PostAnswer;
-use stillreel_camera::input::sniff::{self, sniff};
-use stillreel_camera::input::{ExifOrientation, MediaClass, MediaFormat};
+use stillreel_camera::input::ExifOrientation;
+use stillreel_core::media::{self as sniff, sniff};
+use stillreel_core::media::{MediaClass, MediaFormat};
 
 mod url_host {
     pub use reqwest::Url;

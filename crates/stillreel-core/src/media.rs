@@ -1,4 +1,5 @@
-//! What a downloaded file is, decided by its first bytes only: never by its name or the
+//! The media vocabulary: the formats the service accepts (what an MP3 is, which ffmpeg demuxer
+//! reads it, its extension), and what a downloaded file is, decided by its first bytes only: never by its name or the
 //! server's `Content-Type`, which both lie (an HLS playlist served as `photo.png`).
 
 /// A media format the renderer accepts, with the ffmpeg demuxer forced for it.
@@ -82,7 +83,7 @@ impl MediaFormat {
 }
 
 /// Bytes needed to decide; a shorter file is judged on what it has. Enough for a HEIC
-/// file's `ftyp` box with its compatible brands (the render crate's `heif::is_heic`), which this
+/// file's `ftyp` box with its compatible brands (the render crate's `media::heif`), which this
 /// module's [`sniff`] leaves to the HEIF decoding.
 pub const SNIFF_LEN: usize = 64;
 
