@@ -191,6 +191,26 @@ impl Clip {
     ) -> std::io::Result<()> {
         warp::write_frames(&self.plan, self.canvas(), self.depth(), threads, out)
     }
+
+    /// [`Clip::write_frames`], keeping a copy of frame `keep` (the clip's still, drawn once).
+    pub fn write_frames_keeping(
+        &self,
+        threads: usize,
+        keep: u32,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<Vec<u8>> {
+        let mut frame = vec![0u8; warp::frame_bytes(self.plan.width, self.plan.height)];
+        let mut kept = Vec::new();
+        for n in 0..self.plan.frames {
+            self.draw_frame(n, threads, &mut frame);
+            out.write_all(&frame)?;
+            if n == keep {
+                kept.clone_from(&frame);
+            }
+        }
+        out.flush()?;
+        Ok(kept)
+    }
 }
 
 /// The canvas of `photo` for `frame`, framed by `fit`, where the photo lies on it and the
@@ -401,6 +421,36 @@ mod tests {
     }
 
     #[test]
+    fn the_kept_frame_is_the_one_drawn_and_every_frame_is_written() {
+        let bytes = photo_png(120, 80);
+        let photo = Photo {
+            format: MediaFormat::Png,
+            ..outside(&bytes, None)
+        };
+        let clip = Clip::new(
+            &photo,
+            Fit::Cover,
+            plan(Engine::V25),
+            None,
+            &mut InProcessOnly,
+        )
+        .expect("clip");
+        let mut stream = Vec::new();
+        let kept = clip
+            .write_frames_keeping(2, 75, &mut stream)
+            .expect("written");
+        let len = warp::frame_bytes(64, 36);
+        assert_eq!(stream.len(), len * 150);
+        let mut drawn = vec![0; len];
+        clip.draw_frame(75, 1, &mut drawn);
+        assert_eq!(kept, drawn);
+        assert_eq!(&stream[75 * len..76 * len], &drawn[..]);
+        let mut whole = Vec::new();
+        clip.write_frames(1, &mut whole).expect("written");
+        assert_eq!(whole, stream);
+    }
+
+    #[test]
     fn cover_through_the_decoder_needs_no_thumbnail() {
         let bytes = photo_png(120, 80);
         let mut decoder = recording(128, 85);
@@ -564,7 +614,7 @@ mod tests {
         // A portrait photo in a landscape frame, cut at the top.
         let (shape, frame) = ((600, 900), (1280, 720));
         let cut = cover_box(600, 900, 1280, 720).cut_at(0.0, shape);
-        let placement = framing::Decision::Cover {
+        let placement = Decision::Cover {
             cut,
             position: Some(0.0),
         }

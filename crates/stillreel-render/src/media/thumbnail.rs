@@ -20,7 +20,6 @@ use jpeg_encoder::{ColorType, Encoder, SamplingFactor};
 use crate::ffmpeg::command::STILL_WIDTH;
 use crate::ffmpeg::runner::{RenderError, Step, io_error};
 use std::path::Path;
-use stillreel_camera::draw::warp::frame_bytes;
 use stillreel_camera::geometry::clip_plan::ClipPlan;
 
 /// JPEG quality (1–100) of the thumbnail: no visible blocking at 640 px, files 1.2–1.3 × the
@@ -58,7 +57,9 @@ pub fn still_size(width: u32, height: u32) -> (u32, u32) {
 /// The JPEG thumbnail of a raw yuv420p `frame` of `width` × `height` (video range), at
 /// [`still_size`], full-range YCbCr 4:2:0 (`yuvj420p`).
 pub fn jpeg_from_yuv420p(frame: &[u8], width: u32, height: u32) -> Result<Vec<u8>, ThumbnailError> {
-    let expected = frame_bytes(width, height);
+    // yuv420p: full-size luma, two quarter-size chroma planes.
+    let (w2, h2) = (width as usize / 2, height as usize / 2);
+    let expected = width as usize * height as usize + 2 * w2 * h2;
     if frame.len() != expected || width < 2 || height < 2 || width % 2 == 1 || height % 2 == 1 {
         return Err(ThumbnailError::FrameSize {
             width,
@@ -100,61 +101,6 @@ pub fn jpeg_from_yuv420p(frame: &[u8], width: u32, height: u32) -> Result<Vec<u8
         ColorType::Ycbcr,
     )?;
     Ok(jpeg)
-}
-
-/// A writer that passes everything on to `inner` and keeps a copy of the bytes in `wanted`
-/// (one frame of a raw stream) as they are written: the thumbnail's frame taken on its way
-/// to the encoder, without drawing it twice.
-pub struct KeepFrame<W> {
-    inner: W,
-    wanted: std::ops::Range<usize>,
-    written: usize,
-    kept: Vec<u8>,
-}
-
-impl<W> std::fmt::Debug for KeepFrame<W> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("KeepFrame")
-            .field("wanted", &self.wanted)
-            .field("written", &self.written)
-            .field("kept", &self.kept.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<W: std::io::Write> KeepFrame<W> {
-    /// Keeps frame `index` (counted from 0) of frames of `frame_len` bytes.
-    pub fn new(inner: W, index: u32, frame_len: usize) -> Self {
-        let start = index as usize * frame_len;
-        KeepFrame {
-            inner,
-            wanted: start..start + frame_len,
-            written: 0,
-            kept: Vec::with_capacity(frame_len),
-        }
-    }
-
-    /// The kept frame, once all of it went through.
-    pub fn frame(&self) -> Option<&[u8]> {
-        (self.kept.len() == self.wanted.len()).then_some(&self.kept[..])
-    }
-}
-
-impl<W: std::io::Write> std::io::Write for KeepFrame<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        let (from, to) = (self.written, self.written + n);
-        let (start, end) = (from.max(self.wanted.start), to.min(self.wanted.end));
-        if start < end {
-            self.kept.extend_from_slice(&buf[start - from..end - from]);
-        }
-        self.written = to;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
 }
 
 /// One 8-bit plane of `from` size scaled to `to`.
@@ -276,39 +222,6 @@ mod tests {
         let luma_at = |x: usize, y: usize| pixels[(y * w + x) * 3];
         for y in [0, h / 2, h - 1] {
             assert!(luma_at(300, y) < 10 && luma_at(340, y) > 245, "row {y}");
-        }
-    }
-
-    /// A writer that takes at most `step` bytes a call, as a full pipe does.
-    struct Trickle(Vec<u8>, usize);
-
-    impl std::io::Write for Trickle {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            let n = buf.len().min(self.1);
-            self.0.extend_from_slice(&buf[..n]);
-            Ok(n)
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn the_kept_frame_is_the_one_asked_for_however_it_is_written() {
-        use std::io::Write;
-        let frames: Vec<Vec<u8>> = (0..5u8).map(|i| vec![i * 10; 12]).collect();
-        for step in [1, 5, 12, 13, 100] {
-            let mut keep = KeepFrame::new(Trickle(Vec::new(), step), 2, 12);
-            for (i, frame) in frames.iter().enumerate() {
-                keep.write_all(frame).expect("written");
-                assert_eq!(keep.frame().is_some(), i >= 2, "step {step}, frame {i}");
-            }
-            assert_eq!(keep.frame(), Some(&frames[2][..]), "step {step}");
-            assert_eq!(
-                keep.inner.0,
-                frames.concat(),
-                "step {step}: passed on whole"
-            );
         }
     }
 

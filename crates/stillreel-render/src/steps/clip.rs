@@ -410,13 +410,11 @@ fn encode_still(
         if !in_process {
             return clip.write_frames(threads, &mut out);
         }
-        let frame_len = warp::frame_bytes(task.plan.width, task.plan.height);
-        let mut keep = thumbnail::KeepFrame::new(&mut out, middle, frame_len);
-        clip.write_frames(threads, &mut keep)?;
+        let kept = clip.write_frames_keeping(threads, middle, &mut out)?;
         // Encoded while x264 drains its lookahead; a failure fails the clip after ffmpeg is
         // done, rather than killing it.
         still_failed =
-            thumbnail::write_still(keep.frame(), &task.plan, &dir.join(&names.still), step);
+            thumbnail::write_still(Some(&kept), &task.plan, &dir.join(&names.still), step);
         Ok(())
     });
     // The canvas's own error, not the encoder's view of it (killed for a failed feed).
