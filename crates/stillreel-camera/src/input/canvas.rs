@@ -67,7 +67,7 @@ pub struct InProcess {
 
 /// The canvas of a still (`bytes`, in `format`, to be turned by `orientation`) for a
 /// `width` × `height` frame framed by `fit` ([`framing::decide`]), or `None` when another
-/// decoder should make it (`crate::clip`).
+/// decoder should make it (`clip`).
 pub fn canvas_yuv420p(
     bytes: &[u8],
     format: MediaFormat,

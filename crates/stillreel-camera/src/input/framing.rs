@@ -8,8 +8,13 @@
 //! - [`blur_fill`] and [`paste`] make `contain-blur`'s canvas: the whole photo over a blurred,
 //!   dimmed cover of itself (what editly and the social apps do).
 //!
-//! The canvas (`canvas.rs`) and the renderer's ffmpeg path both call these, so the two agree on
-//! where the window sits.
+//! Over 400 lines on purpose: the rule (`resolve`), its decision (`decide`) and the pixel work
+//! that places and fills it are one contract that both canvases follow; the tests beside them
+//! hold that contract as a whole.
+//!
+//! [`decide`] turns a `fit` into what the canvas holds; the in-process canvas (`canvas.rs`) and
+//! the ffmpeg canvas a `clip::Decoder` makes both carry out its decision, so the two
+//! agree on where the window sits.
 
 use stillreel_core::Fit;
 

@@ -1,5 +1,6 @@
-//! The still as it comes in: what a file is by its first bytes ([`sniff`]), how its EXIF tag
-//! turns it upright ([`orient`]) and its canvas made in process ([`canvas`]).
+//! The still as it comes in: how its EXIF tag turns it upright ([`orient`]), how it fills the
+//! frame ([`framing`]) and its canvas made in process ([`canvas`]). What a file is by its first
+//! bytes is the core's (`stillreel_core::media`).
 
 pub mod canvas;
 pub mod framing;

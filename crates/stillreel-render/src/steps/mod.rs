@@ -10,7 +10,10 @@
 //! - [`Renderer::prepare`] (`prepare.rs`) fetches every input once, under one deadline,
 //!   checks it, and stores the checked copy under the video's key prefix with the facts a
 //!   clip needs.
-//! - [`Renderer::render_clip`] (`clip.rs`) renders one clip, silent, from its stored input,
+//! - [`Renderer::render_clip`] (`clip.rs`) renders one clip, silent, from its stored input
+//!   (the clip made by the camera's one call, `stillreel_camera::clip::Clip`; `framing.rs`
+//!   makes the canvas by ffmpeg for the stills the camera does not decode, `tap.rs` hands the
+//!   frames to a `FrameTap` when the renderer has one; a model's clip comes from `generate.rs`),
 //!   checks the result with ffprobe ([`crate::media::probe`]) and stores it under a key that carries
 //!   the job's lease token, so a late upload of a worker that lost its lease never replaces
 //!   a clip.
@@ -23,6 +26,7 @@
 //! (motions, frames, sound) comes from the pure [`crate::plan::video_plan`].
 
 mod clip;
+mod encode;
 mod framing;
 mod generate;
 pub mod masks;

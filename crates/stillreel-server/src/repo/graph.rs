@@ -10,8 +10,7 @@
 //! recorded, and no job waits for another.
 
 use stillreel_camera::input::ExifOrientation;
-use stillreel_core::media::MediaFormat;
-use stillreel_core::{CameraMotion, GeneratedContent};
+use stillreel_core::{CameraMotion, GeneratedContent, MediaFormat};
 use stillreel_render::steps::{Prepared, StoredInput, StoredMusic};
 use uuid::Uuid;
 
