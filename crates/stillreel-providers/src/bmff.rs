@@ -1,5 +1,5 @@
 //! The workspace's one ISO base media file format box walker (ISO/IEC 14496-12, section 4.2):
-//! a model's MP4 clip answer ([`crate::mp4`]), the render crate's clip check and keyframe reader
+//! a model's MP4 clip answer (`mp4.rs`), the render crate's clip check and keyframe reader
 //! (MP4) and its HEIC header reader (HEIF) all read their boxes through it. It lives here, the
 //! lowest crate both the providers and the render crate may name, and is pure: bytes in, slices
 //! of them out.
