@@ -4,8 +4,8 @@
 //! `docs/SERVER.md`. Nothing else in the crate reads the environment.
 //!
 //! Groups of variables with parsing of their own are submodules (`database`, `http`, `limits`,
-//! `metrics`, `paths`, `rate_limit`, `storage`, `templates`, `webhooks`), their types
-//! re-exported here; `tools` checks the ffmpeg a render runs and `urls` the addresses that
+//! `metrics`, `paths`, `rate_limit`, `storage`, `templates`, `webhooks`, `workers`), their
+//! types re-exported here; `tools` checks the ffmpeg a render runs and `urls` the addresses that
 //! must agree.
 //!
 //! Every path read here is absolute once read: a relative one (the default `./data`) is joined
@@ -32,6 +32,7 @@ mod templates;
 mod tools;
 mod urls;
 mod webhooks;
+mod workers;
 pub use self::database::{DEFAULT_DATABASE_POOL_SIZE, DatabaseConfig};
 use self::database::{database, pool_size};
 pub use self::error::ConfigError;
@@ -45,12 +46,12 @@ pub use self::templates::load_templates;
 pub use self::tools::check_tools;
 use self::urls::{check_public_url, shares_port};
 pub use self::webhooks::{DEFAULT_RETRY_SCHEDULE, parse_schedule};
+pub use self::workers::{
+    MIN_DEFAULT_WORKERS, Workers, WorkersFrom, available_cores, default_workers,
+};
 
 /// `STILLREEL_PROVIDER_CONCURRENCY` when unset.
 pub const DEFAULT_PROVIDER_CONCURRENCY: usize = 4;
-
-/// `STILLREEL_WORKERS` when unset.
-pub const DEFAULT_WORKERS: usize = 2;
 
 /// The whole configuration of `stillreel`.
 #[derive(Debug, Clone)]
@@ -70,8 +71,10 @@ pub struct Config {
     /// renderer's media fetcher; kept here as the raw comma-separated entries).
     pub fetch_allow: Vec<String>,
     /// `STILLREEL_WORKERS`: render jobs (one ffmpeg each) run at once by this process;
-    /// 0 = API node only. Default [`DEFAULT_WORKERS`].
+    /// 0 = API node only. Default: [`default_workers`] of the available cores.
     pub workers: usize,
+    /// Where `workers` came from (the variable, or the cores), for the start-up log.
+    pub workers_from: WorkersFrom,
     /// `STILLREEL_DEFAULT_ENGINE`: engine when a request names none.
     pub default_engine: Engine,
     /// `STILLREEL_FFMPEG`: ffmpeg binary.
@@ -206,15 +209,10 @@ impl Config {
             var: "STILLREEL_FETCH_ALLOW",
             message: err.to_string(),
         })?;
-        let workers = match get("STILLREEL_WORKERS") {
-            // Two slots: two ffmpeg at once, what one process always ran (one video, its
-            // clips two at a time) before a slot became one clip (docs/API-DESIGN.md#configuration).
-            None => DEFAULT_WORKERS,
-            Some(text) => text.parse().map_err(|_| ConfigError {
-                var: "STILLREEL_WORKERS",
-                message: format!("{text:?} is not a whole number"),
-            })?,
-        };
+        let Workers {
+            count: workers,
+            from: workers_from,
+        } = Workers::read(get("STILLREEL_WORKERS").as_deref(), available_cores())?;
         let default_engine = match get("STILLREEL_DEFAULT_ENGINE") {
             None => Engine::V25,
             // The default is one of the procedural cameras: a deployment whose default calls
@@ -355,6 +353,7 @@ impl Config {
             fetch_allow,
             database_pool_size,
             workers,
+            workers_from,
             default_engine,
             ffmpeg,
             web_dir,
@@ -376,6 +375,14 @@ impl Config {
             log_filter,
             log_json,
         })
+    }
+
+    /// `workers` and where it came from; its `Display` is the start-up log's line.
+    pub fn workers(&self) -> Workers {
+        Workers {
+            count: self.workers,
+            from: self.workers_from,
+        }
     }
 
     /// Where rendered and fetched media live.
@@ -415,7 +422,8 @@ mod tests {
         );
         assert_eq!(c.public_url, "http://127.0.0.1:8080");
         assert!(c.fetch_allow.is_empty());
-        assert_eq!(c.workers, DEFAULT_WORKERS);
+        assert_eq!(c.workers, default_workers(available_cores()));
+        assert_eq!(c.workers_from, WorkersFrom::Cores(available_cores()));
         assert_eq!(c.default_engine, Engine::V25);
         assert_eq!(c.ffmpeg, PathBuf::from("ffmpeg"));
         assert_eq!(c.web_dir, PathBuf::from("/srv/reel/web/dist"));

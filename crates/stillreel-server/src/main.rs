@@ -190,6 +190,7 @@ async fn revoke_key(config: Config, api_key: &str) -> Result<(), Box<dyn std::er
     reason = "the first key is shown once, to the operator"
 )]
 async fn run_serve(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    tracing::info!("{}", config.workers());
     let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let workers = config.workers;
     let storage = storage::open(&config).await?;
@@ -250,6 +251,7 @@ async fn run_worker(config: Config) -> Result<(), Box<dyn std::error::Error>> {
             "worker storage is a local folder: the API must see the same folder, or set STILLREEL_STORAGE_URL=s3://..."
         );
     }
+    tracing::info!("{}", config.workers());
     let db = Db::connect_with(&config.database, config.database_pool_size).await?;
     let storage = storage::open(&config).await?;
     // The shared services only: a worker has no API, so no auth cache, limiter or writer.

@@ -34,8 +34,9 @@ pub struct JobLimits {
     /// `STILLREEL_FETCH_CONCURRENCY`: downloads of one job at once.
     pub fetch_concurrency: usize,
     /// `STILLREEL_ACCOUNT_MAX_RUNNING`: jobs of one account running at once, across every
-    /// process sharing the database. Unset: half of `STILLREEL_WORKERS`, at least two (so
-    /// one video's clips render two at a time when nothing else waits).
+    /// process sharing the database. Unset: half of `STILLREEL_WORKERS` (as set, or as
+    /// defaulted from the cores), at least two (so one video's clips render two at a time
+    /// when nothing else waits).
     pub account_max_running: usize,
 }
 
