@@ -9,6 +9,9 @@ use crate::ffmpeg::runner::RenderError;
 use crate::media::fetch::FetchError;
 use stillreel_providers::{ProviderError, Role};
 
+/// What a video that failed for a full disk says (code `insufficient_storage`).
+pub const OUT_OF_SPACE_MESSAGE: &str = "the server is out of disk space; try again later";
+
 /// What kind of input made a run fail (found by the `blame` module): it decides the code and
 /// the advice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +75,7 @@ impl JobFailure {
             JobFailure::Media { error, .. } => error.code(),
             JobFailure::Provider { error, .. } => error.code(),
             JobFailure::Input { fault, .. } => fault.code(),
+            JobFailure::Render(e) if e.is_out_of_space() => "insufficient_storage",
             JobFailure::Render(_) => "render_failed",
         }
     }
@@ -103,13 +107,14 @@ impl JobFailure {
     }
 
     /// A message for the user. Render failures are not detailed (the stderr tail belongs in
-    /// the job's log, see [`RenderError::stderr_tail`]).
+    /// the job's log, see [`RenderError::stderr_tail`]), but a full disk is told as such.
     pub fn user_message(&self) -> String {
         match self {
             JobFailure::Media { error, .. } => error.message.clone(),
             JobFailure::Render(RenderError::TimedOut { .. }) => {
                 "the render took too long and was stopped".to_owned()
             }
+            JobFailure::Render(e) if e.is_out_of_space() => OUT_OF_SPACE_MESSAGE.to_owned(),
             JobFailure::Render(_) => "the video could not be rendered".to_owned(),
             JobFailure::Provider { error, role, .. } => error.describe(role_subject(*role)),
             JobFailure::Input { message, .. } => message.clone(),
@@ -120,14 +125,15 @@ impl JobFailure {
     pub fn is_transient(&self) -> bool {
         match self {
             JobFailure::Media { error, .. } => error.transient,
-            // A spawn failure or full disk may pass; a deterministic ffmpeg failure will not.
+            // A spawn failure or full disk may pass; a deterministic ffmpeg failure will not,
+            // unless it was the disk filling up.
             JobFailure::Render(
                 RenderError::Spawn { .. }
                 | RenderError::Io { .. }
                 | RenderError::Cancelled { .. }
                 | RenderError::Rejected { .. },
             ) => true,
-            JobFailure::Render(_) => false,
+            JobFailure::Render(e) => e.is_out_of_space(),
             JobFailure::Provider { error, .. } => error.is_transient(),
             JobFailure::Input { .. } => false,
         }
@@ -146,5 +152,44 @@ fn field_line(field: &str, message: &str) -> String {
         message.to_owned()
     } else {
         format!("{field}: {message}")
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+
+    use super::*;
+    use crate::ffmpeg::runner::{Step, io_error};
+
+    fn failed(stderr_tail: &str) -> JobFailure {
+        JobFailure::Render(RenderError::Failed {
+            step: Step::Stitch,
+            status: ExitStatus::from_raw(1 << 8),
+            stderr_tail: stderr_tail.to_owned(),
+        })
+    }
+
+    #[test]
+    fn a_full_disk_fails_the_video_as_insufficient_storage() {
+        let enospc =
+            JobFailure::Render(io_error(Step::Store, std::io::Error::from_raw_os_error(28)));
+        let ffmpeg = failed(
+            "[out#0/mp4 @ 0x5f] Error muxing a packet\nav_interleaved_write_frame(): No space left on device",
+        );
+        for full in [enospc, ffmpeg] {
+            assert_eq!(full.code(), "insufficient_storage", "{full}");
+            assert_eq!(full.user_message(), OUT_OF_SPACE_MESSAGE);
+            assert_eq!(full.field(), None);
+            assert!(full.is_transient(), "{full}");
+        }
+        let other = failed("Invalid data found when processing input");
+        assert_eq!(other.code(), "render_failed");
+        assert_eq!(other.user_message(), "the video could not be rendered");
+        assert!(!other.is_transient());
+        let denied =
+            JobFailure::Render(io_error(Step::Store, std::io::Error::from_raw_os_error(13)));
+        assert_eq!(denied.code(), "render_failed");
     }
 }

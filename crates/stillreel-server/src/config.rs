@@ -21,6 +21,7 @@ use stillreel_providers::ProviderRoles;
 use stillreel_render::media::fetch::AllowList;
 
 mod database;
+mod disk;
 mod error;
 mod http;
 mod limits;
@@ -35,6 +36,7 @@ mod webhooks;
 mod workers;
 pub use self::database::{DEFAULT_DATABASE_POOL_SIZE, DatabaseConfig};
 use self::database::{database, pool_size};
+pub use self::disk::DEFAULT_MIN_FREE_BYTES;
 pub use self::error::ConfigError;
 pub use self::http::HttpLimits;
 pub use self::limits::JobLimits;
@@ -60,6 +62,10 @@ pub struct Config {
     pub listen: SocketAddr,
     /// `STILLREEL_DATA_DIR`: database file, media, renders.
     pub data_dir: PathBuf,
+    /// `STILLREEL_MIN_FREE_BYTES` (default [`DEFAULT_MIN_FREE_BYTES`], `0` off): below this
+    /// much free space on the data folder's file system, new work is refused with 507 and
+    /// `/readyz` is not ready (`crate::disk`).
+    pub min_free_bytes: u64,
     /// `STILLREEL_DATABASE_URL`: SQLite file in the data dir unless a `postgres://` URL.
     pub database: DatabaseConfig,
     /// `STILLREEL_DATABASE_POOL_SIZE` (default [`DEFAULT_DATABASE_POOL_SIZE`], 1 to 1000):
@@ -180,6 +186,7 @@ impl Config {
             paths::absolute(var, Path::new(&given), working_dir)
         };
         let data_dir = path_of("STILLREEL_DATA_DIR", "./data")?;
+        let min_free_bytes = disk::min_free_bytes(get("STILLREEL_MIN_FREE_BYTES").as_deref())?;
         let database = database(&get, &data_dir, working_dir)?;
         let public_url = match get("STILLREEL_PUBLIC_URL") {
             Some(url) => {
@@ -348,6 +355,7 @@ impl Config {
         Ok(Self {
             listen,
             data_dir,
+            min_free_bytes,
             database,
             public_url,
             fetch_allow,
@@ -416,6 +424,7 @@ mod tests {
         let c = config(&[]).expect("defaults are valid");
         assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
         assert_eq!(c.data_dir, PathBuf::from("/srv/reel/data"));
+        assert_eq!(c.min_free_bytes, DEFAULT_MIN_FREE_BYTES);
         assert_eq!(
             c.database,
             DatabaseConfig::Sqlite(PathBuf::from("/srv/reel/data/stillreel.db"))

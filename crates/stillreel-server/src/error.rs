@@ -48,8 +48,13 @@ pub enum ApiError {
     /// Over the operator's per-account limit; `retry_after` is whole seconds, at least 1.
     #[error("too many requests for this API key; retry in {retry_after} s")]
     RateLimited { retry_after: u64 },
-    #[error("the service is not ready")]
-    Unavailable,
+    /// `/readyz`: why this process should get no work now.
+    #[error("the service is not ready: {0}")]
+    Unavailable(String),
+    /// The data folder's file system has less free space than `STILLREEL_MIN_FREE_BYTES`
+    /// (`crate::disk`): refused before anything is created.
+    #[error("the server is out of disk space, so nothing was created; try again later")]
+    InsufficientStorage,
     /// A refusal with its own status and code: an upload over a limit or of the wrong kind,
     /// a video that cannot be deleted yet (docs/API-DESIGN.md#uploads, #library).
     #[error("{message}")]
@@ -140,7 +145,10 @@ impl ApiError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused")
             }
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
-            ApiError::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ApiError::InsufficientStorage => {
+                (StatusCode::INSUFFICIENT_STORAGE, "insufficient_storage")
+            }
             ApiError::Refused { status, code, .. } => (*status, code),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
             ApiError::MetricsUnauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),

@@ -12,7 +12,8 @@
 //!   [`webhook`] (events and signatures, pure), [`storage`] (where rendered files live), and
 //!   the SQLite-only answer caches [`cache`] (`get_video`) and [`page_cache`] (`get_videos`);
 //! - shared by the worker and the HTTP side: [`samples`] (which bundled sample files may be
-//!   read) and [`metrics`] (Prometheus text: requests, the queue, the job slots);
+//!   read), [`metrics`] (Prometheus text: requests, the queue, the job slots) and [`disk`]
+//!   (the free-space guard);
 //! - the worker: [`worker`] (job loops that claim jobs and run them, whatever their kind);
 //! - the HTTP side: [`routes`] (the endpoints), [`extract`] (request extractors), [`error`]
 //!   (the one error envelope), [`headers`] (security headers), [`rate_limit`] and
@@ -29,6 +30,7 @@ pub mod app;
 pub mod cache;
 pub mod config;
 pub mod db;
+pub mod disk;
 pub mod error;
 pub mod extract;
 pub mod headers;

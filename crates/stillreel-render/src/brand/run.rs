@@ -26,6 +26,7 @@ use crate::ffmpeg::runner::io_error;
 use crate::ffmpeg::runner::{RenderError, Step};
 use crate::job::StoredVideo;
 use crate::media::keyframes::{self, VideoFacts};
+use crate::media::probe::check_finished;
 use crate::observer::RenderObserver;
 use crate::observer::progress::Progress;
 use crate::renderer::Renderer;
@@ -142,7 +143,9 @@ impl Renderer {
         }
 
         let key = format!("{}/branded.mp4", job.key_prefix);
-        let url_path = put(&self.storage, work_dir.join("branded.mp4"), key.clone()).await?;
+        let finished = work_dir.join("branded.mp4");
+        check_finished(&self.config.ffmpeg, finished.clone(), Step::Brand).await?;
+        let url_path = put(&self.storage, finished, key.clone()).await?;
         bar.report(100.0);
         Ok(BrandedVideo {
             video: StoredVideo {

@@ -180,6 +180,10 @@ pub(crate) fn blame(
     let JobFailure::Render(cause @ RenderError::Failed { .. }) = failure else {
         return failure;
     };
+    if cause.is_out_of_space() {
+        // The disk, not an input: no decode to run.
+        return JobFailure::Render(cause);
+    }
     for suspect in suspects {
         if let Err(check) = decode_alone(ffmpeg, dir, suspect, cause.step()) {
             return input_failure(suspect, &reason_of(&check, &suspect.path), cause);
@@ -195,7 +199,9 @@ pub(crate) async fn blame_async(
     suspects: Vec<Suspect>,
     failure: JobFailure,
 ) -> JobFailure {
-    if suspects.is_empty() || !matches!(failure, JobFailure::Render(RenderError::Failed { .. })) {
+    if suspects.is_empty()
+        || !matches!(failure, JobFailure::Render(ref e @ RenderError::Failed { .. }) if !e.is_out_of_space())
+    {
         return failure;
     }
     let (ffmpeg, dir) = (ffmpeg.to_path_buf(), dir.to_path_buf());

@@ -96,6 +96,21 @@ impl RenderError {
         }
     }
 
+    /// Whether the disk filled up: ffmpeg said "No space left on device", or a file operation
+    /// failed with `ENOSPC` (its message keeps the `(os error 28)` of [`std::io::Error`]).
+    pub fn is_out_of_space(&self) -> bool {
+        match self {
+            RenderError::Failed { stderr_tail, .. } | RenderError::TimedOut { stderr_tail, .. } => {
+                is_out_of_space(stderr_tail)
+            }
+            RenderError::Spawn { source, .. } => is_enospc(source),
+            RenderError::Io { message, .. } => is_out_of_space(message),
+            RenderError::Cancelled { .. }
+            | RenderError::Effect { .. }
+            | RenderError::Rejected { .. } => false,
+        }
+    }
+
     /// The tail of ffmpeg's stderr, when ffmpeg ran.
     pub fn stderr_tail(&self) -> Option<&str> {
         match self {
@@ -105,6 +120,21 @@ impl RenderError {
             _ => None,
         }
     }
+}
+
+/// `ENOSPC` on Linux and the BSDs ("No space left on device").
+const ENOSPC: i32 = 28;
+
+/// Whether `error` is the file system being full.
+fn is_enospc(error: &std::io::Error) -> bool {
+    error.raw_os_error() == Some(ENOSPC) || error.kind() == std::io::ErrorKind::StorageFull
+}
+
+/// Whether a failure's text says the disk was full: ffmpeg's stderr (`av_strerror` of
+/// `ENOSPC`, "No space left on device") or an I/O error's message, which ends in
+/// `(os error 28)`.
+fn is_out_of_space(text: &str) -> bool {
+    text.contains("No space left on device") || text.contains(&format!("(os error {ENOSPC})"))
 }
 
 /// Writes a run's standard input (see [`Runner::run_fed`]).
@@ -457,6 +487,27 @@ pub(crate) fn io_error(step: Step, error: impl std::fmt::Display) -> RenderError
     RenderError::Io {
         step,
         message: error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod out_of_space_tests {
+    use super::{ENOSPC, is_enospc, is_out_of_space};
+
+    #[test]
+    fn a_full_disk_is_told_from_other_failures() {
+        let enospc = std::io::Error::from_raw_os_error(ENOSPC);
+        assert!(is_enospc(&enospc));
+        assert!(is_out_of_space(&enospc.to_string()), "{enospc}");
+        let denied = std::io::Error::from_raw_os_error(13);
+        assert!(!is_enospc(&denied));
+        assert!(!is_out_of_space(&denied.to_string()));
+        assert!(is_out_of_space(
+            "[out#0/mp4 @ 0x55d] Error writing trailer: No space left on device"
+        ));
+        assert!(!is_out_of_space("Invalid data found when processing input"));
+        // "(os error 280)" is not ENOSPC.
+        assert!(!is_out_of_space("weird (os error 280)"));
     }
 }
 

@@ -17,6 +17,7 @@ use crate::ffmpeg::runner::Step;
 use crate::ffmpeg::runner::io_error;
 use crate::job::StoredVideo;
 use crate::media::keyframes::{self, VideoFacts};
+use crate::media::probe::check_finished;
 use crate::observer::RenderObserver;
 use crate::observer::progress::Progress;
 use crate::plan::sound::AheadSound;
@@ -221,7 +222,9 @@ impl Renderer {
         );
         self.stitch_run(step, cmd, work_dir, bar, (from_percent, 99.0))
             .await?;
-        let url_path = put(&self.storage, work_dir.join("video.mp4"), key.to_owned()).await?;
+        let finished = work_dir.join("video.mp4");
+        check_finished(&self.config.ffmpeg, finished.clone(), step).await?;
+        let url_path = put(&self.storage, finished, key.to_owned()).await?;
         Ok(StoredVideo {
             key: key.to_owned(),
             url_path,

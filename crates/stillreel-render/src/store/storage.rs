@@ -188,8 +188,11 @@ pub fn check_key(key: &str) -> Result<(), StorageError> {
     }
 }
 
-impl Storage for LocalStorage {
-    fn put(&self, local: &Path, key: &str) -> Result<String, StorageError> {
+impl LocalStorage {
+    /// [`Storage::put`] of a file that should hold `expected` bytes: the stored copy is
+    /// flushed to the disk and its size checked before it takes the key's name, so a full
+    /// disk or a crash can never leave a short file under a key a record may point at.
+    fn put_sized(&self, local: &Path, key: &str, expected: u64) -> Result<String, StorageError> {
         let dest = self.path_of(key)?;
         if let Some(parent) = dest.parent() {
             std::fs::create_dir_all(parent)
@@ -205,13 +208,50 @@ impl Storage for LocalStorage {
             std::process::id(),
             PUTS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         ));
-        if std::fs::rename(local, &temp).is_err() {
-            std::fs::copy(local, &temp)
-                .map_err(|e| StorageError(format!("{}: {e}", temp.display())))?;
+        let kept = (|| {
+            if std::fs::rename(local, &temp).is_err() {
+                std::fs::copy(local, &temp)
+                    .map_err(|e| StorageError(format!("{}: {e}", temp.display())))?;
+            }
+            flush_sized(&temp, expected)?;
+            std::fs::rename(&temp, &dest)
+                .map_err(|e| StorageError(format!("{}: {e}", dest.display())))
+        })();
+        if let Err(e) = kept {
+            let _ = std::fs::remove_file(&temp);
+            return Err(e);
         }
-        std::fs::rename(&temp, &dest)
-            .map_err(|e| StorageError(format!("{}: {e}", dest.display())))?;
+        // The new name lasts past a crash once its folder is flushed too.
+        if let Some(parent) = dest.parent()
+            && let Ok(folder) = std::fs::File::open(parent)
+        {
+            let _ = folder.sync_all();
+        }
         Ok(self.url_path(key))
+    }
+}
+
+/// Flushes `path` to the disk (`fsync`), then fails unless it holds `expected` bytes.
+fn flush_sized(path: &Path, expected: u64) -> Result<(), StorageError> {
+    let fail = |e: std::io::Error| StorageError(format!("{}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(fail)?;
+    file.sync_all().map_err(fail)?;
+    let written = file.metadata().map_err(fail)?.len();
+    if written != expected {
+        return Err(StorageError(format!(
+            "{}: {written} bytes stored of {expected}",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+impl Storage for LocalStorage {
+    fn put(&self, local: &Path, key: &str) -> Result<String, StorageError> {
+        let expected = std::fs::metadata(local)
+            .map_err(|e| StorageError(format!("{}: {e}", local.display())))?
+            .len();
+        self.put_sized(local, key, expected)
     }
 
     fn url_path(&self, key: &str) -> String {
@@ -282,6 +322,33 @@ mod tests {
         assert_eq!(keys, ["videos/v1/a.mp4", "videos/v1/t0/b.mp4"]);
         assert!(storage.list("videos/none").expect("list").is_empty());
         assert!(storage.list("../x").is_err());
+    }
+
+    #[test]
+    fn put_refuses_a_file_of_another_size_than_its_source() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let storage = LocalStorage::new(dir.path().join("store"), "/files/");
+        let src = dir.path().join("out.mp4");
+        std::fs::write(&src, b"data").expect("write");
+        let err = storage
+            .put_sized(&src, "videos/v1/main.mp4", 5)
+            .expect_err("a short file is refused");
+        assert!(err.0.contains("4 bytes stored of 5"), "{err}");
+        // Nothing under the key, and no temporary file left behind.
+        assert_eq!(
+            storage.local_path("videos/v1/main.mp4").map(|p| p.exists()),
+            Some(false)
+        );
+        let left = std::fs::read_dir(dir.path().join("store/videos/v1"))
+            .expect("dir")
+            .count();
+        assert_eq!(left, 0);
+        // The right size is stored.
+        std::fs::write(&src, b"data").expect("write");
+        storage
+            .put_sized(&src, "videos/v1/main.mp4", 4)
+            .expect("put");
+        assert!(dir.path().join("store/videos/v1/main.mp4").exists());
     }
 
     #[test]

@@ -15,12 +15,20 @@ pub async fn healthz() -> Json<serde_json::Value> {
     Json(serde_json::json!({"status": "ok"}))
 }
 
-/// The process can serve: its database answers.
+/// The process can serve: its database answers and its data folder has the free space
+/// `STILLREEL_MIN_FREE_BYTES` asks for. Not ready says why (every reason found).
 pub async fn readyz(State(state): State<Services>) -> Result<Json<serde_json::Value>, ApiError> {
-    if state.db.ping().await {
+    let mut reasons = Vec::new();
+    if !state.db.ping().await {
+        reasons.push("the database does not answer");
+    }
+    if crate::disk::is_low(&state.config) {
+        reasons.push("the server is out of disk space (less free than STILLREEL_MIN_FREE_BYTES)");
+    }
+    if reasons.is_empty() {
         Ok(Json(serde_json::json!({"status": "ready"})))
     } else {
-        Err(ApiError::Unavailable)
+        Err(ApiError::Unavailable(reasons.join("; ")))
     }
 }
 

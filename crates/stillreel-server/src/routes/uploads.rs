@@ -231,6 +231,7 @@ async fn receive(
         (status = 415, description = "Not a JPEG, PNG, WebP or HEIC picture or a supported audio format (`unsupported_media`)", body = Envelope),
         (status = 429, description = "The account is already sending the most uploads it may at once (`too_many_uploads`)", body = Envelope),
         (status = 422, description = "A damaged image, or one over the pixel limit (`invalid_media`)", body = Envelope),
+        (status = 507, description = "The server is out of disk space (`insufficient_storage`); nothing was stored", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -239,6 +240,7 @@ pub async fn upload_media(
     Auth(ctx): Auth,
     request: Request,
 ) -> Result<Json<UploadedMedia>, ApiError> {
+    super::refuse_when_disk_is_low(&state)?;
     // Taken before the body is read and held until the answer: one key's slow uploads hold
     // at most this many connections.
     let Some(_slot) = state.upload_slots.try_take(ctx.account_id) else {

@@ -139,6 +139,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ApiError> {
         (status = 413, description = "Body over 1 MiB", body = Envelope),
         (status = 415, description = "Not a JSON content type", body = Envelope),
         (status = 422, description = "Invalid fields, or idempotency key reused", body = Envelope),
+        (status = 507, description = "The server is out of disk space (`insufficient_storage`); nothing was created", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -155,6 +156,7 @@ pub async fn create_video(
         Endpoint::CreateVideo,
         &body,
         |key| async {
+            super::refuse_when_disk_is_low(&state)?;
             let vfx = state.available_vfx();
             let engines = state.available_engines();
             let options = rule_options(&state, &ctx, &vfx, &engines);
@@ -196,6 +198,7 @@ pub async fn create_video(
         (status = 413, description = "Body over 1 MiB", body = Envelope),
         (status = 415, description = "Not a JSON content type", body = Envelope),
         (status = 422, description = "Invalid fields, mismatching clips, or idempotency key reused", body = Envelope),
+        (status = 507, description = "The server is out of disk space (`insufficient_storage`); nothing was created", body = Envelope),
     ),
     security(("api_key" = []))
 )]
@@ -206,6 +209,7 @@ pub async fn combine_video_clips(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
+        super::refuse_when_disk_is_low(&state)?;
         let vfx = state.available_vfx();
         let engines = state.available_engines();
         let options = rule_options(&state, &ctx, &vfx, &engines);

@@ -168,6 +168,34 @@ pub fn read_facts(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts, 
     }
 }
 
+/// Fails unless the finished video `file` reads as one (its MP4 boxes, or ffprobe:
+/// [`read_facts`]) with frames of a size, so a file cut short (a full disk, a killed run) is
+/// never stored for a record to call complete. On a blocking thread.
+pub(crate) async fn check_finished(
+    ffmpeg: &Path,
+    file: PathBuf,
+    step: Step,
+) -> Result<(), RenderError> {
+    let ffprobe = ffprobe_beside(ffmpeg);
+    let facts = tokio::task::spawn_blocking(move || read_facts(&ffprobe, &file, step))
+        .await
+        .map_err(|e| crate::ffmpeg::runner::io_error(step, e))?;
+    let unreadable = |why: String| RenderError::Rejected {
+        step,
+        message: format!("the finished video does not read: {why}"),
+    };
+    match facts {
+        Ok(f) if f.frames > 0 && f.width > 0 && f.height > 0 => Ok(()),
+        Ok(f) => Err(unreadable(format!(
+            "{} frames of {}x{}",
+            f.frames, f.width, f.height
+        ))),
+        // The disk filling up is said as such; anything else is a broken file.
+        Err(e) if e.is_out_of_space() => Err(e),
+        Err(e) => Err(unreadable(e.to_string())),
+    }
+}
+
 /// ffprobe's facts of `file` (blocking).
 pub fn run_ffprobe(ffprobe: &Path, file: &Path, step: Step) -> Result<ClipFacts, RenderError> {
     let out = ffprobe_output(ffprobe, &probe_args(file), None, step)?;
