@@ -245,6 +245,10 @@ fn no_frame<E>(e: CanvasSizeError) -> ClipError<E> {
     ClipError::NoFrame(e.to_string())
 }
 
+/// What the decoder is asked to cut, where the photo will lie, and the photo's upright size
+/// when the header gave it.
+type Outside = (CanvasFraming, Option<Placement>, Option<(u32, u32)>);
+
 /// The framing of a still the decoder makes the canvas of, decided by [`framing::decide`] as
 /// the in-process canvas decides it: `cover` needs nothing of the photo (the centred crop);
 /// `auto` needs its shape (the header's, else the thumbnail's) and `smart` its content (the
@@ -254,7 +258,7 @@ fn outside_framing<D: Decoder>(
     fit: Fit,
     frame: (u32, u32),
     decoder: &mut D,
-) -> Result<(CanvasFraming, Option<Placement>, Option<(u32, u32)>), ClipError<D::Error>> {
+) -> Result<Outside, ClipError<D::Error>> {
     if fit == Fit::Cover && upright.is_none() {
         return Ok((CanvasFraming::Cover { position: 0.5 }, None, None));
     }

@@ -40,7 +40,10 @@ pub struct RenderConfig {
 /// A function given each camera frame of a clip as it goes to the encoder: the clip's index,
 /// the frame's number and its yuv420p bytes.
 #[derive(Clone)]
-pub struct FrameTap(pub Arc<dyn Fn(usize, u32, &[u8]) + Send + Sync>);
+pub struct FrameTap(pub Arc<TapFn>);
+
+/// What a [`FrameTap`] calls: clip index, frame number, yuv420p bytes.
+pub type TapFn = dyn Fn(usize, u32, &[u8]) + Send + Sync;
 
 impl std::fmt::Debug for FrameTap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
