@@ -50,6 +50,13 @@ impl Fixtures {
                 "/bomb.heic",
                 heic::with_declared_size(&bytes, 20_000, 20_000),
             ),
+            // A grid whose ispe says 1000 × 1000 and whose description assembles 16384 ×
+            // 16384 of one 512 × 512 tile; and an honest grid of that size.
+            (
+                "/grid-bomb.heic",
+                heic::grid((1000, 1000), (16_384, 16_384)),
+            ),
+            ("/grid.heic", heic::grid((1000, 1000), (1000, 1000))),
             // The brands and the start of the meta box, then zeros.
             ("/garbage.heic", {
                 let mut b = bytes[..40].to_vec();
@@ -212,16 +219,41 @@ async fn heic_limits_and_damage_fail_with_the_field_and_a_reason() {
         bomb.message,
         "image_inputs[0].image_url is 20000×20000 pixels (400 megapixels); the limit is 50 megapixels"
     );
-    // The same picture's real header passes, so only then is the missing decoder met.
-    let missing = fixtures
-        .fetch(&no_decoder, "/upright.heic")
+    // A grid is held to the cap by the size it assembles, not by its ispe.
+    let grid_bomb = fixtures
+        .fetch(&no_decoder, "/grid-bomb.heic")
         .await
-        .expect_err("no decoder");
-    assert_eq!(missing.kind, MediaErrorKind::Unsupported);
-    assert!(
-        missing.message.contains("cannot decode HEIC pictures"),
-        "{missing}"
+        .expect_err("grid bomb");
+    assert_eq!(grid_bomb.kind, MediaErrorKind::TooLarge, "{grid_bomb}");
+    assert!(!grid_bomb.transient);
+    assert_eq!(
+        grid_bomb.message,
+        "image_inputs[0].image_url is 16384×16384 pixels (268.435 megapixels); the limit is 50 megapixels"
     );
+    // Several pictures are refused from the header too, before any is decoded.
+    let two = fixtures
+        .fetch(&no_decoder, "/two.heic")
+        .await
+        .expect_err("two pictures");
+    assert_eq!(two.kind, MediaErrorKind::Unsupported, "{two}");
+    assert!(
+        two.message
+            .contains("holds 2 pictures; send one picture per file"),
+        "{two}"
+    );
+    // The same picture's real header (and a grid within the cap) passes, so only then is the
+    // missing decoder met.
+    for name in ["/upright.heic", "/grid.heic"] {
+        let missing = fixtures
+            .fetch(&no_decoder, name)
+            .await
+            .expect_err("no decoder");
+        assert_eq!(missing.kind, MediaErrorKind::Unsupported, "{name}");
+        assert!(
+            missing.message.contains("cannot decode HEIC pictures"),
+            "{name}: {missing}"
+        );
+    }
 
     let fetcher = fixtures.fetcher(HeifDecoder::default());
     let cases: [(&str, &str); 3] = [

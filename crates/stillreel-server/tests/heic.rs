@@ -223,6 +223,28 @@ async fn heic_uploaded_or_fetched_renders_upright_and_damage_is_named(app: TestA
         r.json
     );
 
+    // A grid held to the cap by the size it assembles (its ispe says 1000 × 1000), and a file
+    // of two pictures: refused at once, before anything decodes them.
+    let r = upload(
+        &app,
+        &key,
+        "image/heic",
+        heic::grid((1000, 1000), (16_384, 16_384)),
+    )
+    .await;
+    r.assert_error(422, "invalid_media");
+    assert_eq!(
+        r.json["error"]["message"],
+        "the image is 16384×16384 pixels; the limit is 50 megapixels"
+    );
+    let two = std::fs::read(heic::two_pictures(d, "two.heic")).expect("read");
+    let r = upload(&app, &key, "image/heic", two).await;
+    r.assert_error(422, "invalid_media");
+    assert_eq!(
+        r.json["error"]["message"],
+        "the HEIC file holds 2 pictures; send one picture per file"
+    );
+
     workers.shutdown().await;
     app.stop().await;
 }

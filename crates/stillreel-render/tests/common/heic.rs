@@ -132,6 +132,79 @@ pub fn with_declared_size(heic: &[u8], width: u32, height: u32) -> Vec<u8> {
     out
 }
 
+/// A HEIC file whose primary picture (item 2) is a grid of one hidden 512 × 512 tile
+/// (item 1): the grid's `ispe` says `declared` (width, height) while its own description, in
+/// `idat`, assembles `assembled`, which is what a decoder allocates. Nothing decodes it: the
+/// tile's data is zeros, as a header check needs nothing more.
+pub fn grid(declared: (u32, u32), assembled: (u32, u32)) -> Vec<u8> {
+    fn bmff(kind: &[u8; 4], body: &[u8]) -> Vec<u8> {
+        let mut out = u32::try_from(body.len() + 8)
+            .expect("small")
+            .to_be_bytes()
+            .to_vec();
+        out.extend_from_slice(kind);
+        out.extend_from_slice(body);
+        out
+    }
+    fn full(kind: &[u8; 4], version: u8, flags: u8, body: &[u8]) -> Vec<u8> {
+        bmff(kind, &[&[version, 0, 0, flags][..], body].concat())
+    }
+    fn ispe((w, h): (u32, u32)) -> Vec<u8> {
+        full(b"ispe", 0, 0, &[w.to_be_bytes(), h.to_be_bytes()].concat())
+    }
+    let wide = assembled.0 > 0xffff || assembled.1 > 0xffff;
+    let mut description = vec![0, u8::from(wide), 0, 0];
+    if wide {
+        description.extend(assembled.0.to_be_bytes());
+        description.extend(assembled.1.to_be_bytes());
+    } else {
+        description.extend((assembled.0 as u16).to_be_bytes());
+        description.extend((assembled.1 as u16).to_be_bytes());
+    }
+    let tile = vec![0u8; 64];
+    let ftyp = bmff(b"ftyp", b"heic\0\0\0\0mif1heic");
+    let meta = |tile_at: u32| {
+        // iloc version 1: 32-bit offsets and lengths; the tile in the file, the grid in idat.
+        let iloc = [
+            &[0x44, 0x00, 0, 2][..],
+            &[0, 1, 0, 0, 0, 0, 0, 1],
+            &tile_at.to_be_bytes(),
+            &(tile.len() as u32).to_be_bytes(),
+            &[0, 2, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0],
+            &(description.len() as u32).to_be_bytes(),
+        ]
+        .concat();
+        let iinf = [
+            vec![0, 2],
+            full(b"infe", 2, 1, b"\0\x01\0\0hvc1\0"),
+            full(b"infe", 2, 0, b"\0\x02\0\0grid\0"),
+        ]
+        .concat();
+        let iref = bmff(b"dimg", &[0, 2, 0, 1, 0, 1]);
+        let ipco = [ispe((512, 512)), ispe(declared)].concat();
+        let ipma = [0, 0, 0, 2, 0, 1, 1, 0x81, 0, 2, 1, 0x82];
+        let iprp = [bmff(b"ipco", &ipco), full(b"ipma", 0, 0, &ipma)].concat();
+        let children = [
+            full(b"hdlr", 0, 0, b"\0\0\0\0pict\0\0\0\0\0\0\0\0\0\0\0\0\0"),
+            full(b"pitm", 0, 0, &[0, 2]),
+            full(b"iloc", 1, 0, &iloc),
+            full(b"iinf", 0, 0, &iinf),
+            full(b"iref", 0, 0, &iref),
+            bmff(b"iprp", &iprp),
+            bmff(b"idat", &description),
+        ]
+        .concat();
+        full(b"meta", 0, 0, &children)
+    };
+    let tile_at = ftyp.len() + meta(0).len() + 8;
+    [
+        ftyp,
+        meta(u32::try_from(tile_at).expect("small")),
+        bmff(b"mdat", &tile),
+    ]
+    .concat()
+}
+
 /// `heic` with the second half of its picture data cut off and its `mdat` box's size made to
 /// fit: every box reads, but the data ends early (only decoding finds out).
 pub fn with_data_cut(heic: &[u8]) -> Vec<u8> {

@@ -6,7 +6,8 @@
 //! read. The rules are the fetched media's: the byte limits of `STILLREEL_MEDIA_MAX_BYTES`,
 //! the pixel cap of `STILLREEL_MEDIA_MAX_PIXELS` (checked as soon as the header has arrived)
 //! and at most 16384 pixels a side; the format by magic bytes, never by the declared type.
-//! A HEIC picture is kept as it was sent (its header must read); the renderer decodes it to
+//! A HEIC picture is kept as it was sent (its header must read, and every picture it holds,
+//! a grid's assembled size included, is held to the pixel cap); the renderer decodes it to
 //! JPEG when a request uses it, as for a fetched one.
 //! The stored file is served at `/files/uploads/…`, which the renderer reads from storage
 //! directly (`worker/files.rs`), so no allow-list entry is needed for it.
@@ -22,7 +23,7 @@ use futures_util::StreamExt;
 use stillreel_core::UploadedMedia;
 use stillreel_core::media::MediaClass;
 use stillreel_core::media::SNIFF_LEN;
-use stillreel_render::media::heif::HeifHeader;
+use stillreel_render::media::heif::{self, HeifHeader};
 use uuid::Uuid;
 
 use super::upload_kind::{Kept, declared_class, sniffed};
@@ -207,17 +208,58 @@ async fn receive(
         check_image_head(&head, max_pixels, true)?;
     }
     if format == Kept::Heic {
-        // The decoder's own header (the primary picture and its size) must read now, not
-        // first when a video uses the file.
-        HeifHeader::read(&head).map_err(|damage| {
-            refused(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_media",
-                format!("the image is damaged: {damage}"),
-            )
-        })?;
+        check_heic_header(&head, path, bytes, max_pixels)?;
     }
     Ok(Received { format, bytes })
+}
+
+/// The decoder's own header must read now, not first when a video uses the file: every
+/// picture it declares (a grid's assembled size, whatever its `ispe` says) is held to the
+/// pixel cap, and a file of several top-level pictures is refused, before anything decodes
+/// it. A grid described past the first [`HEAD_BYTES`] is read from the stored file.
+fn check_heic_header(
+    head: &[u8],
+    path: &Path,
+    bytes: u64,
+    max_pixels: u64,
+) -> Result<(), ApiError> {
+    let damaged = |damage: heif::Damaged| {
+        refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!("the image is damaged: {damage}"),
+        )
+    };
+    let header = match HeifHeader::read(head) {
+        Err(damage) if damage == heif::DESCRIPTION_PAST_END && bytes > head.len() as u64 => {
+            let whole = std::fs::read(path)
+                .map_err(|e| ApiError::Internal(format!("upload file {}: {e}", path.display())))?;
+            HeifHeader::read(&whole).map_err(damaged)?
+        }
+        read => read.map_err(damaged)?,
+    };
+    let (w, h) = header.largest;
+    if u64::from(w) * u64::from(h) > max_pixels {
+        return Err(refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!(
+                "the image is {w}×{h} pixels; the limit is {} megapixels",
+                max_pixels as f64 / 1e6
+            ),
+        ));
+    }
+    if header.pictures > 1 {
+        return Err(refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!(
+                "the HEIC file holds {} pictures; send one picture per file",
+                header.pictures
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Stores a picture or a soundtrack; answers its URL.

@@ -9,7 +9,28 @@ use stillreel_core::media::MediaFormat;
 use super::error::{FetchError, MediaErrorKind};
 use super::fetched::{FetchedMedia, fnv1a};
 use super::limits::Limits;
-use crate::media::heif::{HeifDecoder, HeifError};
+use crate::media::heif::{HeifDecoder, HeifError, HeifHeader};
+
+/// Checks what a HEIC file's header declares before anything is decoded: every picture it
+/// holds (a grid's assembled size, not only its `ispe`) is held to the pixel cap, and a file
+/// of more than one top-level picture is refused, as a decode would refuse it after writing
+/// them all.
+pub(super) fn check_header(
+    bytes: &[u8],
+    host: &str,
+    limits: &Limits<'_>,
+) -> Result<(), FetchError> {
+    let header = HeifHeader::read(bytes).map_err(|e| fetch_error(e.into(), host))?;
+    let (width, height) = header.largest;
+    limits.check_pixels(width as usize, height as usize)?;
+    if header.pictures > 1 {
+        return Err(fetch_error(
+            HeifError::Several(header.pictures as usize),
+            host,
+        ));
+    }
+    Ok(())
+}
 
 /// Decodes `bytes` (a HEIC file whose header passed the picture checks) into
 /// `<dir>/<stem>.jpg`. The media is that JPEG; its digest is the HEIC file's, so the `auto`

@@ -89,6 +89,27 @@ pub trait OwnFiles: Send + Sync {
     }
 }
 
+/// The path the fetcher reads `url` by when it is one of the server's own (under
+/// `public_url`: same scheme, host and port, its path below the public URL's), as
+/// [`OwnFiles`] is given it: normalized by URL parsing, so `/./`, `/x/../`, `%2e%2e` and
+/// backslashes are gone. `None` for any other URL, which is fetched over the network.
+pub fn own_url_path(public_url: &Url, url: &str) -> Option<String> {
+    let url = Url::parse(url).ok()?;
+    own_path(public_url, &url).map(str::to_owned)
+}
+
+fn own_path<'a>(base: &Url, url: &'a Url) -> Option<&'a str> {
+    let same_origin = url.scheme() == base.scheme()
+        && url.host_str() == base.host_str()
+        && url.port_or_known_default() == base.port_or_known_default();
+    let prefix = base.path().trim_end_matches('/');
+    let under = url
+        .path()
+        .strip_prefix(prefix)
+        .is_some_and(|rest| rest.starts_with('/'));
+    (same_origin && under).then(|| url.path())
+}
+
 /// Where one of the server's own files is read from.
 enum Own {
     /// A file on this machine (`None`: there is no such file).
@@ -265,6 +286,7 @@ impl Fetcher {
         };
         if heic {
             limits.check_image(&bytes, &host)?;
+            heic::check_header(&bytes, &host, &limits)?;
             return heic::decode(&self.config.heif, &bytes, dir, stem, &host, &limits).await;
         }
         let (orientation, dimensions) = match class {
@@ -520,17 +542,10 @@ impl Fetcher {
     fn own_file(&self, url: &Url) -> Option<Own> {
         let base = self.config.public_url.as_ref()?;
         let own = self.own.as_ref()?;
-        let same_origin = url.scheme() == base.scheme()
-            && url.host_str() == base.host_str()
-            && url.port_or_known_default() == base.port_or_known_default();
-        let prefix = base.path().trim_end_matches('/');
-        let under = url
-            .path()
-            .strip_prefix(prefix)
-            .is_some_and(|rest| rest.starts_with('/'));
-        (same_origin && under).then(|| match own.stored_file(url.path()) {
+        let path = own_path(base, url)?;
+        Some(match own.stored_file(path) {
             Some((storage, key)) => Own::Stored(storage, key),
-            None => Own::Local(own.local_file(url.path())),
+            None => Own::Local(own.local_file(path)),
         })
     }
 

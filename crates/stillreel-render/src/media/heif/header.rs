@@ -1,10 +1,12 @@
 //! What a HEIC file says before anything is decoded: whether it is HEIC at all (its `ftyp`
 //! brands), and its primary picture's stored size and transforms, read from the item
 //! properties of its `meta` box (ISO/IEC 23008-12: `pitm`, `ipco`, `ipma`, `ispe`, `irot`,
-//! `imir`). Pure: bytes in, facts out; the boxes are walked by the providers crate's
-//! [`bmff`] walker.
+//! `imir`), and the size and number of all its pictures ([`items`]). Pure: bytes in, facts
+//! out; the boxes are walked by the providers crate's [`bmff`] walker.
 
 use stillreel_providers::bmff::{self, BmffBox, BoxError};
+
+use super::items;
 
 /// The image brands of HEVC-coded HEIF. The sequence brands (`hevc`, `hevx`) and AVIF
 /// (`avif`) are not taken: only still HEVC pictures are.
@@ -53,6 +55,12 @@ pub struct HeifHeader {
     pub rotation: Option<u8>,
     /// `imir`: the mirror axis (0 vertical, 1 horizontal), when the primary item has one.
     pub mirror: Option<u8>,
+    /// The largest size any picture of the file declares (width, height): every image
+    /// item's `ispe`, and a grid's or an overlay's output size from its own data, which is
+    /// what the decoder allocates. The pixel cap applies to this, not only to the primary's.
+    pub largest: (u32, u32),
+    /// Top-level pictures the decoder would write (one file each); a file of one photo has 1.
+    pub pictures: u32,
 }
 
 /// Why a header could not be read: a sentence fragment for the user ("the HEIC picture is
@@ -88,10 +96,16 @@ impl HeifHeader {
             height: 0,
             rotation: None,
             mirror: None,
+            largest: (0, 0),
+            pictures: 1,
         };
         let mut sized = false;
+        let mut all = Vec::new();
         for ipma in iprp.iter().filter(|b| &b.kind == b"ipma") {
-            for index in associations(ipma.body, primary)? {
+            all.extend(associations(ipma.body)?);
+        }
+        for (_, indices) in all.iter().filter(|(item, _)| *item == primary) {
+            for &index in indices {
                 // Indices count from 1; 0 means "no property".
                 let Some(property) = index.checked_sub(1).and_then(|i| properties.get(i)) else {
                     continue;
@@ -113,6 +127,9 @@ impl HeifHeader {
         if !sized {
             return Err(Damaged("its primary picture declares no size"));
         }
+        let pictures = items::read(bytes, &children, &properties, &all)?;
+        header.largest = pictures.largest;
+        header.pictures = pictures.count;
         Ok(header)
     }
 
@@ -132,7 +149,7 @@ impl HeifHeader {
 }
 
 /// The boxes laid end to end in `data`; one that claims more bytes than there are is damage.
-fn boxes(data: &[u8]) -> Result<Vec<BmffBox<'_>>, Damaged> {
+pub(super) fn boxes(data: &[u8]) -> Result<Vec<BmffBox<'_>>, Damaged> {
     bmff::boxes(data).collect::<Result<_, _>>().map_err(damage)
 }
 
@@ -164,12 +181,13 @@ fn primary_item(pitm: &[u8]) -> Result<u32, Damaged> {
     }
 }
 
-/// The property indices an `ipma` body associates with `item`.
-fn associations(ipma: &[u8], item: u32) -> Result<Vec<usize>, Damaged> {
+/// Every item of an `ipma` body with the property indices associated with it.
+fn associations(ipma: &[u8]) -> Result<Vec<(u32, Vec<usize>)>, Damaged> {
     let version = byte(ipma, 0)?;
     let wide_index = byte(ipma, 3)? & 1 == 1;
     let entries = be_u32(ipma, 4)?;
     let mut at = 8;
+    let mut out = Vec::new();
     for _ in 0..entries {
         let id = if version < 1 {
             at += 2;
@@ -192,25 +210,23 @@ fn associations(ipma: &[u8], item: u32) -> Result<Vec<usize>, Damaged> {
             };
             indices.push(index);
         }
-        if id == item {
-            return Ok(indices);
-        }
+        out.push((id, indices));
     }
-    Ok(Vec::new())
+    Ok(out)
 }
 
 /// What a read past the end of a box's contents is called.
-const SHORT: Damaged = Damaged("a box is shorter than its contents");
+pub(super) const SHORT: Damaged = Damaged("a box is shorter than its contents");
 
-fn byte(data: &[u8], at: usize) -> Result<u8, Damaged> {
+pub(super) fn byte(data: &[u8], at: usize) -> Result<u8, Damaged> {
     data.get(at).copied().ok_or(SHORT)
 }
 
-fn be_u16(data: &[u8], at: usize) -> Result<u16, Damaged> {
+pub(super) fn be_u16(data: &[u8], at: usize) -> Result<u16, Damaged> {
     bmff::u16_at(data, at).ok_or(SHORT)
 }
 
-fn be_u32(data: &[u8], at: usize) -> Result<u32, Damaged> {
+pub(super) fn be_u32(data: &[u8], at: usize) -> Result<u32, Damaged> {
     bmff::u32_at(data, at).ok_or(SHORT)
 }
 
@@ -286,6 +302,9 @@ mod tests {
     fn reads_the_primary_pictures_size_and_transforms() {
         let plain = HeifHeader::read(&file(&[ispe(4032, 3024)])).expect("plain");
         assert_eq!((plain.width, plain.height), (4032, 3024));
+        // Item 2's larger ispe counts toward the largest picture, not the primary's size.
+        assert_eq!(plain.largest, (9000, 9000));
+        assert_eq!(plain.pictures, 1);
         assert!(!plain.transformed());
         assert_eq!(plain.upright_size(), (4032, 3024));
 

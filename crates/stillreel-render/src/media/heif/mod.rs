@@ -24,17 +24,21 @@
 //! source JPEG, such as Debian 12's `heif-enc`, store a turned photo that way).
 //!
 //! **Limits.** The fetcher checks the byte limit while downloading and the pixel cap from
-//! the header (ftyp and meta come first in these files) before this runs; [`HeifHeader`]
-//! must read; the decoder runs under [`HeifDecoder::memory_limit`]; a file holding more than
-//! one picture is refused after decoding (heif-convert writes every top-level picture).
+//! the header (ftyp and meta come first in these files) before this runs, on every picture
+//! the file holds ([`HeifHeader::largest`]: a grid's assembled size too, whatever its `ispe`
+//! says); [`HeifHeader`] must read; a file declaring more than one top-level picture is
+//! refused before decoding (heif-convert decodes and writes every one), and again if the
+//! decoder writes more than one; the decoder runs under [`HeifDecoder::memory_limit`].
 
 mod header;
+mod items;
 mod jpeg_exif;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use self::header::{Damaged, HeifHeader, is_heic};
+pub use self::items::DESCRIPTION_PAST_END;
 pub use self::jpeg_exif::without_exif;
 
 /// JPEG quality of the decoded picture (see the module doc).
@@ -110,6 +114,9 @@ impl HeifDecoder {
         stem: &str,
     ) -> Result<Converted, HeifError> {
         let header = HeifHeader::read(heic)?;
+        if header.pictures > 1 {
+            return Err(HeifError::Several(header.pictures as usize));
+        }
         let work = dir.join(format!("{stem}.heif"));
         let result = self.decode_in(&work, heic).await;
         let _ = tokio::fs::remove_dir_all(&work).await;
