@@ -160,11 +160,21 @@ pub enum DeletedUpload {
     InUse,
 }
 
+/// `videos.upload_keys` for a video naming `keys`: each key between spaces (` a b `), so
+/// `LIKE '% key %'` finds one whole key (a key holds no space and no LIKE wildcard).
+/// `None` when the video names no upload.
+pub fn key_list(keys: &[String]) -> Option<String> {
+    (!keys.is_empty()).then(|| format!(" {} ", keys.join(" ")))
+}
+
 /// Deletes upload `id` of `account` unless a queued or running video of the account uses it.
 ///
-/// "Uses" is read from the stored requests, which hold every URL a render fetches (images,
-/// soundtrack and template images, a brand kit's included): the file's key appears in them.
-/// A key is `uploads/<account>/<uuid>.<ext>`, so it holds no LIKE wildcard and is unique.
+/// "Uses" is read from the keys each video recorded when it was created (`upload_keys`: every
+/// URL of its request, a brand kit's included, normalized as the fetcher reads it, so
+/// `/x/../`, `/./`, `%2e%2e` or backslashes in a URL name the same key), and, for videos
+/// stored before those were recorded, from the request's text. The guard and the deletion are
+/// one statement, so a video created while it runs either is seen by it or was created after
+/// the file was gone (and fails at fetch with "not a file on this server").
 pub async fn delete(db: &Db, account: Uuid, id: Uuid) -> Result<DeletedUpload, DbError> {
     let key: Option<String> = on_db!(db, pool => sqlx::query_scalar(
         "SELECT key FROM uploads WHERE id = $1 AND account_id = $2",
@@ -176,33 +186,36 @@ pub async fn delete(db: &Db, account: Uuid, id: Uuid) -> Result<DeletedUpload, D
     let Some(key) = key else {
         return Ok(DeletedUpload::NotFound);
     };
-    let in_use: Option<i32> = on_db!(db, pool => sqlx::query_scalar(
-        "SELECT 1 FROM videos v LEFT JOIN brandings b ON b.video_id = v.id
-         WHERE v.account_id = $1 AND v.deleted_at IS NULL
-           AND (v.status IN ('queued', 'in_progress') OR b.status IN ('queued', 'in_progress'))
-           AND CAST(v.request AS TEXT) LIKE $2
-         LIMIT 1",
-    )
-    .bind(account)
-    .bind(format!("%{key}%"))
-    .fetch_optional(pool)
-    .await?);
-    if in_use.is_some() {
-        return Ok(DeletedUpload::InUse);
-    }
     let mut tx = db.begin().await?;
     let deleted = on_tx!(&mut tx, conn => sqlx::query(
-        "DELETE FROM uploads WHERE id = $1 AND account_id = $2",
+        "DELETE FROM uploads WHERE id = $1 AND account_id = $2 AND NOT EXISTS (
+             SELECT 1 FROM videos v LEFT JOIN brandings b ON b.video_id = v.id
+             WHERE v.account_id = $2 AND v.deleted_at IS NULL
+               AND (v.status IN ('queued', 'in_progress') OR b.status IN ('queued', 'in_progress'))
+               AND (v.upload_keys LIKE $3 OR CAST(v.request AS TEXT) LIKE $4))",
     )
     .bind(id)
     .bind(account)
+    .bind(format!("% {key} %"))
+    .bind(format!("%{key}%"))
     .execute(conn)
     .await?
     .rows_affected());
     tx.commit().await?;
-    // Of parallel deletes, only the one whose statement removed the row reports it.
-    if deleted == 0 {
-        return Ok(DeletedUpload::NotFound);
+    if deleted == 1 {
+        return Ok(DeletedUpload::Done(key));
     }
-    Ok(DeletedUpload::Done(key))
+    // Kept: a video uses it, unless a parallel delete removed it (only that one reports it).
+    let still: Option<i32> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT 1 FROM uploads WHERE id = $1 AND account_id = $2",
+    )
+    .bind(id)
+    .bind(account)
+    .fetch_optional(pool)
+    .await?);
+    Ok(if still.is_some() {
+        DeletedUpload::InUse
+    } else {
+        DeletedUpload::NotFound
+    })
 }

@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Serialize;
 use stillreel_core::{ErrorCode, FieldError, UploadList, UploadedMedia};
+use stillreel_render::media::fetch::own_url_path;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
@@ -17,6 +18,38 @@ use crate::extract::{Auth, JsonBody};
 use crate::repo::uploads::{self, DeletedUpload, StoredUpload};
 use crate::state::AppState;
 use crate::storage::public_url;
+
+/// The storage keys of the uploads `request` names (any string of it that is a URL under
+/// `public_url`'s `/files/uploads/`), normalized as the fetcher reads an own file
+/// ([`own_url_path`]), so every spelling of one file's URL gives its one key. Sorted, each
+/// once.
+pub fn upload_keys(public_url: &str, request: &impl Serialize) -> Vec<String> {
+    let (Ok(base), Ok(value)) = (
+        reqwest::Url::parse(public_url),
+        serde_json::to_value(request),
+    ) else {
+        return Vec::new();
+    };
+    let prefix = format!("{}/files/", base.path().trim_end_matches('/'));
+    let mut keys = Vec::new();
+    let mut pending = vec![&value];
+    while let Some(value) = pending.pop() {
+        match value {
+            serde_json::Value::String(text) => {
+                let key = own_url_path(&base, text)
+                    .and_then(|path| path.strip_prefix(prefix.as_str()).map(str::to_owned))
+                    .filter(|key| key.starts_with("uploads/"));
+                keys.extend(key);
+            }
+            serde_json::Value::Array(items) => pending.extend(items),
+            serde_json::Value::Object(fields) => pending.extend(fields.values()),
+            _ => {}
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
 
 /// An upload's record, as `upload_media` answers it and `get_uploads` lists it.
 pub fn record(upload: StoredUpload, base_url: &str) -> UploadedMedia {

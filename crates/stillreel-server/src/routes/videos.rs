@@ -170,6 +170,8 @@ pub async fn create_video(
             .await?;
             (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
             let project = project_of(&state, ctx, request.project).await?;
+            let upload_keys =
+                super::stored_uploads::upload_keys(&state.config.public_url, &request);
             let video = NewVideo {
                 account: ctx.account_id,
                 project,
@@ -177,6 +179,7 @@ pub async fn create_video(
                 idempotency_key: key,
                 from_kit: resolved.from_kit,
                 first_job: kinds::PREPARE,
+                upload_keys,
             };
             Ok(state.videos.create(video).await?)
         },
@@ -222,6 +225,7 @@ pub async fn combine_video_clips(
         )
         .await?;
         (request.branding, request.audio_url) = (resolved.branding, resolved.audio_url);
+        let upload_keys = super::stored_uploads::upload_keys(&state.config.public_url, &request);
         let (project, source) = combine_source(&state, ctx, request).await?;
         let video = NewVideo {
             account: ctx.account_id,
@@ -230,6 +234,7 @@ pub async fn combine_video_clips(
             idempotency_key: key,
             from_kit: resolved.from_kit,
             first_job: kinds::COMBINE,
+            upload_keys,
         };
         Ok(state.videos.create(video).await?)
     })

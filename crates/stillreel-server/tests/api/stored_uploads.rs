@@ -1,6 +1,7 @@
 //! `GET /get_uploads` and `POST /delete_upload`: pages newest first as `upload_media`
 //! answered them, and deletion that frees the quota and the stored file, refused while a
-//! queued or rendering video uses the file and for another account's upload.
+//! queued or rendering video uses the file (however its URL is spelled) and for another
+//! account's upload.
 
 use axum::http::Method;
 use serde_json::{Value, json};
@@ -14,6 +15,7 @@ crate::both_backends!(
     uploads_are_listed_newest_first_a_page_at_a_time,
     deleting_an_upload_frees_its_quota_and_its_file,
     an_upload_a_queued_video_uses_is_kept,
+    an_upload_is_kept_however_a_queued_video_spells_its_url,
 );
 
 fn sample(name: &str) -> Vec<u8> {
@@ -244,4 +246,47 @@ async fn an_upload_a_queued_video_uses_is_kept(app: TestApp) {
         );
     }
     assert_eq!(usage(&app, acct.account).await, 0);
+}
+
+async fn an_upload_is_kept_however_a_queued_video_spells_its_url(app: TestApp) {
+    let acct = app.account().await;
+    let key = &acct.api_key;
+    // Each spelling reads the same stored file through the fetcher's normalization.
+    let spellings: [fn(&str, &str) -> String; 5] = [
+        |folder, name| format!("{folder}/zz/../{name}"),
+        |folder, name| format!("{folder}/zz/%2e%2e/{name}"),
+        |folder, name| format!("{folder}/zz/%2E%2E/{name}"),
+        |folder, name| format!("{folder}/./{name}"),
+        |folder, name| {
+            let at = folder.find("/files/").expect("files") + "/files".len();
+            let (head, tail) = folder.split_at(at);
+            format!("{head}{}\\{name}", tail.replace('/', "\\"))
+        },
+    ];
+    for spell in spellings {
+        let photo = upload(&app, key, "image/jpeg", sample("house-colonial.jpg")).await;
+        let url = photo["url"].as_str().expect("url").to_owned();
+        let (folder, name) = url.rsplit_once('/').expect("a path");
+        let spelled = spell(folder, name);
+        assert_ne!(spelled, url);
+        let body = json_body(
+            &CreateVideoBuilder::new()
+                .image_urls([spelled.as_str()])
+                .build(),
+        );
+        let video = app.post("/api/v1/create_video", key, &body).await;
+        assert_eq!(video.status, 200, "{spelled}: {}", video.json);
+        let r = app
+            .post(
+                "/api/v1/delete_upload",
+                key,
+                &json!({"uuid": photo["uuid"]}),
+            )
+            .await;
+        r.assert_error(409, "upload_in_use");
+        let served = app
+            .request(Method::GET, path_of(&app, &url), &[], None)
+            .await;
+        assert_eq!(served.status, 200, "{spelled} keeps the file");
+    }
 }

@@ -26,6 +26,10 @@ pub struct NewVideo {
     /// The kind of the job that starts the video's work (the prepare or the combine kind,
     /// declared by the worker's kinds, which sit above the repository), queued with its rows.
     pub first_job: JobKind,
+    /// The storage keys of the account's uploads the request names, as the fetcher reads
+    /// them (`routes::stored_uploads::upload_keys`): what `delete_upload` refuses to delete
+    /// while the video is queued or rendering.
+    pub upload_keys: Vec<String>,
 }
 
 /// What a new video is made of.
@@ -124,8 +128,8 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .statement(
             "INSERT INTO videos (id, account_id, project_id, kind, request, orientation, resolution,
                                  engine, status, progress, webhook_url, audio_url, title,
-                                 title_folded, created_at, updated_at, kit_fields)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?)",
+                                 title_folded, created_at, updated_at, kit_fields, upload_keys)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(id)
         .bind(video.account)
@@ -143,7 +147,8 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .bind(now)
         .bind(Value::json(
             Some(&video.from_kit).filter(|parts| !parts.is_empty()),
-        )?);
+        )?)
+        .bind(crate::repo::uploads::key_list(&video.upload_keys).as_deref());
     match &video.source {
         Source::Images(request) => image_clip_rows(batch, id, video.account, request, now)?,
         Source::Clips { clips, .. } => combined_clip_rows(batch, id, clips),
