@@ -1,6 +1,6 @@
 // The form's API key and its Content-Security-Policy in headless Chromium, on the form served
 // by a started `stillreel serve` (see target.mjs): the key stays in the tab's sessionStorage
-// unless "remember" is ticked, and the form (its WebAssembly validator included) runs under the
+// unless "remember" is ticked, the create tab's draft is kept only for a remembered key, and the form (its WebAssembly validator included) runs under the
 // server's policy without a single violation.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,6 +59,51 @@ test('the key is kept for the tab unless "remember" is ticked', { skip }, async 
     // Unticking forgets it across visits again.
     await connect(third.page, false);
     assert.deepEqual(await stored(third.page), { session: site.key, local: null });
+    for (const { problems } of [first, second, third]) assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+  }
+});
+
+/** The names of the drafts and results this browser keeps. */
+const kept = (page) => page.evaluate(() => Object.keys(localStorage).filter((n) => /^stillreel\.(draft|results)\./.test(n)).sort());
+
+async function type(page, title) {
+  await page.fill('#title', title);
+  await page.fill('.f-url', `${site.url}/samples/house-colonial.jpg`);
+}
+
+test('the create tab\'s draft is kept only for a remembered key, per key, and forgotten with it', { skip }, async () => {
+  const context = await browser.newContext();
+  try {
+    // Not remembered: nothing typed is stored, and a reload of the tab starts empty.
+    const first = await open(context);
+    await connect(first.page, false);
+    await type(first.page, 'Draft of someone');
+    assert.deepEqual(await kept(first.page), []);
+    await first.page.reload();
+    await first.page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+    assert.equal(await first.page.inputValue('#title'), '');
+    assert.equal(await first.page.inputValue('.f-url'), '');
+
+    // Remembered: kept under a name of the key's own (not the key), and back in a new tab.
+    await connect(first.page, true);
+    await type(first.page, 'Draft kept');
+    const names = await kept(first.page);
+    assert.equal(names.length, 1, String(names));
+    assert.match(names[0], /^stillreel\.draft\.create\.[0-9a-f]{8}$/);
+    assert.ok(!names[0].includes(site.key));
+    const second = await open(context);
+    await second.page.waitForFunction(() => document.getElementById('conn').textContent.startsWith('connected'));
+    assert.equal(await second.page.inputValue('#title'), 'Draft kept');
+    assert.equal(await second.page.inputValue('.f-url'), `${site.url}/samples/house-colonial.jpg`);
+
+    // Unticking "remember" forgets the draft with the key; the next visit finds neither.
+    await connect(second.page, false);
+    assert.deepEqual(await kept(second.page), []);
+    const third = await open(context);
+    assert.equal(await third.page.inputValue('#api-key'), '');
+    assert.equal(await third.page.inputValue('#title'), '');
     for (const { problems } of [first, second, third]) assert.deepEqual(problems, []);
   } finally {
     await context.close();

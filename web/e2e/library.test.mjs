@@ -117,6 +117,8 @@ test('upload → brand kit → draft and result survive a reload → create → 
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
   await page.goto(`${site.url}/`);
+  // Remembered: the draft and the results are kept (per key) only for a remembered key.
+  await page.setChecked('#api-key-remember', true);
   await connect(page, site);
 
   // Several files dropped at once; each gets its row with a progress bar (the upload is slowed

@@ -281,6 +281,8 @@ export function createTab(ctx) {
 
   return {
     refresh() { renderSettings(); renderImages(); },
+    /** The draft kept for the key just connected, if it is remembered and has one. */
+    restoreDraft() { Object.assign(state, drafts.load(state)); },
     /** A photo row for an uploaded picture: the first empty row, else a new one. */
     addImageUrl(url) {
       const empty = state.images.find((img) => !img.url.trim());

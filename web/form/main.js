@@ -78,6 +78,7 @@ export async function connect() {
     };
     await loadKits().catch(() => []);
     if (mine !== connecting) return;
+    create.restoreDraft();
     create.setProjects(projects.projects);
     combine.setProjects(projects.projects);
     library.setProjects(projects.projects);
