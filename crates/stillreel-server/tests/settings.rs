@@ -168,6 +168,7 @@ fn table(listen: &str) -> Vec<(String, Row)> {
             &["localhost:8091", "10.0.0.0/8, http://x", "10.0.0.0/99"],
         ),
         row("STILLREEL_WORKERS", &["many", "-1", "1.5"]),
+        row("STILLREEL_MIN_FREE_BYTES", &["lots", "-1", "1.5", "512MiB"]),
         row(
             "STILLREEL_STORAGE_URL",
             &["gs://b", "s3:///x", "s3://b/../x", "file://relative/x"],
