@@ -62,9 +62,8 @@ pub struct Config {
     pub listen: SocketAddr,
     /// `STILLREEL_DATA_DIR`: database file, media, renders.
     pub data_dir: PathBuf,
-    /// `STILLREEL_MIN_FREE_BYTES` (default [`DEFAULT_MIN_FREE_BYTES`], `0` off): below this
-    /// much free space on the data folder's file system, new work is refused with 507 and
-    /// `/readyz` is not ready (`crate::disk`).
+    /// `STILLREEL_MIN_FREE_BYTES` (default [`DEFAULT_MIN_FREE_BYTES`], `0` off): below this much
+    /// free space on the data folder's disk, new work gets 507 and `/readyz` is not ready.
     pub min_free_bytes: u64,
     /// `STILLREEL_DATABASE_URL`: SQLite file in the data dir unless a `postgres://` URL.
     pub database: DatabaseConfig,

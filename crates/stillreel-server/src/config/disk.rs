@@ -1,5 +1,5 @@
 //! `STILLREEL_MIN_FREE_BYTES`: the free space the data folder's file system must keep for the
-//! server to take new work (`crate::disk`).
+//! server to take new work.
 
 use super::error::ConfigError;
 

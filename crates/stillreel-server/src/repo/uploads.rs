@@ -160,13 +160,6 @@ pub enum DeletedUpload {
     InUse,
 }
 
-/// `videos.upload_keys` for a video naming `keys`: each key between spaces (` a b `), so
-/// `LIKE '% key %'` finds one whole key (a key holds no space and no LIKE wildcard).
-/// `None` when the video names no upload.
-pub fn key_list(keys: &[String]) -> Option<String> {
-    (!keys.is_empty()).then(|| format!(" {} ", keys.join(" ")))
-}
-
 /// Deletes upload `id` of `account` unless a queued or running video of the account uses it.
 ///
 /// "Uses" is read from the keys each video recorded when it was created (`upload_keys`: every

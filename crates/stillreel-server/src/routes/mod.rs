@@ -3,6 +3,7 @@
 
 pub mod brand_kits;
 pub mod catalog;
+mod disk_guard;
 pub mod files;
 pub mod library;
 pub mod ops;
@@ -19,16 +20,6 @@ use utoipa_axum::routes;
 use crate::state::AppState;
 
 pub use self::params::{QueryPairs, uuid_body};
-
-/// 507 `insufficient_storage` when the data folder's disk is below `STILLREEL_MIN_FREE_BYTES`
-/// (`crate::disk`): the first thing a request that creates files does after the API key.
-pub(crate) fn refuse_when_disk_is_low(state: &AppState) -> Result<(), crate::error::ApiError> {
-    if crate::disk::is_low(&state.config) {
-        Err(crate::error::ApiError::InsufficientStorage)
-    } else {
-        Ok(())
-    }
-}
 
 /// The documented API routes, relative to `/api/v1`: each handler's `#[utoipa::path]` gives
 /// its method and path to the router and its operation to the document.

@@ -282,7 +282,7 @@ pub async fn upload_media(
     Auth(ctx): Auth,
     request: Request,
 ) -> Result<Json<UploadedMedia>, ApiError> {
-    super::refuse_when_disk_is_low(&state)?;
+    super::disk_guard::refuse_when_low(&state)?;
     // Taken before the body is read and held until the answer: one key's slow uploads hold
     // at most this many connections.
     let Some(_slot) = state.upload_slots.try_take(ctx.account_id) else {

@@ -156,7 +156,7 @@ pub async fn create_video(
         Endpoint::CreateVideo,
         &body,
         |key| async {
-            super::refuse_when_disk_is_low(&state)?;
+            super::disk_guard::refuse_when_low(&state)?;
             let vfx = state.available_vfx();
             let engines = state.available_engines();
             let options = rule_options(&state, &ctx, &vfx, &engines);
@@ -212,7 +212,7 @@ pub async fn combine_video_clips(
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
     idempotent(&state, ctx, key, Endpoint::Combine, &body, |key| async {
-        super::refuse_when_disk_is_low(&state)?;
+        super::disk_guard::refuse_when_low(&state)?;
         let vfx = state.available_vfx();
         let engines = state.available_engines();
         let options = rule_options(&state, &ctx, &vfx, &engines);

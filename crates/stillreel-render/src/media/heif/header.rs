@@ -4,8 +4,9 @@
 //! `imir`), and the size and number of all its pictures ([`items`]). Pure: bytes in, facts
 //! out; the boxes are walked by the providers crate's [`bmff`] walker.
 
-use stillreel_providers::bmff::{self, BmffBox, BoxError};
+use stillreel_providers::bmff;
 
+use super::damage::{Damaged, be_u16, be_u32, boxes, byte, damage};
 use super::items;
 
 /// The image brands of HEVC-coded HEIF. The sequence brands (`hevc`, `hevx`) and AVIF
@@ -62,12 +63,6 @@ pub struct HeifHeader {
     /// Top-level pictures the decoder would write (one file each); a file of one photo has 1.
     pub pictures: u32,
 }
-
-/// Why a header could not be read: a sentence fragment for the user ("the HEIC picture is
-/// damaged: {0}").
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Damaged(pub &'static str);
 
 impl HeifHeader {
     /// Reads the primary picture's facts from a whole file, or from its first bytes when the
@@ -148,19 +143,6 @@ impl HeifHeader {
     }
 }
 
-/// The boxes laid end to end in `data`; one that claims more bytes than there are is damage.
-pub(super) fn boxes(data: &[u8]) -> Result<Vec<BmffBox<'_>>, Damaged> {
-    bmff::boxes(data).collect::<Result<_, _>>().map_err(damage)
-}
-
-/// A box that cannot be read, as the user is told.
-fn damage(error: BoxError) -> Damaged {
-    match error {
-        BoxError::Cut => Damaged("a box runs past the end of the file"),
-        BoxError::TooSmall => Damaged("a box declares an impossible size"),
-    }
-}
-
 /// The body of the top-level `meta` box. Top-level boxes are walked only up to it, so the
 /// picture data after it need not have arrived.
 fn top_level_meta(bytes: &[u8]) -> Result<&[u8], Damaged> {
@@ -213,21 +195,6 @@ fn associations(ipma: &[u8]) -> Result<Vec<(u32, Vec<usize>)>, Damaged> {
         out.push((id, indices));
     }
     Ok(out)
-}
-
-/// What a read past the end of a box's contents is called.
-pub(super) const SHORT: Damaged = Damaged("a box is shorter than its contents");
-
-pub(super) fn byte(data: &[u8], at: usize) -> Result<u8, Damaged> {
-    data.get(at).copied().ok_or(SHORT)
-}
-
-pub(super) fn be_u16(data: &[u8], at: usize) -> Result<u16, Damaged> {
-    bmff::u16_at(data, at).ok_or(SHORT)
-}
-
-pub(super) fn be_u32(data: &[u8], at: usize) -> Result<u32, Damaged> {
-    bmff::u32_at(data, at).ok_or(SHORT)
 }
 
 #[cfg(test)]

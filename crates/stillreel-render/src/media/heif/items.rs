@@ -7,7 +7,7 @@
 
 use stillreel_providers::bmff::BmffBox;
 
-use super::header::{Damaged, be_u16, be_u32, boxes, byte};
+use super::damage::{Damaged, be_u16, be_u32, boxes, byte};
 
 /// Item types the decoder turns into a picture.
 const IMAGE_TYPES: [&[u8; 4]; 10] = [
@@ -259,4 +259,4 @@ fn output_size(kind: &[u8; 4], data: &[u8]) -> Result<(u32, u32), Damaged> {
 }
 
 /// What a read past the end of a box's contents is called.
-const SHORT: Damaged = super::header::SHORT;
+const SHORT: Damaged = super::damage::SHORT;

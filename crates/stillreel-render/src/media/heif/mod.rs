@@ -30,6 +30,7 @@
 //! refused before decoding (heif-convert decodes and writes every one), and again if the
 //! decoder writes more than one; the decoder runs under [`HeifDecoder::memory_limit`].
 
+mod damage;
 mod header;
 mod items;
 mod jpeg_exif;
@@ -37,7 +38,8 @@ mod jpeg_exif;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use self::header::{Damaged, HeifHeader, is_heic};
+pub use self::damage::Damaged;
+pub use self::header::{HeifHeader, is_heic};
 pub use self::items::DESCRIPTION_PAST_END;
 pub use self::jpeg_exif::without_exif;
 

@@ -148,7 +148,7 @@ pub(super) fn rows(batch: &mut Batch, video: &NewVideo) -> Result<(Uuid, String)
         .bind(Value::json(
             Some(&video.from_kit).filter(|parts| !parts.is_empty()),
         )?)
-        .bind(crate::repo::uploads::key_list(&video.upload_keys).as_deref());
+        .bind(key_list(&video.upload_keys).as_deref());
     match &video.source {
         Source::Images(request) => image_clip_rows(batch, id, video.account, request, now)?,
         Source::Clips { clips, .. } => combined_clip_rows(batch, id, clips),
@@ -276,4 +276,11 @@ pub(super) async fn store(db: &Db, videos: &[&NewVideo]) -> Result<Vec<String>, 
         db.invalidate_pages(account, Some(id));
     }
     Ok(records)
+}
+
+/// `videos.upload_keys` for a video naming `keys`: each key between spaces (` a b `), so
+/// `LIKE '% key %'` finds one whole key (a key holds no space and no LIKE wildcard).
+/// `None` when the video names no upload.
+fn key_list(keys: &[String]) -> Option<String> {
+    (!keys.is_empty()).then(|| format!(" {} ", keys.join(" ")))
 }
