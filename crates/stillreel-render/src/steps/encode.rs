@@ -68,6 +68,19 @@ fn canvas_failure(task: &ClipTask, still: &StillInput, dir: &Path, e: RenderErro
     }
 }
 
+/// The end every clip's command shares: its captions, its keyframes and, when `still`, the
+/// thumbnail taken from the graph's middle frame. Whether that thumbnail is written.
+fn finish_command(
+    cmd: &mut command::FfmpegArgs,
+    task: &ClipTask,
+    names: &Names,
+    still: bool,
+) -> bool {
+    add_captions(cmd, task);
+    command::add_keyframes(cmd, &task.keyframes);
+    still && command::add_still_output(cmd, task.plan.frames / 2, Path::new(&names.still))
+}
+
 /// The clip's own caption, then the disclosure caption over it, at the end of its graph.
 fn add_captions(cmd: &mut command::FfmpegArgs, task: &ClipTask) {
     let plan = &task.plan;
@@ -188,14 +201,11 @@ pub(super) fn encode_still(
         encoding,
         Path::new(&names.clip),
     );
-    add_captions(&mut cmd, task);
-    command::add_keyframes(&mut cmd, &task.keyframes);
     // A plain clip's thumbnail is the drawn frame, encoded here (`thumbnail`); one with an
     // effect or a caption takes it from the graph, after what ffmpeg draws.
     let middle = task.plan.frames / 2;
     let in_process = task.effect.is_none() && !task.caption && task.look.caption.is_none();
-    let with_still =
-        in_process || command::add_still_output(&mut cmd, middle, Path::new(&names.still));
+    let with_still = finish_command(&mut cmd, task, names, !in_process) || in_process;
     let threads = warp::draw_threads();
     // The encoder starts first and the clip is made while it loads its libraries and opens
     // x264 (about 0.08 s of a clip that the two runs would otherwise spend one after the
@@ -274,10 +284,7 @@ pub(super) fn encode_model_clip(
         encoding,
         Path::new(&names.clip),
     );
-    add_captions(&mut cmd, task);
-    command::add_keyframes(&mut cmd, &task.keyframes);
-    let middle = task.plan.frames / 2;
-    let with_still = command::add_still_output(&mut cmd, middle, Path::new(&names.still));
+    let with_still = finish_command(&mut cmd, task, names, true);
     if let Err(e) = runner.run(Step::Clip(task.index), &cmd, dir, frames) {
         // The model's answer is the only input; the effect drawn over it is ours.
         let suspect = Suspect::video(&task.source_field, InputFault::ModelOutput, video);

@@ -109,16 +109,7 @@ fn check_image_head(head: &[u8], max_pixels: u64, complete: bool) -> Result<bool
         }
     };
     let (w, h) = (size.width as u64, size.height as u64);
-    if w * h > max_pixels {
-        return Err(refused(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_media",
-            format!(
-                "the image is {w}×{h} pixels; the limit is {} megapixels",
-                max_pixels as f64 / 1e6
-            ),
-        ));
-    }
+    over_pixel_cap(w, h, max_pixels)?;
     if w == 0 || h == 0 || w > u64::from(MAX_SIDE) || h > u64::from(MAX_SIDE) {
         return Err(refused(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -239,16 +230,7 @@ fn check_heic_header(
         read => read.map_err(damaged)?,
     };
     let (w, h) = header.largest;
-    if u64::from(w) * u64::from(h) > max_pixels {
-        return Err(refused(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "invalid_media",
-            format!(
-                "the image is {w}×{h} pixels; the limit is {} megapixels",
-                max_pixels as f64 / 1e6
-            ),
-        ));
-    }
+    over_pixel_cap(u64::from(w), u64::from(h), max_pixels)?;
     if header.pictures > 1 {
         return Err(refused(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -382,4 +364,19 @@ async fn store_upload(
         upload.stored(),
         &state.config.public_url,
     ))
+}
+
+/// 422 `invalid_media` for a picture of `w` × `h` over the pixel cap.
+fn over_pixel_cap(w: u64, h: u64, max_pixels: u64) -> Result<(), ApiError> {
+    if w * h > max_pixels {
+        return Err(refused(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "invalid_media",
+            format!(
+                "the image is {w}×{h} pixels; the limit is {} megapixels",
+                max_pixels as f64 / 1e6
+            ),
+        ));
+    }
+    Ok(())
 }
